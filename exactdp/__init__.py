@@ -1,0 +1,43 @@
+"""exactdp: exact and certified composition of differential-privacy guarantees.
+
+>>> from exactdp import Composition, epsilon
+>>> c = Composition.homogeneous("0.1", "0.001", 30)
+>>> epsilon(c, "0.05", method="basic").upper_str()
+'inf'
+>>> str(epsilon(c, "0.05", method="basic", digits=5))
+'inf'
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .composition import Composition, Mechanism
+from .errors import ExactDPError, InexactInputError, InvalidParameterError, PrecisionError
+from .methods import METHODS, delta, epsilon, method_names
+from .numbers import DEFAULT_DIGITS, INF, Enclosure, ExactReal, from_float, parse_delta, parse_eps
+from .optimal import is_private, optimal_delta, optimal_epsilon
+
+__all__ = [
+    "__version__",
+    "Composition",
+    "Mechanism",
+    "ExactReal",
+    "Enclosure",
+    "INF",
+    "DEFAULT_DIGITS",
+    "from_float",
+    "parse_eps",
+    "parse_delta",
+    "delta",
+    "epsilon",
+    "optimal_delta",
+    "optimal_epsilon",
+    "is_private",
+    "METHODS",
+    "method_names",
+    "ExactDPError",
+    "InvalidParameterError",
+    "InexactInputError",
+    "PrecisionError",
+]

@@ -1,0 +1,439 @@
+"""The command-line interface (ARCHITECTURE.md section 3).
+
+    exactdp delta   COMPOSITION --at-eps EPS_G     [--method M] [--digits N] [--json]
+    exactdp epsilon COMPOSITION --at-delta DELTA_G [--method M] [--digits N] [--json]
+    exactdp check   COMPOSITION --eps-g EPS_G --delta-g DELTA_G [--json]   # exit 0 private, 1 not
+    exactdp batch   < queries.jsonl > results.jsonl
+
+Exit status: 0 success (``check``: private), 1 ``check``: not private, 2 bad input,
+3 the requested digits could not be certified within the precision cap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from collections.abc import Sequence
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import __version__
+from .composition import Composition
+from .errors import ExactDPError, InvalidParameterError, PrecisionError
+from .methods import METHODS, get_method
+from .numbers import DEFAULT_DIGITS, Enclosure, format_fraction, parse_delta, parse_digits, parse_eps
+
+__all__ = ["build_parser", "main", "run_query"]
+
+EXIT_OK, EXIT_NOT_PRIVATE, EXIT_USAGE, EXIT_PRECISION = 0, 1, 2, 3
+
+_EPILOG_NUMBERS = """\
+numbers are exact: '0.1' is exactly 1/10, '1e-6', '1/3', and for an eps 'log(3/2)' means
+eps = log(3/2) exactly (then e^eps is rational and many answers are exact fractions).
+Results are certified enclosures: lower <= true value <= upper, rounded outward."""
+
+_METHODS_HELP = "\n".join(f"  {name:<15} {spec.summary}" for name, spec in METHODS.items())
+
+_EXAMPLES = {
+    "delta": """\
+examples:
+  exactdp delta --eps 0.1 --delta 0.001 --k 30 --at-eps 1
+  exactdp delta --eps 'log(3/2)' --k 10 --at-eps 'log(9/4)'          # an exact fraction
+  exactdp delta --mechanism 1,0.1 --mechanism 2,0.2 --at-eps 3 --json
+  exactdp delta --eps 0.1 --delta 0.001 --k 30 --at-eps 1 --method drv10""",
+    "epsilon": """\
+examples:
+  exactdp epsilon --eps 0.1 --delta 0.001 --k 30 --at-delta 0.05
+  exactdp epsilon --eps 0.1 --k 30 --at-delta 1e-3 --method kov15-3.4
+  exactdp epsilon --mechanisms mechanisms.csv --at-delta 1e-6 --digits 10 --json""",
+    "check": """\
+examples:
+  exactdp check --eps 0.1 --delta 0.001 --k 30 --eps-g 1 --delta-g 0.05; echo $?   # 0: private
+  exactdp check --eps 1 --k 10 --eps-g 10 --delta-g 0                              # exactly at the boundary""",
+    "batch": """\
+each input line is a JSON object: the keys of "inputs" plus "query", "method", "digits", e.g.
+  {"query": "delta", "eps": "0.1", "delta": "0.001", "k": 30, "at_eps": "1"}
+  {"query": "epsilon", "mechanisms": [["0.1", "0"], ["0.2", "1e-6"]], "at_delta": "1e-3"}
+  {"query": "check", "eps": "1", "k": 10, "eps_g": "8", "delta_g": "0.01"}
+JSON numbers are read as the decimal text they are written as (0.1 is exactly 1/10).
+Each line gets one result line, in order; a bad line gets {"error": "..."} and the batch goes on.
+Blank lines are skipped.
+
+example:
+  printf '%s\\n' '{"query":"epsilon","eps":"0.1","delta":"0.001","k":30,"at_delta":"0.05"}' | exactdp batch""",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"exactdp: error: {message} (see '{self.prog} --help')\n")
+
+
+def _add_composition(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "composition",
+        "either k equal mechanisms (--eps, --delta, --k) or a list (--mechanism ... or --mechanisms FILE)",
+    )
+    g.add_argument("--eps", metavar="E", help="eps of each of the k mechanisms, e.g. 0.1 or 'log(3/2)'")
+    g.add_argument("--delta", metavar="D", help="delta of each of the k mechanisms (default 0)")
+    g.add_argument("--k", metavar="K", help="number of mechanisms")
+    g.add_argument("--mechanism", metavar="E[,D]", action="append",
+                   help="one (E, D)-DP mechanism; repeat for a heterogeneous list")
+    g.add_argument("--mechanisms", metavar="FILE",
+                   help="CSV lines 'eps,delta[,count]' or JSON [[eps, delta, count?], ...]; '-' reads stdin")
+
+
+def _add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
+    if method:
+        p.add_argument("--method", default="optimal", metavar="M",
+                       help=f"the composition theorem to evaluate (default optimal); one of: {', '.join(METHODS)}")
+        p.add_argument("--eta", metavar="ETA", help="accuracy parameter of --method mv-approx (e.g. 0.01)")
+    p.add_argument("--digits", default=str(DEFAULT_DIGITS), metavar="N",
+                   help=f"significant digits certified (default {DEFAULT_DIGITS})")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the batch result format)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of the ``exactdp`` command."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(
+        prog="exactdp",
+        formatter_class=fmt,
+        description=(
+            "Exact and certified composition of differential-privacy guarantees.\n\n"
+            "If you run mechanisms that are each (eps_i, delta_i)-DP on the same data, how private\n"
+            "is the whole?  exactdp answers with no floating-point error: exact fractions where the\n"
+            "answer is rational, otherwise an interval that provably contains the true value."
+        ),
+        epilog=(
+            "examples:\n"
+            "  exactdp epsilon --eps 0.1 --delta 0.001 --k 30 --at-delta 0.05\n"
+            "  exactdp delta --eps 0.1 --delta 0.001 --k 30 --at-eps 1 --method kov15-3.4\n"
+            "  exactdp check --mechanism 1,0.1 --mechanism 2,0.2 --eps-g 3 --delta-g 0.28\n\n"
+            "methods (--method):\n" + _METHODS_HELP + "\n\n" + _EPILOG_NUMBERS
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"exactdp {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("delta", help="the total delta at a given eps_g", formatter_class=fmt,
+                       description="The smallest total delta such that the composition is (eps_g, delta)-DP.",
+                       epilog=_EXAMPLES["delta"] + "\n\n" + _EPILOG_NUMBERS)
+    _add_composition(p)
+    p.add_argument("--at-eps", metavar="EPS_G", help="the global eps_g (required)")
+    _add_common(p)
+
+    p = sub.add_parser("epsilon", help="the eps_g at a given total delta_g", formatter_class=fmt,
+                       description="The least eps_g such that the composition is (eps_g, delta_g)-DP "
+                                   "(inf when no eps_g works).",
+                       epilog=_EXAMPLES["epsilon"] + "\n\n" + _EPILOG_NUMBERS)
+    _add_composition(p)
+    p.add_argument("--at-delta", metavar="DELTA_G", help="the total delta_g (required)")
+    _add_common(p)
+
+    p = sub.add_parser("check", help="is the composition (eps_g, delta_g)-DP? exit 0 yes, 1 no",
+                       formatter_class=fmt,
+                       description="An exact yes/no, never wrong, even exactly at the boundary.",
+                       epilog=_EXAMPLES["check"] + "\n\n" + _EPILOG_NUMBERS)
+    _add_composition(p)
+    p.add_argument("--eps-g", metavar="EPS_G", help="the global eps_g (required)")
+    p.add_argument("--delta-g", metavar="DELTA_G", help="the global delta_g (required)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    p = sub.add_parser("batch", help="JSON lines in (stdin), JSON lines out (stdout)", formatter_class=fmt,
+                       description="Answer one query per input line.", epilog=_EXAMPLES["batch"])
+    p.add_argument("--digits", default=None, metavar="N",
+                   help=f"default significant digits for lines without 'digits' (default {DEFAULT_DIGITS})")
+
+    for name, help_ in (("region", "the privacy region (tradeoff curve) of k equal mechanisms"),
+                        ("tables", "build, verify and export the golden tables"),
+                        ("crosscheck", "run other DP libraries against the exact oracle")):
+        p = sub.add_parser(name, help=help_, add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+# -- building a query from CLI arguments or a batch object -------------------------------------
+
+def _read_mechanisms_file(path: str) -> Composition:
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    except OSError as e:
+        raise InvalidParameterError(f"mechanisms={path!r} cannot be read: {e.strerror}") from None
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidParameterError(f"mechanisms={path!r} is empty")
+    if stripped[0] in "[{":
+        try:
+            data = json.loads(stripped, parse_float=Decimal, parse_int=int)
+        except json.JSONDecodeError as e:
+            raise InvalidParameterError(f"mechanisms={path!r} is not valid JSON: {e}") from None
+        if isinstance(data, dict):
+            data = data.get("mechanisms")
+        return _mechanisms_from_json(data, f"mechanisms={path!r}")
+    rows = []
+    for lineno, row in enumerate(csv.reader(io.StringIO(text)), 1):
+        cells = [c.strip() for c in row]
+        if not cells or not any(cells) or cells[0].startswith("#"):
+            continue
+        if lineno == 1 and cells[0].lower() in ("eps", "epsilon"):
+            continue  # header
+        if not 1 <= len(cells) <= 3:
+            raise InvalidParameterError(f"mechanisms file {path!r} line {lineno}={row!r} must be 'eps,delta[,count]'")
+        rows.append(cells)
+    return Composition.heterogeneous(rows)
+
+
+def _mechanisms_from_json(data: Any, what: str) -> Composition:
+    if not isinstance(data, list):
+        raise InvalidParameterError(f"{what} must be a list of [eps, delta(, count)] entries")
+    rows: list[Any] = []
+    for i, m in enumerate(data):
+        if isinstance(m, dict):
+            m = [m.get("eps"), m.get("delta", 0)] + ([m["count"]] if "count" in m else [])
+        if isinstance(m, list):
+            m = [str(v) if isinstance(v, Decimal) else v for v in m]
+        rows.append(m)
+    return Composition.heterogeneous(rows)
+
+
+def _parse_mechanism_arg(s: str, i: int) -> list[str]:
+    parts = [p.strip() for p in s.split(",")]
+    if not 1 <= len(parts) <= 2 or not all(parts):
+        raise InvalidParameterError(f"mechanism={s!r} must be 'E' or 'E,D' (for example '0.1,1e-6')")
+    return parts
+
+
+def composition_from_args(eps: Any, delta: Any, k: Any, mechanism: list[str] | None,
+                          mechanisms_file: str | None) -> Composition:
+    """The composition from the --eps/--delta/--k or --mechanism/--mechanisms arguments."""
+    hetero = bool(mechanism) or mechanisms_file is not None
+    if hetero and (eps is not None or k is not None or delta is not None):
+        raise InvalidParameterError("give either --eps/--delta/--k or --mechanism/--mechanisms, not both")
+    if mechanism and mechanisms_file is not None:
+        raise InvalidParameterError("give either --mechanism (repeated) or --mechanisms FILE, not both")
+    if mechanisms_file is not None:
+        return _read_mechanisms_file(mechanisms_file)
+    if mechanism:
+        return Composition.heterogeneous([_parse_mechanism_arg(s, i) for i, s in enumerate(mechanism)])
+    if eps is None:
+        raise InvalidParameterError("eps=None: a composition needs --eps E --k K, or --mechanism E[,D]")
+    if k is None:
+        raise InvalidParameterError("k=None: --eps needs --k K, the number of mechanisms")
+    return Composition.homogeneous(eps, "0" if delta is None else delta, k)
+
+
+def _json_value(v: Any) -> Any:
+    return str(v) if isinstance(v, Decimal) else v
+
+
+def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> dict[str, Any]:
+    """Answer one query object (the batch format) and return the result object."""
+    if not isinstance(obj, dict):
+        raise InvalidParameterError(f"query={obj!r} must be a JSON object")
+    query = obj.get("query")
+    if query not in ("delta", "epsilon", "check"):
+        raise InvalidParameterError(f"query={query!r} must be 'delta', 'epsilon' or 'check'")
+    known = {"query", "method", "digits", "eps", "delta", "k", "mechanisms", "at_eps", "at_delta",
+             "eps_g", "delta_g", "eta"}
+    unknown = sorted(set(obj) - known)
+    if unknown:
+        raise InvalidParameterError(f"keys={unknown} are not query keys; known: {sorted(known)}")
+    o = {key: _json_value(v) for key, v in obj.items()}
+    if "mechanisms" in obj:
+        if any(key in obj for key in ("eps", "delta", "k")):
+            raise InvalidParameterError("give either eps/delta/k or mechanisms, not both")
+        comp = _mechanisms_from_json(obj["mechanisms"], "mechanisms")
+    else:
+        comp = composition_from_args(o.get("eps"), o.get("delta"), o.get("k"), None, None)
+    digits = parse_digits(o.get("digits", default_digits))
+    method = o.get("method", "optimal")
+    options = _method_options(method, o.get("eta"))
+    inputs = comp.to_inputs()
+    result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs}
+    if query == "delta":
+        at = _require(o, "at_eps")
+        eps_g = parse_eps(at, "at_eps")
+        inputs["at_eps"] = str(eps_g)
+        enc = get_method(method).delta(comp, eps_g, digits=digits, **options)
+        result.update(_enclosure_fields(enc, digits))
+    elif query == "epsilon":
+        at = _require(o, "at_delta")
+        delta_g = parse_delta(at, "at_delta")
+        inputs["at_delta"] = format_fraction(delta_g)
+        enc = get_method(method).epsilon(comp, delta_g, digits=digits, **options)
+        result.update(_enclosure_fields(enc, digits))
+    else:
+        if method != "optimal":
+            raise InvalidParameterError(f"method={method!r}: check answers only for the optimal method")
+        eps_g = parse_eps(_require(o, "eps_g"), "eps_g")
+        delta_g = parse_delta(_require(o, "delta_g"), "delta_g")
+        inputs["eps_g"], inputs["delta_g"] = str(eps_g), format_fraction(delta_g)
+        from .optimal import is_private
+
+        result.update({"lower": None, "upper": None, "exact": None, "private": is_private(comp, eps_g, delta_g),
+                       "digits": None})
+        return result
+    if "eta" in options:
+        inputs["eta"] = format_fraction(options["eta"])
+    result["private"] = None
+    return result
+
+
+def _require(o: dict[str, Any], key: str) -> Any:
+    if o.get(key) is None:
+        raise InvalidParameterError(f"{key}=None: the query needs '{key}'")
+    return o[key]
+
+
+def _method_options(method: str, eta: Any) -> dict[str, Any]:
+    spec = get_method(method)
+    if "eta" in spec.options:
+        if eta is None:
+            raise InvalidParameterError(f"eta=None: method={method!r} needs --eta (for example 0.01)")
+        from .numbers import parse_rational
+
+        e = parse_rational(eta, "eta")
+        if e <= 0:
+            raise InvalidParameterError(f"eta={eta!r} must satisfy eta > 0")
+        return {"eta": e}
+    if eta is not None:
+        raise InvalidParameterError(f"eta={eta!r} is only for method 'mv-approx', not {method!r}")
+    return {}
+
+
+def _enclosure_fields(enc: Enclosure, digits: int) -> dict[str, Any]:
+    out = enc.to_json()
+    out["digits"] = digits
+    return out
+
+
+# -- output ------------------------------------------------------------------------------------
+
+def _human(result: dict[str, Any], comp_text: str) -> str:
+    q, inputs = result["query"], result["inputs"]
+    if q == "check":
+        verdict = "private" if result["private"] else "NOT private"
+        return f"{comp_text} is {verdict} at (eps_g, delta_g) = ({inputs['eps_g']}, {inputs['delta_g']})"
+    name = "delta" if q == "delta" else "eps"
+    where = f"at eps_g = {inputs['at_eps']}" if q == "delta" else f"at delta_g = {inputs['at_delta']}"
+    head = f"{result['method']} {name} for {comp_text} {where}"
+    if result.get("exact") is not None:
+        body = f"{name} = {result['exact']} (exact)"
+        if "/" in result["exact"]:
+            body += f"\n  {result['lower']} <= {name} <= {result['upper']}"
+    elif result["lower"] == "inf":
+        body = f"{name} = inf (no finite eps_g is certified at this delta_g)"
+    else:
+        body = f"{result['lower']} <= {name} <= {result['upper']}"
+        if result.get("exact_log"):
+            body += f"\n  {name} = {result['exact_log']} exactly"
+    if result.get("algorithm"):
+        body += f"\n  (algorithm: {result['algorithm']})"
+    return head + "\n  " + body
+
+
+def _err_line(e: BaseException) -> str:
+    return str(e).replace("\n", " ")
+
+
+def _cmd_query(args: argparse.Namespace, query: str) -> int:
+    comp = composition_from_args(args.eps, args.delta, args.k, args.mechanism, args.mechanisms)
+    obj: dict[str, Any] = {"query": query}
+    if query == "check":
+        obj.update(eps_g=args.eps_g, delta_g=args.delta_g)
+    else:
+        obj.update(method=args.method, digits=args.digits)
+        if args.eta is not None:
+            obj["eta"] = args.eta
+        if query == "delta":
+            obj["at_eps"] = args.at_eps
+        else:
+            obj["at_delta"] = args.at_delta
+    obj.update(_comp_obj(comp))
+    result = run_query(obj)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(_human(result, str(comp)))
+    if query == "check":
+        return EXIT_OK if result["private"] else EXIT_NOT_PRIVATE
+    return EXIT_OK
+
+
+def _comp_obj(comp: Composition) -> dict[str, Any]:
+    inputs = comp.to_inputs()
+    return inputs
+
+
+def _cmd_batch(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    default_digits = parse_digits(args.digits) if args.digits is not None else DEFAULT_DIGITS
+    n = bad = 0
+    for line in stdin:
+        if not line.strip():
+            continue
+        n += 1
+        try:
+            obj = json.loads(line, parse_float=Decimal)
+            out = run_query(obj, default_digits=default_digits)
+        except json.JSONDecodeError as e:
+            out, bad = {"error": f"line {n} is not valid JSON: {e}"}, bad + 1
+        except (ExactDPError, NotImplementedError) as e:
+            out, bad = {"error": _err_line(e)}, bad + 1
+        stdout.write(json.dumps(out) + "\n")
+        stdout.flush()
+    if sys.stderr.isatty() or n > 100:
+        print(f"exactdp batch: {n} queries, {bad} errors", file=sys.stderr)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv:
+        parser.print_help()
+        return EXIT_USAGE
+    args = parser.parse_args(argv)
+    try:
+        if args.command in ("delta", "epsilon", "check"):
+            missing = {"delta": ("at_eps",), "epsilon": ("at_delta",), "check": ("eps_g", "delta_g")}[args.command]
+            for m in missing:
+                if getattr(args, m) is None:
+                    raise InvalidParameterError(f"{m}=None: '{args.command}' needs --{m.replace('_', '-')}")
+            return _cmd_query(args, args.command)
+        if args.command == "batch":
+            return _cmd_batch(args, sys.stdin, sys.stdout)
+        if args.command == "region":
+            from .region import main as region_main
+
+            return region_main(args.rest)
+        if args.command == "tables":
+            from .golden.cli import main as tables_main
+
+            return tables_main(args.rest)
+        if args.command == "crosscheck":
+            from .crosscheck.cli import main as crosscheck_main
+
+            return crosscheck_main(args.rest)
+        parser.print_help()
+        return EXIT_USAGE
+    except PrecisionError as e:
+        print(f"exactdp: precision: {_err_line(e)}", file=sys.stderr)
+        return EXIT_PRECISION
+    except (ExactDPError, NotImplementedError) as e:
+        print(f"exactdp: error: {_err_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except ImportError as e:
+        print(f"exactdp: error: this part of exactdp is not available: {_err_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("exactdp: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,96 @@
+"""The registry of composition methods: every method answers in the same terms.
+
+``delta`` is the smallest *total* delta the method certifies at eps_g; ``epsilon`` is the eps the
+method certifies at the *total* delta_g (``+inf`` exactly when it certifies none), so methods
+compare side by side (ARCHITECTURE.md section 3).  Implementations are imported lazily.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .composition import Composition
+from .errors import InvalidParameterError
+from .numbers import DEFAULT_DIGITS, Enclosure, ExactReal, parse_delta, parse_digits, parse_eps
+
+__all__ = ["MethodSpec", "METHODS", "method_names", "get_method", "delta", "epsilon"]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method: where its two directions live, and a one-line description for ``--help``."""
+
+    name: str
+    module: str
+    delta_attr: str | None
+    epsilon_attr: str | None
+    summary: str
+    options: tuple[str, ...] = ()
+
+    def _load(self, attr: str | None, direction: str) -> Callable[..., Enclosure]:
+        if attr is None:
+            raise InvalidParameterError(f"method={self.name!r} does not answer the {direction} query")
+        return getattr(importlib.import_module(self.module), attr)
+
+    def delta(self, comp: Composition, eps_g: ExactReal, *, digits: int, **options: Any) -> Enclosure:
+        return self._load(self.delta_attr, "delta")(comp, eps_g, digits=digits, **options)
+
+    def epsilon(self, comp: Composition, delta_g: Fraction, *, digits: int, **options: Any) -> Enclosure:
+        return self._load(self.epsilon_attr, "epsilon")(comp, delta_g, digits=digits, **options)
+
+
+_B = "exactdp.bounds"
+METHODS: dict[str, MethodSpec] = {
+    m.name: m
+    for m in [
+        MethodSpec("optimal", "exactdp.optimal", "optimal_delta", "optimal_epsilon",
+                   "the exact optimum (KOV15 Thm 3.3 for k equal mechanisms, Murtagh-Vadhan Thm 1.5 otherwise)"),
+        MethodSpec("basic", _B, "basic_delta", "basic_epsilon",
+                   "basic composition (sum eps_i, sum delta_i), Dwork-Roth Thm 3.16"),
+        MethodSpec("drv10", _B, "drv10_delta", "drv10_epsilon",
+                   "advanced composition, Dwork-Rothblum-Vadhan 2010 Thm III.3"),
+        MethodSpec("kov15-3.4", _B, "kov15_34_delta", "kov15_34_epsilon",
+                   "KOV15 Thm 3.4 closed form (tanh form, ICML)"),
+        MethodSpec("kov15-3.4-2013", _B, "kov15_34_2013_delta", "kov15_34_2013_epsilon",
+                   "KOV15 Thm 3.4, early arXiv form with k eps^2 (stated for eps <= 0.9)"),
+        MethodSpec("kov15-3.5", _B, "kov15_35_delta", "kov15_35_epsilon",
+                   "KOV15 Thm 3.5 closed form for heterogeneous mechanisms"),
+        MethodSpec("steinke", _B, "steinke_delta", "steinke_epsilon",
+                   "Steinke's advanced composition (1/2 sum eps^2 + sqrt(2 log(1/delta) sum eps^2))"),
+        MethodSpec("zcdp", _B, "zcdp_delta", "zcdp_epsilon",
+                   "pure DP -> zCDP (rho = eps tanh(eps/2)), rho adds, simple conversion rho + 2 sqrt(rho log(1/delta))"),
+        MethodSpec("zcdp-tight", _B, "zcdp_tight_delta", "zcdp_tight_epsilon",
+                   "as zcdp, with the Canonne-Kamath-Steinke 2020 conversion"),
+        MethodSpec("mv-approx", "exactdp.optimal.approx", None, "mv_approx_epsilon",
+                   "the Murtagh-Vadhan Thm 1.7 approximation algorithm (needs --eta)", ("eta",)),
+    ]
+}
+
+
+def method_names() -> list[str]:
+    return list(METHODS)
+
+
+def get_method(name: str) -> MethodSpec:
+    try:
+        return METHODS[name]
+    except KeyError:
+        raise InvalidParameterError(f"method={name!r} must be one of {', '.join(METHODS)}") from None
+
+
+def delta(comp: Composition, eps_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
+          **options: Any) -> Enclosure:
+    """The smallest total delta that ``method`` certifies for ``comp`` at ``eps_g``."""
+    spec = get_method(method)
+    return spec.delta(comp, parse_eps(eps_g, "eps_g"), digits=parse_digits(digits), **options)
+
+
+def epsilon(comp: Composition, delta_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
+            **options: Any) -> Enclosure:
+    """The eps that ``method`` certifies for ``comp`` at total ``delta_g`` (+inf when none)."""
+    spec = get_method(method)
+    return spec.epsilon(comp, parse_delta(delta_g, "delta_g"), digits=parse_digits(digits), **options)

@@ -1,0 +1,557 @@
+"""The exact number layer: parsing of exact inputs, exact reals, enclosures, the precision loop.
+
+Everything that leaves this module is exact: a :class:`fractions.Fraction`, an
+:class:`ExactReal` (a rational ``r`` or ``log(q)`` for a rational ``q > 0``), or an
+:class:`Enclosure` whose endpoints are exact rationals that provably contain the true value
+(ARCHITECTURE.md section 2).  Floating point never enters: a ``float`` input is refused, and the
+only floats that leave are the directed ``float_lower()`` / ``float_upper()``.
+
+Arithmetic on reals is done in Arb balls (python-flint), whose radius bounds every rounding
+error, so a ball turned into exact endpoints is a rigorous enclosure.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Literal, Union
+
+from flint import arb, ctx, fmpq, fmpz
+
+from .errors import InexactInputError, InvalidParameterError, PrecisionError
+
+__all__ = [
+    "DEFAULT_DIGITS",
+    "MAX_PREC",
+    "INF",
+    "ExactReal",
+    "Enclosure",
+    "RealLike",
+    "from_float",
+    "parse_rational",
+    "parse_real",
+    "parse_eps",
+    "parse_delta",
+    "parse_k",
+    "parse_digits",
+    "arb_of_fraction",
+    "fraction_of_arb_endpoints",
+    "certify",
+    "format_fraction",
+    "decimal_string",
+]
+
+DEFAULT_DIGITS = 30
+#: Precision cap (bits) of the automatic precision loop; past it a PrecisionError is raised.
+MAX_PREC = 1 << 17
+#: Exact +infinity (an eps that no finite value certifies).  A float, but an exact one.
+INF = float("inf")  # float ok: +inf is exact
+
+RealLike = Union[int, Fraction, Decimal, str, "ExactReal", Any]
+
+_LOG_RE = re.compile(r"^\s*log\s*\(\s*(?P<arg>[^()]+?)\s*\)\s*$")
+_NUM_RE = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
+_FRAC_RE = re.compile(r"^\s*[+-]?\d+\s*/\s*\d+\s*$")
+
+
+def from_float(x: float) -> Fraction:
+    """The exact binary value of a float, for callers who really mean it.
+
+    >>> from_float(0.1)
+    Fraction(3602879701896397, 36028797018963968)
+    """
+    if not isinstance(x, float) or not math.isfinite(x):
+        raise InvalidParameterError(f"{x=} must be a finite float")
+    return Fraction(x)
+
+
+def _type_name(x: object) -> str:
+    return type(x).__module__ + "." + type(x).__qualname__ if type(x).__module__ != "builtins" else type(x).__name__
+
+
+def parse_rational(x: object, name: str = "value") -> Fraction:
+    """An exact rational from int, Fraction, gmpy2.mpq/mpz, flint fmpq/fmpz, Decimal or a string.
+
+    Strings may be decimals (``"0.1"``, ``"1e-6"``) or fractions (``"1/3"``).  A float is
+    refused with an error that shows the fix.
+
+    >>> parse_rational("1e-6")
+    Fraction(1, 1000000)
+    >>> parse_rational("1/3")
+    Fraction(1, 3)
+    """
+    if isinstance(x, bool):
+        raise InexactInputError(f"{name}={x!r} must be a number, not a bool")
+    if isinstance(x, float):
+        raise InexactInputError(
+            f"{name}={x!r} is a float, which is not exact; pass a string such as "
+            f"'{x!r}' (exactly the decimal you mean), a Fraction(...), or from_float({x!r}) "
+            "for the float's exact binary value"
+        )
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, Decimal):
+        if not x.is_finite():
+            raise InvalidParameterError(f"{name}={x!r} must be finite")
+        return Fraction(x)
+    if isinstance(x, (fmpq, fmpz)):
+        return Fraction(int(x.p), int(x.q)) if isinstance(x, fmpq) else Fraction(int(x))
+    mod = type(x).__module__
+    if mod.startswith("gmpy2"):
+        tname = type(x).__name__
+        if tname in ("mpq", "mpz"):
+            return Fraction(int(x.numerator), int(x.denominator))
+        raise InexactInputError(f"{name}={x!r} is a {tname}, which is not exact; use gmpy2.mpq or a string")
+    if isinstance(x, str):
+        s = x.strip()
+        if _NUM_RE.match(s):
+            return Fraction(Decimal(s))
+        if _FRAC_RE.match(s):
+            num, den = s.split("/")
+            if int(den) == 0:
+                raise InvalidParameterError(f"{name}={x!r} has a zero denominator")
+            return Fraction(int(num), int(den))
+        raise InvalidParameterError(
+            f"{name}={x!r} is not an exact number; write a decimal ('0.1', '1e-6') or a fraction ('1/3')"
+        )
+    raise InexactInputError(f"{name}={x!r} (type {_type_name(x)}) is not an exact number")
+
+
+@dataclass(frozen=True, order=False)
+class ExactReal:
+    """An exact real: ``kind == "rational"`` means ``value``; ``kind == "log"`` means ``log(value)``.
+
+    ``log(q)`` lets an eps have a rational exponential, so compositions can be computed over Q.
+    ``log(1)`` is normalised to the rational 0.
+
+    >>> ExactReal.parse("log(3/2)").exp_exact()
+    Fraction(3, 2)
+    >>> str(ExactReal.parse("0.25"))
+    '0.25'
+    """
+
+    kind: Literal["rational", "log"]
+    value: Fraction
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("rational", "log"):
+            raise InvalidParameterError(f"kind={self.kind!r} must be 'rational' or 'log'")
+        if not isinstance(self.value, Fraction):
+            object.__setattr__(self, "value", parse_rational(self.value, "value"))
+        if self.kind == "log":
+            if self.value <= 0:
+                raise InvalidParameterError(f"log argument value={self.value} must be > 0")
+            if self.value == 1:
+                object.__setattr__(self, "kind", "rational")
+                object.__setattr__(self, "value", Fraction(0))
+
+    @classmethod
+    def rational(cls, q: RealLike) -> "ExactReal":
+        return cls("rational", parse_rational(q))
+
+    @classmethod
+    def log(cls, q: RealLike) -> "ExactReal":
+        return cls("log", parse_rational(q))
+
+    @classmethod
+    def parse(cls, x: object, name: str = "value") -> "ExactReal":
+        """Parse like :func:`parse_rational`, and also ``"log(p/q)"`` meaning log(p/q) exactly."""
+        if isinstance(x, ExactReal):
+            return x
+        if isinstance(x, str):
+            m = _LOG_RE.match(x)
+            if m:
+                q = parse_rational(m.group("arg"), name)
+                if q <= 0:
+                    raise InvalidParameterError(f"{name}={x!r}: the argument of log must be > 0")
+                return cls("log", q)
+            if x.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
+                raise InvalidParameterError(f"{name}={x!r} must be a finite number")
+        return cls("rational", parse_rational(x, name))
+
+    # -- exact facts -------------------------------------------------------------------------
+    def is_zero(self) -> bool:
+        return self.kind == "rational" and self.value == 0
+
+    def sign(self) -> int:
+        """Exact sign (log(q) is positive iff q > 1)."""
+        if self.kind == "rational":
+            return (self.value > 0) - (self.value < 0)
+        return (self.value > 1) - (self.value < 1)
+
+    def exp_exact(self) -> Fraction | None:
+        """e**self as an exact rational when it is one (a log, or zero), else None."""
+        if self.kind == "log":
+            return self.value
+        if self.value == 0:
+            return Fraction(1)
+        return None
+
+    def rational_value(self) -> Fraction | None:
+        return self.value if self.kind == "rational" else None
+
+    # -- balls at the current Arb precision --------------------------------------------------
+    def arb(self) -> arb:
+        """This real as an Arb ball at the current precision."""
+        q = arb_of_fraction(self.value)
+        return q.log() if self.kind == "log" else q
+
+    def exp_arb(self) -> arb:
+        """e**self as an Arb ball at the current precision (exact when rational)."""
+        q = arb_of_fraction(self.value)
+        return q if self.kind == "log" else q.exp()
+
+    def __str__(self) -> str:
+        s = format_fraction(self.value)
+        return f"log({s})" if self.kind == "log" else s
+
+    def __repr__(self) -> str:
+        return f"ExactReal.parse({str(self)!r})"
+
+
+def parse_real(x: object, name: str = "value") -> ExactReal:
+    return ExactReal.parse(x, name)
+
+
+def parse_eps(x: object, name: str = "eps") -> ExactReal:
+    """An eps: exact, finite and >= 0 (``"log(3/2)"`` allowed).
+
+    >>> parse_eps("-1")
+    Traceback (most recent call last):
+    ...
+    exactdp.errors.InvalidParameterError: eps='-1' must satisfy eps >= 0
+    """
+    r = ExactReal.parse(x, name)
+    if r.sign() < 0:
+        raise InvalidParameterError(f"{name}={x!r} must satisfy {name} >= 0")
+    return r
+
+
+def parse_delta(x: object, name: str = "delta") -> Fraction:
+    """A delta: exact with ``0 <= delta < 1``."""
+    if isinstance(x, str) and x.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        raise InvalidParameterError(f"{name}={x!r} must be a finite number with 0 <= {name} < 1")
+    d = parse_rational(x, name)
+    if not (0 <= d < 1):
+        raise InvalidParameterError(f"{name}={_show(x)} must satisfy 0 <= {name} < 1")
+    return d
+
+
+def parse_k(x: object, name: str = "k") -> int:
+    """A positive integer (a bool is refused; an integral string or Fraction is accepted)."""
+    if isinstance(x, bool):
+        raise InvalidParameterError(f"{name}={x!r} must be a positive integer, not a bool")
+    if isinstance(x, int):
+        v = x
+    elif isinstance(x, str) and re.fullmatch(r"\s*\+?\d+\s*", x):
+        v = int(x)
+    else:
+        try:
+            q = parse_rational(x, name)
+        except InexactInputError:
+            raise InvalidParameterError(f"{name}={x!r} must be a positive integer") from None
+        except InvalidParameterError:
+            raise InvalidParameterError(f"{name}={x!r} must be a positive integer") from None
+        if q.denominator != 1:
+            raise InvalidParameterError(f"{name}={x!r} must be a positive integer")
+        v = int(q)
+    if v < 1:
+        raise InvalidParameterError(f"{name}={x!r} must be a positive integer")
+    return v
+
+
+def parse_digits(x: object, name: str = "digits") -> int:
+    """A positive integer number of significant digits (at most 10000)."""
+    d = parse_k(x, name)
+    if d > 10000:
+        raise InvalidParameterError(f"{name}={x!r} must be at most 10000")
+    return d
+
+
+def _show(x: object) -> str:
+    return repr(x) if not isinstance(x, Fraction) else f"Fraction({x.numerator}, {x.denominator})"
+
+
+# -- Arb <-> exact ---------------------------------------------------------------------------
+
+def arb_of_fraction(q: Fraction) -> arb:
+    """An Arb ball of ``q`` at the current precision (exact when q is dyadic and fits)."""
+    if q.denominator == 1:
+        return arb(fmpz(q.numerator))
+    return arb(fmpq(q.numerator, q.denominator))
+
+
+def _fraction_of_man_exp(man: fmpz, exp: fmpz) -> Fraction:
+    m, e = int(man), int(exp)
+    return Fraction(m * (1 << e)) if e >= 0 else Fraction(m, 1 << -e)
+
+
+def fraction_of_arb_endpoints(x: arb) -> tuple[Fraction, Fraction]:
+    """Exact rational endpoints [mid - rad, mid + rad] of a finite Arb ball."""
+    if not x.is_finite():
+        raise PrecisionError(f"{x=} is not a finite ball")
+    mid = _fraction_of_man_exp(*x.mid().man_exp())
+    rad = _fraction_of_man_exp(*x.rad().man_exp())
+    return mid - rad, mid + rad
+
+
+# -- decimal strings, rounded outward ---------------------------------------------------------
+
+def _floor_div(a: int, b: int) -> int:
+    return a // b
+
+
+def decimal_string(q: Fraction, digits: int, direction: Literal["down", "up", "exact"]) -> str:
+    """``q`` with ``digits`` significant digits, rounded toward -inf ("down") or +inf ("up").
+
+    With "exact", q must be a finite decimal and is written out in full.
+
+    >>> decimal_string(Fraction(2, 3), 5, "down"), decimal_string(Fraction(2, 3), 5, "up")
+    ('0.66666', '0.66667')
+    >>> decimal_string(Fraction(-2, 3), 3, "down")
+    '-0.667'
+    """
+    if q == 0:
+        return "0"
+    if direction == "exact":
+        s = format_fraction(q)
+        if "/" in s:
+            raise ValueError(f"{q=} is not a finite decimal")
+        return s
+    neg = q < 0
+    a = -q if neg else q
+    # e = floor(log10(a)), found exactly
+    e = len(str(a.numerator // a.denominator)) - 1 if a >= 1 else -_leading_zero_count(a) - 1
+    scale = digits - 1 - e  # a * 10^scale has `digits` integer digits
+    n = a * (Fraction(10) ** scale)
+    round_up = (direction == "up") != neg  # magnitude rounded up?
+    m = -((-n.numerator) // n.denominator) if round_up else n.numerator // n.denominator
+    if len(str(m)) > digits:  # 9.99 rounded up to 10.0: drop one digit (exact, it ends in 0)
+        m //= 10
+        scale -= 1
+    return ("-" if neg else "") + _place_point(m, scale)
+
+
+def _leading_zero_count(a: Fraction) -> int:
+    # number of zeros after the point before the first significant digit, for 0 < a < 1
+    c = 0
+    x = a
+    while x * 10 < 1:
+        x *= 10
+        c += 1
+        if c > 10**6:
+            break
+    return c
+
+
+def _place_point(m: int, scale: int) -> str:
+    s = str(m)
+    if scale <= 0:
+        return s + "0" * (-scale)
+    if len(s) > scale:
+        out = s[:-scale] + "." + s[-scale:]
+    else:
+        out = "0." + "0" * (scale - len(s)) + s
+    return out.rstrip("0").rstrip(".") if "." in out else out
+
+
+def format_fraction(q: Fraction) -> str:
+    """An exact string: a finite decimal when q is one (``"0.001"``), else ``"p/q"``.
+
+    >>> format_fraction(Fraction(1, 1000)), format_fraction(Fraction(1, 3))
+    ('0.001', '1/3')
+    """
+    d = q.denominator
+    twos = fives = 0
+    while d % 2 == 0:
+        d //= 2
+        twos += 1
+    while d % 5 == 0:
+        d //= 5
+        fives += 1
+    if d != 1 or max(twos, fives) > 60:
+        return f"{q.numerator}/{q.denominator}" if q.denominator != 1 else str(q.numerator)
+    scale = max(twos, fives)
+    m = q * 10**scale
+    return _place_point(int(m), scale) if m >= 0 else "-" + _place_point(int(-m), scale)
+
+
+# -- the enclosure ---------------------------------------------------------------------------
+
+def _fmt_end(x: Fraction | float, digits: int, direction: Literal["down", "up"]) -> str:
+    if isinstance(x, float):
+        return "inf" if x > 0 else "-inf"
+    return decimal_string(x, digits, direction)
+
+
+def _short_exact(q: Fraction | None, digits: int) -> str | None:
+    """q written exactly, when it is a decimal of at most ``digits`` significant digits."""
+    if q is None:
+        return None
+    s = format_fraction(q)
+    if "/" in s or len(s.replace("-", "").replace(".", "").strip("0")) > digits:
+        return None
+    return s
+
+
+@dataclass(frozen=True)
+class Enclosure:
+    """Exact rational endpoints ``lower <= true value <= upper`` (or an exact value).
+
+    ``exact`` is the value when it is rational; ``exact_log`` is ``q`` when the value is
+    exactly ``log(q)``.  ``lower == upper == INF`` is an exact +infinity.
+
+    >>> e = Enclosure.exact_value(Fraction(1, 3))
+    >>> e.lower_str(), e.upper_str(), e.exact
+    ('0.333333333333333333333333333333', '0.333333333333333333333333333334', Fraction(1, 3))
+    """
+
+    lower: Fraction | float
+    upper: Fraction | float
+    digits: int = DEFAULT_DIGITS
+    exact: Fraction | None = None
+    exact_log: Fraction | None = None
+    algorithm: str | None = None
+
+    def __post_init__(self) -> None:
+        if not (self.lower <= self.upper):
+            raise ValueError(f"lower={self.lower} must be <= upper={self.upper}")
+        if self.exact is not None and not (self.lower == self.exact == self.upper):
+            raise ValueError("an exact enclosure must have lower == exact == upper")
+
+    # constructors
+    @classmethod
+    def exact_value(cls, q: Fraction, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
+        q = Fraction(q)
+        return cls(q, q, digits, exact=q, algorithm=algorithm)
+
+    @classmethod
+    def infinite(cls, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
+        return cls(INF, INF, digits, algorithm=algorithm)
+
+    @classmethod
+    def log_of(cls, q: Fraction, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
+        """The exact value log(q), q > 0 rational, certified to ``digits``."""
+        q = Fraction(q)
+        if q == 1:
+            return cls.exact_value(Fraction(0), digits, algorithm)
+        enc = certify(lambda: arb_of_fraction(q).log(), digits)
+        return cls(enc.lower, enc.upper, digits, exact_log=q, algorithm=algorithm)
+
+    # facts
+    @property
+    def is_exact(self) -> bool:
+        return self.exact is not None
+
+    @property
+    def is_infinite(self) -> bool:
+        return self.lower == INF
+
+    def contains(self, x: RealLike) -> bool:
+        """Whether the exact rational ``x`` lies in [lower, upper]."""
+        if isinstance(x, float) and math.isinf(x):
+            return self.upper == x
+        q = parse_rational(x, "x")
+        return self.lower <= q <= self.upper
+
+    def relative_width(self) -> Fraction:
+        if self.is_infinite or self.lower == self.upper:
+            return Fraction(0)
+        m = min(abs(self.lower), abs(self.upper))
+        if self.lower <= 0 <= self.upper or m == 0:
+            return Fraction(10**9)
+        return (self.upper - self.lower) / m  # type: ignore[operator]
+
+    # strings and floats
+    def lower_str(self) -> str:
+        """The lower end, ``digits`` significant digits, rounded toward -inf."""
+        return _short_exact(self.exact, self.digits) or _fmt_end(self.lower, self.digits, "down")
+
+    def upper_str(self) -> str:
+        """The upper end, ``digits`` significant digits, rounded toward +inf."""
+        return _short_exact(self.exact, self.digits) or _fmt_end(self.upper, self.digits, "up")
+
+    def float_lower(self) -> float:
+        """The largest float64 <= lower (a safe lower bound for float-based libraries)."""
+        if isinstance(self.lower, float):
+            return self.lower
+        f = float(self.lower)  # float ok: corrected below to round toward -inf
+        if Fraction(f) > self.lower:
+            f = math.nextafter(f, -math.inf)
+        return f
+
+    def float_upper(self) -> float:
+        """The smallest float64 >= upper (a safe upper bound for float-based libraries)."""
+        if isinstance(self.upper, float):
+            return self.upper
+        f = float(self.upper)  # float ok: corrected below to round toward +inf
+        if Fraction(f) < self.upper:
+            f = math.nextafter(f, math.inf)
+        return f
+
+    def to_json(self) -> dict[str, Any]:
+        """The result keys of the JSON contract (ARCHITECTURE.md section 3)."""
+        out: dict[str, Any] = {
+            "lower": self.lower_str(),
+            "upper": self.upper_str(),
+            "exact": format_fraction(self.exact) if self.exact is not None else None,
+        }
+        if self.exact_log is not None:
+            out["exact_log"] = f"log({format_fraction(self.exact_log)})"
+        if self.algorithm is not None:
+            out["algorithm"] = self.algorithm
+        out["digits"] = self.digits
+        return out
+
+    def __str__(self) -> str:
+        if self.exact is not None:
+            return format_fraction(self.exact)
+        if self.is_infinite:
+            return "inf"
+        return f"[{self.lower_str()}, {self.upper_str()}]"
+
+
+# -- the precision loop -------------------------------------------------------------------------
+
+def certify(
+    compute: Callable[[], arb],
+    digits: int = DEFAULT_DIGITS,
+    *,
+    start_prec: int | None = None,
+    max_prec: int = MAX_PREC,
+    algorithm: str | None = None,
+) -> Enclosure:
+    """Evaluate ``compute()`` in Arb at rising precision until its relative width is small enough.
+
+    ``compute`` is called inside a scoped ``ctx.workprec``; it must build its ball from exact
+    inputs only.  The ball must exclude zero (a value that may be exactly zero is the caller's to
+    detect exactly).  The returned enclosure is the ball's exact endpoints, with relative width at
+    most ``10**-(digits + 2)``, so that outward rounding to ``digits`` significant digits keeps it
+    within ``10**-digits``.  Past ``max_prec`` bits a :class:`PrecisionError` is raised.
+
+    >>> certify(lambda: arb(2).sqrt(), 10).lower_str()
+    '1.414213562'
+    """
+    target = Fraction(1, 10 ** (digits + 2))
+    prec = start_prec or int(digits * 3.33) + 64
+    last: arb | None = None
+    while prec <= max_prec:
+        with ctx.workprec(prec):
+            x = compute()
+        last = x
+        if x.is_finite() and not x.contains(0):
+            lo, hi = fraction_of_arb_endpoints(x)
+            m = min(abs(lo), abs(hi))
+            if hi - lo <= target * m:
+                return Enclosure(lo, hi, digits, algorithm=algorithm)
+        prec *= 2
+    raise PrecisionError(
+        f"could not certify {digits=} significant digits within {max_prec} bits of precision "
+        f"(last ball {last})"
+    )

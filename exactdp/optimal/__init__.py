@@ -1,0 +1,49 @@
+"""Optimal composition: KOV15 Thm 3.3 (equal mechanisms) and Murtagh-Vadhan Thm 1.5 (any list).
+
+The dispatch lives here: a composition whose mechanisms are all equal goes to the homogeneous
+algorithm (constant time in k), any other to the heterogeneous one.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..composition import Composition
+from ..numbers import DEFAULT_DIGITS, Enclosure, ExactReal, parse_delta, parse_digits, parse_eps
+
+__all__ = ["optimal_delta", "optimal_epsilon", "is_private"]
+
+
+def optimal_delta(comp: Composition, eps_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
+    """The optimal total delta at eps_g (KOV15 Thm 3.3 / MV Thm 1.5), certified or exact."""
+    eps_g = parse_eps(eps_g, "eps_g")
+    digits = parse_digits(digits)
+    if comp.is_homogeneous:
+        from .kov15 import kov15_delta
+
+        return kov15_delta(comp, eps_g, digits=digits)
+    from .mv import mv_delta
+
+    return mv_delta(comp, eps_g, digits=digits)
+
+
+def optimal_epsilon(comp: Composition, delta_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
+    """The optimal eps at total delta_g (+inf exactly when delta_g < 1 - prod(1 - delta_i))."""
+    delta_g = parse_delta(delta_g, "delta_g")
+    digits = parse_digits(digits)
+    if comp.is_homogeneous:
+        from .kov15 import kov15_epsilon
+
+        return kov15_epsilon(comp, delta_g, digits=digits)
+    from .mv import mv_epsilon
+
+    return mv_epsilon(comp, delta_g, digits=digits)
+
+
+def is_private(comp: Composition, eps_g: object, delta_g: object) -> bool:
+    """Exactly whether ``comp`` is (eps_g, delta_g)-DP (never a guess; ARCHITECTURE.md 2.5)."""
+    eps_g_r: ExactReal = parse_eps(eps_g, "eps_g")
+    delta_g_q: Fraction = parse_delta(delta_g, "delta_g")
+    from .decide import decide
+
+    return decide(comp, eps_g_r, delta_g_q)
