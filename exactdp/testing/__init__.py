@@ -1,0 +1,1 @@
+"""Testing kit for other DP libraries (being built)."""

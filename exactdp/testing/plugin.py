@@ -1,0 +1,1 @@
+"""pytest plugin of exactdp (registered through the ``pytest11`` entry point)."""
