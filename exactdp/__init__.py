@@ -1,11 +1,9 @@
 """exactdp: exact and certified composition of differential-privacy guarantees.
 
->>> from exactdp import Composition, epsilon
+>>> from exactdp import Composition
 >>> c = Composition.homogeneous("0.1", "0.001", 30)
->>> epsilon(c, "0.05", method="basic").upper_str()
-'inf'
->>> str(epsilon(c, "0.05", method="basic", digits=5))
-'inf'
+>>> c.k, str(c)
+(30, '30 x (0.1, 0.001)-DP')
 """
 
 from __future__ import annotations

@@ -303,10 +303,6 @@ def fraction_of_arb_endpoints(x: arb) -> tuple[Fraction, Fraction]:
 
 # -- decimal strings, rounded outward ---------------------------------------------------------
 
-def _floor_div(a: int, b: int) -> int:
-    return a // b
-
-
 def decimal_string(q: Fraction, digits: int, direction: Literal["down", "up", "exact"]) -> str:
     """``q`` with ``digits`` significant digits, rounded toward -inf ("down") or +inf ("up").
 
@@ -326,8 +322,7 @@ def decimal_string(q: Fraction, digits: int, direction: Literal["down", "up", "e
         return s
     neg = q < 0
     a = -q if neg else q
-    # e = floor(log10(a)), found exactly
-    e = len(str(a.numerator // a.denominator)) - 1 if a >= 1 else -_leading_zero_count(a) - 1
+    e = _floor_log10(a)
     scale = digits - 1 - e  # a * 10^scale has `digits` integer digits
     n = a * (Fraction(10) ** scale)
     round_up = (direction == "up") != neg  # magnitude rounded up?
@@ -338,16 +333,14 @@ def decimal_string(q: Fraction, digits: int, direction: Literal["down", "up", "e
     return ("-" if neg else "") + _place_point(m, scale)
 
 
-def _leading_zero_count(a: Fraction) -> int:
-    # number of zeros after the point before the first significant digit, for 0 < a < 1
-    c = 0
-    x = a
-    while x * 10 < 1:
-        x *= 10
-        c += 1
-        if c > 10**6:
-            break
-    return c
+def _floor_log10(a: Fraction) -> int:
+    """floor(log10(a)) for a > 0, exactly (estimated from digit counts, then corrected)."""
+    e = len(str(a.numerator)) - len(str(a.denominator))
+    while Fraction(10) ** e > a:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= a:
+        e += 1
+    return e
 
 
 def _place_point(m: int, scale: int) -> str:
