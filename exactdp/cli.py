@@ -31,6 +31,7 @@ from .numbers import DEFAULT_DIGITS, Enclosure, format_fraction, parse_delta, pa
 __all__ = ["build_parser", "main", "run_query"]
 
 EXIT_OK, EXIT_NOT_PRIVATE, EXIT_USAGE, EXIT_PRECISION = 0, 1, 2, 3
+_FORWARDED = ("region", "tables", "crosscheck")
 
 _EPILOG_NUMBERS = """\
 numbers are exact: '0.1' is exactly 1/10, '1e-6', '1/3', and for an eps 'log(3/2)' means
@@ -401,7 +402,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv:
         parser.print_help()
         return EXIT_USAGE
-    args = parser.parse_args(argv)
+    if argv[0] in _FORWARDED:
+        # these commands own their options: hand them the rest of the line untouched
+        args = argparse.Namespace(command=argv[0], rest=argv[1:])
+    else:
+        args = parser.parse_args(argv)
     try:
         if args.command in ("delta", "epsilon", "check"):
             missing = {"delta": ("at_eps",), "epsilon": ("at_delta",), "check": ("eps_g", "delta_g")}[args.command]
