@@ -1,0 +1,134 @@
+"""``exactdp tables``: build, verify, list and export the golden tables.
+
+    exactdp tables build  [--out DIR] [--jobs N] [--only NAME ...] [--no-figures] [--quiet]
+    exactdp tables verify [--dir DIR] [--jobs N] [--only NAME ...] [--manifest-only]
+    exactdp tables export NAME --format latex|markdown|csv|json [--columns C,C,...] [--dir DIR]
+    exactdp tables list
+
+Exit status: 0 success, 1 ``verify`` found a difference, 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main", "build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"exactdp tables: error: {message} (see '{self.prog} --help')\n")
+
+
+def _jobs(s: str) -> int:
+    n = int(s)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"jobs={s!r} must be a positive integer")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``exactdp tables``."""
+    from .specs import table_names
+
+    names = ", ".join(table_names())
+    p = _Parser(prog="exactdp tables", description="The golden tables: exact or certified values "
+                "of the optimal composition and of every classical bound, reproductions, errata.",
+                epilog=f"tables: {names}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    b = sub.add_parser("build", help="regenerate the tables (deterministic, atomic)")
+    b.add_argument("--out", metavar="DIR", help="output directory (default: the repository's tables/)")
+    b.add_argument("--jobs", type=_jobs, default=1, metavar="N", help="worker processes (default 1)")
+    b.add_argument("--only", nargs="+", metavar="NAME", help="build only these tables")
+    b.add_argument("--no-figures", action="store_true", help="skip the figures")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    v = sub.add_parser("verify", help="recompute and compare with tables/ and its MANIFEST.json")
+    v.add_argument("--dir", metavar="DIR", help="tables directory (default: the repository's tables/)")
+    v.add_argument("--jobs", type=_jobs, default=1, metavar="N", help="worker processes (default 1)")
+    v.add_argument("--only", nargs="+", metavar="NAME", help="recompute only these tables")
+    v.add_argument("--manifest-only", action="store_true", help="check the hashes and version only")
+    v.add_argument("--quiet", action="store_true", help="no progress bar")
+    e = sub.add_parser("export", help="print a table as booktabs LaTeX or Markdown")
+    e.add_argument("name", metavar="NAME")
+    e.add_argument("--format", choices=("latex", "markdown", "csv", "json"), default="markdown")
+    e.add_argument("--columns", metavar="C,C,...", help="columns to show (default: a compact set)")
+    e.add_argument("--dir", metavar="DIR", help="tables directory (default: the installed tables)")
+    e.add_argument("--caption", help="LaTeX: wrap in a table environment with this caption")
+    sub.add_parser("list", help="list the tables")
+    return p
+
+
+def _check_names(names: Sequence[str] | None) -> None:
+    from .specs import table_names
+
+    for n in names or ():
+        if n not in table_names():
+            raise ValueError(f"table={n!r} must be one of {', '.join(table_names())}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``exactdp tables ARGS``; returns the exit status."""
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        if args.command == "build":
+            from .build import build
+
+            _check_names(args.only)
+            out = build(args.out, jobs=args.jobs, tables=args.only, figures=not args.no_figures,
+                        progress=not args.quiet)
+            print(f"exactdp tables: wrote {out}", file=sys.stderr)
+            return 0
+        if args.command == "verify":
+            from .verify import verify
+
+            _check_names(args.only)
+            problems = verify(args.dir, jobs=args.jobs, tables=args.only, recompute=not args.manifest_only,
+                              progress=not args.quiet)
+            if problems:
+                print(f"exactdp tables verify: FAILED: {problems[0]}", file=sys.stderr)
+                if len(problems) > 1:
+                    print(f"  ({len(problems) - 1} more differences)", file=sys.stderr)
+                return 1
+            print("exactdp tables verify: OK", file=sys.stderr)
+            return 0
+        if args.command == "export":
+            from . import load_table, table_meta
+            from .writers import csv_text, json_text, latex_text, markdown_text
+
+            _check_names([args.name])
+            rows = load_table(args.name, directory=args.dir)
+            cols = [c.strip() for c in args.columns.split(",")] if args.columns else None
+            if args.format == "latex":
+                text = latex_text(rows, columns=cols, caption=args.caption,
+                                  label=f"tab:{args.name}" if args.caption else None)
+            elif args.format == "markdown":
+                text = markdown_text(rows, columns=cols)
+            elif args.format == "csv":
+                text = csv_text(rows)
+            else:
+                text = json_text(table_meta(args.name), rows)
+            sys.stdout.write(text)
+            return 0
+        if args.command == "list":
+            from .specs import TABLES
+
+            for t in TABLES:
+                print(f"{t.name:<24} {t.title}")
+            return 0
+        build_parser().print_help(sys.stderr)
+        return 2
+    except (ValueError, KeyError, FileNotFoundError) as e:
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        print(f"exactdp tables: error: {msg}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `exactdp tables export ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,476 @@
+"""The golden tables: fixed grids of queries, each row computed exactly or as a certified enclosure.
+
+A :class:`TableSpec` names a table and lists its :class:`RowSpec` s in a fixed order (nested loops
+over sorted grids); :func:`compute_row` turns one RowSpec into one row of the schema of
+``tables/README.md`` (see :data:`exactdp.golden.writers.COLUMNS`).  RowSpecs are plain frozen
+data, so ``--jobs N`` can farm them out to processes and put the results back in order.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import arb
+
+from ..composition import Composition
+from ..numbers import Enclosure, ExactReal, arb_of_fraction, certify, format_fraction, parse_delta, parse_eps
+
+__all__ = ["RowSpec", "TableSpec", "TABLES", "table_names", "get_table", "compute_row", "METHOD_SOURCES",
+           "steinke_noise_scale", "basic_noise_scale"]
+
+DIGITS = 30
+
+#: Where each method's statement is published (the ``source`` column).
+METHOD_SOURCES: dict[str, str] = {
+    "optimal": "KOV15 Thm 3.3 (Kairouz-Oh-Viswanath ICML 2015, arXiv:1311.0776); MV Thm 1.4 off the grid",
+    "optimal-het": "Murtagh-Vadhan Thm 1.5 (TCC 2016, arXiv:1507.03113)",
+    "basic": "Dwork-Roth 2014 Thm 3.16",
+    "drv10": "Dwork-Rothblum-Vadhan FOCS 2010 Thm III.3; Dwork-Roth 2014 Thm 3.20",
+    "kov15-3.4": "KOV15 ICML Thm 3.4 (tanh form)",
+    "kov15-3.4-2013": "arXiv:1311.0776 (2013) Thm 3.4, k eps^2 form stated for eps <= 0.9",
+    "kov15-3.5": "KOV15 ICML Thm 3.5",
+    "steinke": "Steinke 2022, arXiv:2210.00597 (advanced composition)",
+    "zcdp": "Bun-Steinke 2016 (eps-DP => eps tanh(eps/2)-zCDP; rho + 2 sqrt(rho log(1/delta)))",
+    "zcdp-tight": "Bun-Steinke 2016; Canonne-Kamath-Steinke 2020 arXiv:2004.00010 (tight conversion)",
+    "mv-approx": "Murtagh-Vadhan Thm 1.7 (approxComp, PSI-Library)",
+    "seed-001-mv-condition": "seed 001 (Murtagh-Vadhan poster) as transcribed; correct: MV Thm 1.5",
+    "seed-000-slide-advanced": "seed 000 (KOV slides) as transcribed; correct: DRV10 Thm III.3",
+    "seed-000-theorem-i": "seed 000 (KOV slides) 'Composition Theorem I' as transcribed; correct: KOV15 Thm 3.4",
+    "dp_accounting-advanced_composition": "dp_accounting advanced_composition (grid points only); REFERENCE.md section 3",
+    "basic-laplace": "Dwork-Roth 2014 Thm 3.16 with Laplace(k/eps) per query (seed 003)",
+    "steinke-zcdp": "Steinke 2022 footnote (seed 003): Laplace(sqrt(k/(2 rho))), rho = eps^2/(4 log(1/delta) + 4 eps)",
+}
+
+BOUND_METHODS = ("basic", "drv10", "kov15-3.4", "kov15-3.4-2013", "kov15-3.5", "steinke", "zcdp", "zcdp-tight")
+HET_BOUND_METHODS = ("basic", "kov15-3.5", "steinke", "zcdp", "zcdp-tight")
+
+
+@dataclass(frozen=True)
+class RowSpec:
+    """One query of a table: the composition, the query point, the method, and where it is from.
+
+    ``kind`` selects the evaluator: ``"method"`` (the method registry), ``"claim"`` (an erratum
+    of :mod:`exactdp.golden.errata`), ``"noise"`` (Steinke's noise scales), ``"region"``
+    (a vertex of the privacy region).
+    """
+
+    table: str
+    query: str
+    method: str
+    eps: str = ""
+    delta: str = ""
+    k: str = ""
+    mechanisms: tuple[tuple[str, ...], ...] = ()
+    at: str = ""
+    options: tuple[tuple[str, str], ...] = ()
+    note: str = ""
+    source: str = ""
+    kind: str = "method"
+    digits: int = DIGITS
+
+    def composition(self) -> Composition:
+        if self.mechanisms:
+            return Composition.heterogeneous([list(m) for m in self.mechanisms])
+        return Composition.homogeneous(self.eps, self.delta or "0", self.k)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A golden table: its name (file stem), title, description, and its rows in order."""
+
+    name: str
+    title: str
+    description: str
+    source: str
+    rows: Callable[[], list[RowSpec]] = field(repr=False)
+    figure: str | None = None
+
+    def meta(self) -> dict[str, str]:
+        return {"table": self.name, "title": self.title, "description": self.description, "source": self.source}
+
+
+# -- evaluation -----------------------------------------------------------------------------
+
+def basic_noise_scale(eps: Fraction, k: int) -> Fraction:
+    """Laplace scale b = k/eps per query so that k sensitivity-1 queries are eps-DP (basic composition)."""
+    return Fraction(k) / eps
+
+
+def steinke_noise_scale(eps: Fraction, delta: Fraction, k: int, *, digits: int) -> Enclosure:
+    """Laplace scale sqrt(k/(2 rho)), rho = eps^2/(4 log(1/delta) + 4 eps): k queries are (eps, delta)-DP.
+
+    Steinke 2022 (seed 003, footnote): Laplace(b) is (1/b)-DP hence (1/(2b^2))-zCDP; k of them are
+    (k/(2b^2))-zCDP, and rho-zCDP => (rho + sqrt(4 rho log(1/delta)), delta)-DP <= eps for this rho.
+    """
+    def compute() -> arb:
+        e = arb_of_fraction(eps)
+        rho = e ** 2 / (4 * (1 / arb_of_fraction(delta)).log() + 4 * e)
+        return (k / (2 * rho)).sqrt()
+
+    return certify(compute, digits, algorithm="steinke-zcdp")
+
+
+def _evaluate(spec: RowSpec, comp: Composition) -> tuple[Enclosure, str]:
+    from ..methods import get_method
+
+    opts: dict[str, object] = {}
+    for key, val in spec.options:
+        opts[key] = Fraction(val) if key == "eta" else val
+    if spec.kind == "method":
+        m = get_method(spec.method)
+        if spec.query == "delta":
+            return m.delta(comp, parse_eps(spec.at, "at"), digits=spec.digits, **opts), spec.note
+        if spec.query == "epsilon":
+            return m.epsilon(comp, parse_delta(spec.at, "at"), digits=spec.digits, **opts), spec.note
+        raise ValueError(f"query={spec.query!r} must be 'delta' or 'epsilon' for kind 'method'")
+    if spec.kind == "claim":
+        from .errata import CLAIMS
+
+        query, fn = CLAIMS[spec.method]
+        claim = fn(comp, spec.at, digits=spec.digits)
+        opt = get_method("optimal")
+        if query == "delta":
+            best = opt.delta(comp, parse_eps(spec.at, "at"), digits=spec.digits)
+        else:
+            best = opt.epsilon(comp, parse_delta(spec.at, "at"), digits=spec.digits)
+        return claim, _verdict(claim, best, spec)
+    if spec.kind == "noise":
+        eps, delta, k = comp.homogeneous_params()
+        e = eps.rational_value()
+        assert e is not None
+        if spec.method == "basic-laplace":
+            return Enclosure.exact_value(basic_noise_scale(e, k), spec.digits), spec.note
+        return steinke_noise_scale(e, delta, k, digits=spec.digits), spec.note
+    if spec.kind == "region":
+        return _region_vertex(comp, spec), spec.note
+    raise ValueError(f"kind={spec.kind!r} is unknown")
+
+
+def _verdict(claim: Enclosure, best: Enclosure, spec: RowSpec) -> str:
+    # A claimed delta (at eps_g) or eps (at delta_g) below the certified optimum is unsound;
+    # above it, sound but not optimal.  Decided from the exact enclosure endpoints.
+    opt = f"certified optimum in [{best.lower_str()}, {best.upper_str()}]"
+    if claim.upper < best.lower:
+        v = "UNSOUND: the claim is below the " + opt
+    elif claim.lower > best.upper:
+        v = "sound but not optimal: the claim is above the " + opt
+    elif claim.exact is not None and best.exact is not None and claim.exact == best.exact:
+        v = "correct: equals the " + opt
+    else:
+        v = "undecided at these digits: the claim overlaps the " + opt
+    return (spec.note + "; " if spec.note else "") + v
+
+
+def _region_vertex(comp: Composition, spec: RowSpec) -> Enclosure:
+    # A vertex (P_FA, P_MD) of the tradeoff curve of k (eps, delta)-DP mechanisms, REFERENCE.md
+    # section 3 (KOV15 section 2): with q = (1-delta)^k and p0 = e^eps/(1+e^eps),
+    # vertex m = (sum_{j>=m} w0_j, sum_{j<m} w1_j), w0_j = q C(k,j) p0^(k-j) (1-p0)^j,
+    # w1_j = q C(k,j) p0^j (1-p0)^(k-j).  Query "region_fa" gives the first coordinate, "region_md" the second.
+    from math import comb
+
+    eps, delta, k = comp.homogeneous_params()
+    m = int(spec.at)
+    q = (1 - delta) ** k
+    fa = spec.query == "region_fa"
+    js = range(m, k + 1) if fa else range(0, m)
+    if not js:
+        return Enclosure.exact_value(Fraction(0), spec.digits)
+    x = eps.exp_exact()
+    if x is not None:
+        tot = Fraction(0)
+        for j in js:
+            tot += comb(k, j) * (x ** (k - j) if fa else x ** j)
+        return Enclosure.exact_value(q * tot / (1 + x) ** k, spec.digits, algorithm="exact")
+
+    def compute() -> arb:
+        ex = eps.exp_arb()
+        s = arb(0)
+        for j in js:
+            s += comb(k, j) * (ex ** (k - j) if fa else ex ** j)
+        return arb_of_fraction(q) * s / (1 + ex) ** k
+
+    return certify(compute, spec.digits, algorithm="direct sum")
+
+
+def compute_row(spec: RowSpec) -> dict[str, str]:
+    """The row of the schema for one RowSpec (every cell a string)."""
+    from .writers import COLUMNS, enclosure_cells
+
+    comp = spec.composition()
+    enc, note = _evaluate(spec, comp)
+    # Outward decimal rounding of a tiny value (e.g. a DRV10 delta near 10^-5000) writes integers
+    # beyond CPython's default str() limit; lift it for this row only (reported to numbers.py).
+    old_limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        cells = enclosure_cells(enc)
+    finally:
+        sys.set_int_max_str_digits(old_limit)
+    inputs = comp.to_inputs()
+    row = {c: "" for c in COLUMNS}
+    row.update(
+        table=spec.table, query=spec.query, method=spec.method,
+        options=";".join(f"{k}={v}" for k, v in spec.options),
+        at=spec.at, note=note, source=spec.source or METHOD_SOURCES.get(spec.method, ""),
+    )
+    if "mechanisms" in inputs:
+        row["mechanisms"] = json.dumps(inputs["mechanisms"], separators=(",", ":"))
+    else:
+        row["eps"], row["delta"], row["k"] = inputs["eps"], inputs["delta"], str(inputs["k"])
+    row.update(cells)
+    return row
+
+
+# -- the grids ------------------------------------------------------------------------------
+
+K_GRID = (1, 2, 5, 10, 30, 100, 1000, 10**4, 10**6)
+EPS_GRID = ("0.01", "0.1", "0.5", "1", "2")
+DELTA_GRID = ("0", "0.000001", "0.001")
+DELTA_G_GRID = ("0.001", "0.000001", "0.000000001")
+EPS_G_GRID = ("0.1", "0.5", "1", "2", "5", "10")
+
+
+def _fmt(q: Fraction) -> str:
+    return format_fraction(q)
+
+
+def _homogeneous_cases() -> list[tuple[str, str, int]]:
+    return [(e, d, k) for e in EPS_GRID for d in DELTA_GRID for k in K_GRID]
+
+
+def _opt_delta_rows() -> list[RowSpec]:
+    return [RowSpec("optimal_delta", "delta", "optimal", e, d, str(k), at=g)
+            for e, d, k in _homogeneous_cases() for g in EPS_G_GRID]
+
+
+def _opt_epsilon_rows() -> list[RowSpec]:
+    return [RowSpec("optimal_epsilon", "epsilon", "optimal", e, d, str(k), at=g)
+            for e, d, k in _homogeneous_cases() for g in DELTA_G_GRID]
+
+
+def _bounds_epsilon_rows() -> list[RowSpec]:
+    return [RowSpec("bounds_epsilon", "epsilon", m, e, d, str(k), at=g)
+            for e, d, k in _homogeneous_cases() for g in DELTA_G_GRID for m in ("optimal",) + BOUND_METHODS]
+
+
+BOUNDS_DELTA_K = (1, 10, 30, 100, 1000)
+
+
+def _bounds_delta_rows() -> list[RowSpec]:
+    return [RowSpec("bounds_delta", "delta", m, e, d, str(k), at=g)
+            for e in EPS_GRID for d in DELTA_GRID for k in BOUNDS_DELTA_K for g in ("1", "2", "5")
+            for m in ("optimal",) + BOUND_METHODS]
+
+
+KOV15_CASES = (("0.1", "0.001", 30), ("0.4", "0.1", 10), ("1", "0.001", 30))
+
+
+def _kov15_grid_rows() -> list[RowSpec]:
+    rows = []
+    for e, d, k in KOV15_CASES:
+        for i in range(k // 2 + 1):
+            at = _fmt((k - 2 * i) * Fraction(e))
+            rows.append(RowSpec("kov15_grid", "delta", "optimal", e, d, str(k), at=at, note=f"i={i}",
+                                source="KOV15 Thm 3.3 grid point eps_g = (k-2i) eps"))
+    return rows
+
+
+HET_CASES: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("0.1", "0"), ("0.2", "0"), ("0.3", "0"), ("0.5", "0"), ("0.7", "0")),
+    (("1", "0.1"), ("2", "0.2")),
+    (("0.25", "0"), ("0.5", "0"), ("1", "0"), ("2", "0")),
+    (("0.1", "0", "10"), ("0.5", "0", "5")),
+    (("0.01", "0.000001", "50"), ("0.1", "0.000001", "20"), ("0.5", "0.001", "2")),
+    (("0.05", "0", "40"), ("0.2", "0.00001", "10"), ("1", "0", "1")),
+)
+HET_EPS_G = ("0.5", "0.6", "1", "2", "3")
+HET_DELTA_G = ("0.01", "0.001", "0.000001")
+
+
+def _het_rows() -> list[RowSpec]:
+    rows = []
+    src = METHOD_SOURCES["optimal-het"]
+    for mech in HET_CASES:
+        for g in HET_EPS_G:
+            for m in ("optimal",) + HET_BOUND_METHODS:
+                rows.append(RowSpec("heterogeneous", "delta", m, mechanisms=mech, at=g,
+                                    source=src if m == "optimal" else ""))
+        for g in HET_DELTA_G:
+            for m in ("optimal",) + HET_BOUND_METHODS:
+                rows.append(RowSpec("heterogeneous", "epsilon", m, mechanisms=mech, at=g,
+                                    source=src if m == "optimal" else ""))
+    return rows
+
+
+def _exact_rows() -> list[RowSpec]:
+    rows = []
+    src = "KOV15 Thm 3.3 / MV Thm 1.4 over Q (REFERENCE.md section 3, e^eps = 3/2, k = 10)"
+    # e^eps = 3/2, k = 10: the grid points eps_g = log((3/2)^(10-2i)) give the rationals of REFERENCE.md 3.
+    for i in range(0, 6):
+        rows.append(RowSpec("exact_rational", "delta", "optimal", "log(3/2)", "0", "10",
+                            at=f"log({_fmt(Fraction(3, 2) ** (10 - 2 * i))})", note=f"i={i}", source=src))
+    for e, d, k, gs in (("log(3/2)", "0", 10, ("log(2)", "log(3)", "log(5)")),
+                        ("log(2)", "0.1", 5, ("log(2)", "log(4)", "log(8)")),
+                        ("log(5/4)", "0.001", 30, ("log(3/2)", "log(2)", "log(4)"))):
+        for g in gs:
+            rows.append(RowSpec("exact_rational", "delta", "optimal", e, d, str(k), at=g, source=src))
+        for g in ("0.1", "0.01", "0.001"):
+            rows.append(RowSpec("exact_rational", "epsilon", "optimal", e, d, str(k), at=g, source=src,
+                                note="eps is log of a rational when the closed-form inverse is"))
+    het = (("log(2)", "0"), ("log(3/2)", "0"), ("log(5/4)", "0", "2"))
+    for g in ("0", "log(2)", "log(3/2)"):
+        rows.append(RowSpec("exact_rational", "delta", "optimal", mechanisms=het, at=g,
+                            source=METHOD_SOURCES["optimal-het"] + " over Q"))
+    for g in ("0.1", "0.01"):
+        rows.append(RowSpec("exact_rational", "epsilon", "optimal", mechanisms=het, at=g,
+                            source=METHOD_SOURCES["optimal-het"] + " over Q"))
+    return rows
+
+
+# 30-fold (0.1, 0.001): delta~ from 1e-10 to 0.1; every method at the same total delta_g = k delta + delta~.
+SLACKS = tuple(Fraction(m, 10**j) for j in range(10, 0, -1) for m in (1, 2, 5) if Fraction(m, 10**j) <= Fraction(1, 10))
+
+
+def _repro_kov15_rows() -> list[RowSpec]:
+    rows = []
+    e, d, k = "0.1", "0.001", 30
+    for s in SLACKS:
+        at = _fmt(k * Fraction(d) + s)
+        for m in ("optimal", "basic", "drv10", "kov15-3.4"):
+            rows.append(RowSpec("repro_kov15_comparison", "epsilon", m, e, d, str(k), at=at,
+                                note=f"delta~={_fmt(s)}; total delta_g = k delta + delta~"))
+    return rows
+
+
+def _repro_region_rows() -> list[RowSpec]:
+    e, d, k = "0.4", "0.1", 10
+    rows = []
+    for i in range(k // 2 + 1):
+        rows.append(RowSpec("repro_privacy_region", "delta", "optimal", e, d, str(k),
+                            at=_fmt((k - 2 * i) * Fraction(e)), note=f"i={i}",
+                            source="KOV15 Thm 3.3 grid (the region is the intersection of these regions)"))
+    src = "KOV15 section 2 / REFERENCE.md section 3: vertex m of the tradeoff curve (P_FA, P_MD)"
+    for m in range(k, -1, -1):
+        for q in ("region_fa", "region_md"):
+            rows.append(RowSpec("repro_privacy_region", q, "optimal", e, d, str(k), at=str(m),
+                                kind="region", source=src, note="vertex index m"))
+    return rows
+
+
+MV_APPROX_CASES: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("0.1", "0", "5"), ("0.2", "0", "5")),
+    (("0.1", "0", "10"), ("0.2", "0", "10")),
+    (("0.05", "0", "20"), ("0.1", "0", "10"), ("0.3", "0", "5")),
+    (("0.1", "0.000001", "30"), ("0.25", "0.000001", "10")),
+)
+
+
+def _repro_mv_rows() -> list[RowSpec]:
+    rows = []
+    for mech in MV_APPROX_CASES:
+        for g in ("0.001", "0.000001"):
+            rows.append(RowSpec("repro_mv_approx", "epsilon", "optimal", mechanisms=mech, at=g,
+                                source=METHOD_SOURCES["optimal-het"]))
+            for eta in ("0.1", "0.01"):
+                rows.append(RowSpec("repro_mv_approx", "epsilon", "mv-approx", mechanisms=mech, at=g,
+                                    options=(("eta", eta),)))
+            rows.append(RowSpec("repro_mv_approx", "epsilon", "kov15-3.5", mechanisms=mech, at=g))
+    return rows
+
+
+def _repro_steinke_rows() -> list[RowSpec]:
+    rows = []
+    for e, d in (("1", "0.000001"), ("0.1", "0.000001")):
+        for k in K_GRID:
+            for m in ("basic-laplace", "steinke-zcdp"):
+                rows.append(RowSpec("repro_steinke_noise", "noise_scale", m, e, d if m != "basic-laplace" else "0",
+                                    str(k), kind="noise",
+                                    note="Laplace scale per query; total (eps, delta) as in eps, delta"))
+    return rows
+
+
+def _errata_rows() -> list[RowSpec]:
+    rows = []
+    cases = [
+        ("seed-001-mv-condition", (("1", "0", "2"),), "", "", "", "1.5",
+         "2-fold 1-DP: the poster's e^{eps_g |S|} makes every term negative"),
+        ("seed-001-mv-condition", (("0.1", "0"), ("0.2", "0"), ("0.3", "0"), ("0.5", "0"), ("0.7", "0")),
+         "", "", "", "0.6", "REFERENCE.md section 6 heterogeneous case"),
+        ("seed-000-slide-advanced", (), "0.1", "0", "30", "0.000001", "missing factor 2 under the square root"),
+        ("seed-000-slide-advanced", (), "0.01", "0", "100", "0.000000001", "missing factor 2 under the square root"),
+        ("seed-000-theorem-i", (), "0.1", "0", "30", "0.000001", "as transcribed"),
+        ("seed-000-theorem-i", (), "0.01", "0", "100", "0.000000001", "as transcribed"),
+        ("dp_accounting-advanced_composition", (), "1", "0.001", "30", "0.06", "dp_accounting test value 22"),
+        ("dp_accounting-advanced_composition", (), "1", "0.001", "30", "0.1", "dp_accounting test value 20"),
+    ]
+    from .errata import CLAIMS
+
+    for name, mech, e, d, k, at, note in cases:
+        query = CLAIMS[name][0]
+        rows.append(RowSpec("errata", query, name, e, d, k, mechanisms=mech, at=at, note=note, kind="claim"))
+        rows.append(RowSpec("errata", query, "optimal", e, d, k, mechanisms=mech, at=at,
+                            note="certified optimum for the claim above",
+                            source=METHOD_SOURCES["optimal-het" if mech else "optimal"]))
+    return rows
+
+
+TABLES: tuple[TableSpec, ...] = (
+    TableSpec("kov15_grid", "KOV15 grid: optimal total delta at eps_g = (k-2i) eps",
+              "The exact privacy region of k-fold (eps, delta)-DP at every KOV15 grid point, for "
+              "(0.1, 0.001, 30), (0.4, 0.1, 10), (1, 0.001, 30).", "KOV15 Thm 3.3", _kov15_grid_rows),
+    TableSpec("optimal_delta", "Optimal total delta at eps_g, homogeneous grid",
+              "k in {1,2,5,10,30,100,1000,1e4,1e6}, eps in {0.01,0.1,0.5,1,2}, delta in {0,1e-6,1e-3}, "
+              "eps_g in {0.1,0.5,1,2,5,10}.", METHOD_SOURCES["optimal"], _opt_delta_rows),
+    TableSpec("optimal_epsilon", "Optimal eps_g at total delta_g, homogeneous grid",
+              "The same compositions as optimal_delta at delta_g in {1e-3,1e-6,1e-9}; inf where "
+              "delta_g < 1-(1-delta)^k.", METHOD_SOURCES["optimal"], _opt_epsilon_rows),
+    TableSpec("bounds_epsilon", "Closed-form bounds beside the optimum: eps at total delta_g",
+              "Every closed-form bound of REFERENCE.md section 4 beside the optimum, for the compositions of "
+              "optimal_epsilon.", "REFERENCE.md section 4", _bounds_epsilon_rows, figure="bounds_looseness"),
+    TableSpec("bounds_delta", "Closed-form bounds beside the optimum: total delta at eps_g",
+              "Every closed-form bound beside the optimum, k in {1,10,30,100,1000}, eps_g in {1,2,5}.",
+              "REFERENCE.md section 4", _bounds_delta_rows),
+    TableSpec("heterogeneous", "Optimal heterogeneous composition beside the bounds",
+              "Lists of (eps_i, delta_i[, count]) mechanisms, both query directions.",
+              METHOD_SOURCES["optimal-het"], _het_rows),
+    TableSpec("exact_rational", "Exact rational tables (eps = log(p/q))",
+              "When e^eps and e^eps_g are rational the optimal delta is an exact fraction; eps at delta_g is "
+              "then the log of a rational on a segment whose closed form is rational.",
+              "KOV15 Thm 3.3; MV Thm 1.5; REFERENCE.md section 3", _exact_rows),
+    TableSpec("repro_kov15_comparison", "Reproduction: 30-fold composition of (0.1, 0.001)-DP",
+              "Optimal vs basic vs DRV10 vs KOV15 Thm 3.4: eps at total delta_g = k delta + delta~ across delta~ "
+              "(the comparison figure of KOV15 and seed 000).", "KOV15 ICML 2015, comparison figure",
+              _repro_kov15_rows, figure="repro_kov15_comparison"),
+    TableSpec("repro_privacy_region", "Reproduction: privacy region of the 10-fold composition of (0.4, 0.1)-DP",
+              "The grid deltas and the vertices of the tradeoff curve (P_FA, P_MD).",
+              "KOV15 ICML 2015, privacy region figure; seed 000", _repro_region_rows, figure="repro_privacy_region"),
+    TableSpec("repro_mv_approx", "Reproduction: Murtagh-Vadhan approximation vs the KOV15 bound",
+              "MV Thm 1.7 (eta = 0.1, 0.01) beside KOV15 Thm 3.5 and the optimum, heterogeneous lists.",
+              "Murtagh-Vadhan poster (seed 001), 'algorithm outperforms bound provided in [3]'",
+              _repro_mv_rows, figure="repro_mv_approx"),
+    TableSpec("repro_steinke_noise", "Reproduction: noise for k sensitivity-1 queries, basic vs advanced",
+              "Laplace scale per query: basic composition k/eps (Theta(k)) vs Steinke's zCDP route "
+              "sqrt(k/(2 rho)) (Theta(sqrt k)).", "Steinke 2022 (seed 003)", _repro_steinke_rows,
+              figure="repro_steinke_noise"),
+    TableSpec("errata", "Errata: published formulas that are wrong, with exact counterexamples",
+              "Each claim row (the formula as written) is followed by the certified optimum for the same inputs; "
+              "the note says whether the claim is unsound (below the optimum) or merely not optimal.",
+              "REFERENCE.md sections 2-4", _errata_rows),
+)
+
+
+def table_names() -> list[str]:
+    """The names of all golden tables, in build order."""
+    return [t.name for t in TABLES]
+
+
+def get_table(name: str) -> TableSpec:
+    """The spec of table ``name``."""
+    for t in TABLES:
+        if t.name == name:
+            return t
+    raise KeyError(f"table={name!r} must be one of {', '.join(table_names())}")

@@ -1,0 +1,74 @@
+"""Verify the golden tables: the manifest, then a fresh recomputation compared byte for byte."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from .build import build, default_tables_dir
+from .manifest import MANIFEST_NAME, check_manifest, read_manifest
+
+__all__ = ["verify", "compare_dirs", "first_difference"]
+
+
+def first_difference(name: str, expected: bytes, actual: bytes) -> str:
+    """A one-line description of where two versions of a file first differ."""
+    a_lines = expected.decode("utf-8", "replace").splitlines()
+    b_lines = actual.decode("utf-8", "replace").splitlines()
+    for i, (x, y) in enumerate(zip(a_lines, b_lines), 1):
+        if x != y:
+            return f"{name} line {i}: tables/ has {x[:200]!r}, recomputed {y[:200]!r}"
+    if len(a_lines) != len(b_lines):
+        return f"{name}: tables/ has {len(a_lines)} lines, recomputed {len(b_lines)}"
+    return f"{name}: bytes differ (line ends or encoding)"
+
+
+def compare_dirs(have: Path, fresh: Path, *, skip: Sequence[str] = ()) -> list[str]:
+    """Differences between the files of ``have`` and a fresh build ``fresh`` (names relative)."""
+    def listing(root: Path) -> set[str]:
+        return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+    a, b = listing(have) - set(skip), listing(fresh) - set(skip)
+    problems = [f"{n}: recomputed but missing from tables/" for n in sorted(b - a)]
+    problems += [f"{n}: in tables/ but not generated" for n in sorted(a - b)]
+    for n in sorted(a & b):
+        x, y = (have / n).read_bytes(), (fresh / n).read_bytes()
+        if x != y:
+            problems.append(first_difference(n, x, y))
+    return problems
+
+
+def verify(directory: Path | str | None = None, *, jobs: int = 1, tables: Sequence[str] | None = None,
+           recompute: bool = True, progress: bool = True, stream: TextIO | None = None) -> list[str]:
+    """All differences found (empty: verified).  The manifest is checked first, then a recomputation.
+
+    With ``tables``, only those tables are recomputed and compared (the manifest is still checked whole).
+    """
+    from .. import __version__
+
+    root = Path(directory) if directory is not None else default_tables_dir()
+    if not root.is_dir():
+        return [f"{root}: not a directory"]
+    problems = check_manifest(root, version=__version__)
+    if problems or not recompute:
+        return problems
+    unverified = list(read_manifest(root).get("unverified", []))
+    with tempfile.TemporaryDirectory(prefix="exactdp-verify-") as tmp:
+        fresh = build(Path(tmp) / "tables", jobs=jobs, tables=tables, progress=progress, stream=stream)
+        if tables:
+            wanted = {f"{t}.{ext}" for t in tables for ext in ("csv", "json")}
+            skip = [p.relative_to(root).as_posix() for p in root.rglob("*")
+                    if p.is_file() and p.relative_to(root).as_posix() not in wanted]
+            skip += [p.relative_to(fresh).as_posix() for p in fresh.rglob("*")
+                     if p.is_file() and p.relative_to(fresh).as_posix() not in wanted]
+            return compare_dirs(root, fresh, skip=skip)
+        return compare_dirs(root, fresh, skip=unverified + [MANIFEST_NAME]) or _manifest_equal(root, fresh)
+
+
+def _manifest_equal(root: Path, fresh: Path) -> list[str]:
+    a, b = read_manifest(root), read_manifest(fresh)
+    if a.get("files") != b.get("files"):
+        return [f"{MANIFEST_NAME}: the recomputed manifest lists other files or hashes"]
+    return []

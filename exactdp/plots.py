@@ -1,0 +1,168 @@
+"""Figures of the golden tables (matplotlib, Agg, byte-deterministic).
+
+Every figure is drawn from the rows of its table (the directed float bounds, which is all a plot
+needs) with matplotlib's object API (no pyplot state), default rcParams plus a fixed set
+(:data:`FIXED_RC`, including ``svg.hashsalt``), and the date/software metadata removed, so the
+same rows give the same bytes.  ``render(name, rows, "png" | "svg") -> bytes``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["FIXED_RC", "FIGURES", "render"]
+
+#: rcParams fixed for every figure (on top of matplotlib's defaults, not the user's matplotlibrc).
+FIXED_RC: dict[str, Any] = {
+    "svg.hashsalt": "exactdp-golden-tables",
+    "svg.fonttype": "path",
+    "font.family": "DejaVu Sans",
+    "font.size": 9.0,
+    "figure.figsize": (6.0, 4.0),
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "path.simplify": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "legend.fontsize": 8.0,
+}
+
+_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None}}
+
+Rows = Sequence[dict[str, str]]
+
+
+def _f(row: dict[str, str]) -> float:
+    """A float to plot (the upper directed bound; plotting only)."""
+    return float(row["float_upper"])  # float ok: plotting only
+
+
+def _kov15_comparison(ax: Any, rows: Rows) -> None:
+    k, delta = None, None
+    series: dict[str, list[tuple[float, float]]] = {}
+    for r in rows:
+        k, delta = int(r["k"]), Fraction(r["delta"])
+        slack = Fraction(r["at"]) - k * delta
+        series.setdefault(r["method"], []).append((float(slack), _f(r)))  # float ok: plotting only
+    styles = {"optimal": "-", "kov15-3.4": "--", "drv10": "-.", "basic": ":"}
+    for m in ("basic", "drv10", "kov15-3.4", "optimal"):
+        if m in series:
+            xs, ys = zip(*sorted(series[m]))
+            ax.plot(xs, ys, styles[m], marker="o", markersize=2.5, label=m)
+    ax.set_xscale("log")
+    ax.set_xlabel("delta~ (total delta_g = k delta + delta~)")
+    ax.set_ylabel("eps_g")
+    ax.set_title(f"{k}-fold composition of (0.1, {delta})-DP")
+    ax.legend()
+
+
+def _privacy_region(ax: Any, rows: Rows) -> None:
+    fa: dict[int, float] = {}
+    md: dict[int, float] = {}
+    title = ""
+    for r in rows:
+        if r["query"] == "region_fa":
+            fa[int(r["at"])] = _f(r)
+        elif r["query"] == "region_md":
+            md[int(r["at"])] = _f(r)
+        title = f"{r['k']}-fold composition of ({r['eps']}, {r['delta']})-DP"
+    ms = sorted(fa, reverse=True)
+    xs = [0.0] + [fa[m] for m in ms] + [1.0]
+    ys = [1.0] + [md[m] for m in ms] + [0.0]
+    ax.plot(xs, ys, "-", marker="o", markersize=3, label="tradeoff curve (vertices)")
+    ax.plot(ys, xs, "--", label="mirror (swap the hypotheses)")
+    ax.fill(xs + [1.0], ys + [1.0], alpha=0.15)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("P_FA")
+    ax.set_ylabel("P_MD")
+    ax.set_title(title)
+    ax.legend()
+
+
+def _mv_approx(ax: Any, rows: Rows) -> None:
+    cases: list[str] = []
+    vals: dict[str, dict[str, float]] = {}
+    for r in rows:
+        case = r["mechanisms"] + " @ " + r["at"]
+        if case not in vals:
+            cases.append(case)
+            vals[case] = {}
+        label = r["method"] + (f" ({r['options']})" if r["options"] else "")
+        vals[case][label] = _f(r)
+    labels = sorted({lab for v in vals.values() for lab in v})
+    width = 0.8 / max(len(labels), 1)
+    for j, lab in enumerate(labels):
+        xs = [i + j * width for i in range(len(cases))]
+        ax.bar(xs, [vals[c].get(lab, 0.0) for c in cases], width, label=lab)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))])
+    ax.set_xticklabels([f"case {i + 1}\ndelta_g={c.split(' @ ')[1]}" for i, c in enumerate(cases)], fontsize=6)
+    ax.set_ylabel("eps_g at delta_g")
+    ax.set_title("Murtagh-Vadhan approximation vs KOV15 Thm 3.5 vs optimum")
+    ax.legend()
+
+
+def _steinke_noise(ax: Any, rows: Rows) -> None:
+    series: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for r in rows:
+        series.setdefault((r["method"], r["eps"]), []).append((int(r["k"]), _f(r)))
+    for (m, e), pts in sorted(series.items()):
+        xs, ys = zip(*sorted(pts))
+        ax.plot(xs, ys, "-" if m == "steinke-zcdp" else "--", marker="o", markersize=2.5, label=f"{m}, eps={e}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("k (sensitivity-1 queries)")
+    ax.set_ylabel("Laplace scale per query")
+    ax.set_title("basic Theta(k) vs advanced Theta(sqrt k), delta = 1e-6")
+    ax.legend()
+
+
+def _bounds_looseness(ax: Any, rows: Rows) -> None:
+    series: dict[str, list[tuple[int, float]]] = {}
+    for r in rows:
+        if r["eps"] == "0.1" and r["delta"] == "0" and r["at"] == "0.000001" and r["float_upper"] != "inf":
+            series.setdefault(r["method"], []).append((int(r["k"]), _f(r)))
+    for m, pts in sorted(series.items()):
+        xs, ys = zip(*sorted(pts))
+        ax.plot(xs, ys, "-" if m == "optimal" else "--", marker="o", markersize=2.5, label=m,
+                linewidth=2.0 if m == "optimal" else 1.0)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("k")
+    ax.set_ylabel("eps_g at delta_g = 1e-6")
+    ax.set_title("k-fold composition of 0.1-DP: every bound beside the optimum")
+    ax.legend(ncol=2)
+
+
+FIGURES: dict[str, Callable[[Any, Rows], None]] = {
+    "repro_kov15_comparison": _kov15_comparison,
+    "repro_privacy_region": _privacy_region,
+    "repro_mv_approx": _mv_approx,
+    "repro_steinke_noise": _steinke_noise,
+    "bounds_looseness": _bounds_looseness,
+}
+
+
+def render(name: str, rows: Rows, fmt: str) -> bytes:
+    """The bytes of figure ``name`` drawn from ``rows`` as ``fmt`` ("png" or "svg")."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if fmt not in _METADATA:
+        raise ValueError(f"fmt={fmt!r} must be 'png' or 'svg'")
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()
+        matplotlib.rcParams.update(FIXED_RC)
+        fig = Figure()
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot(1, 1, 1)
+        FIGURES[name](ax, rows)
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, metadata=_METADATA[fmt])
+    return buf.getvalue()
