@@ -1,0 +1,80 @@
+"""One-sided assertions for a DP accountant's test suite.
+
+An accountant's eps (or delta) is a claimed *upper bound* on the optimum; it is wrong only when
+it is below the optimum (KOV15 Thm 3.3 / Murtagh-Vadhan Thm 1.5).  These assertions fail with a
+message giving the inputs, the reported value and the certified optimum enclosure.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .oracle import Oracle, Verdict, judge_delta, judge_epsilon
+
+__all__ = ["UnsoundClaimError", "assert_sound", "assert_sound_delta"]
+
+
+class UnsoundClaimError(AssertionError):
+    """A reported eps or delta is below the certified optimum; ``.verdict`` holds the details."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(verdict.describe())
+        self.verdict = verdict
+
+
+def _tol(rel_tol: Any) -> Fraction:
+    from ..numbers import parse_rational
+
+    t = parse_rational(rel_tol, "rel_tol") if not isinstance(rel_tol, float) else Fraction(rel_tol)  # float ok: a tolerance, not a certified value
+    if t < 0:
+        raise ValueError(f"{rel_tol=} must be >= 0")
+    return t
+
+
+def _check(v: Verdict, rel_tol: Any) -> Verdict:
+    if v.sound:
+        return v
+    t = _tol(rel_tol)
+    if t > 0 and v.relative_shortfall is not None and v.relative_shortfall <= t:
+        return v
+    raise UnsoundClaimError(v)
+
+
+def assert_sound(
+    reported_epsilon: Any,
+    *,
+    composition: Any,
+    delta_g: Any,
+    rel_tol: Any = 0,
+    oracle: Oracle | None = None,
+) -> Verdict:
+    """Assert that ``reported_epsilon`` >= the optimal eps of ``composition`` at total ``delta_g``.
+
+    The optimum is OptComp(delta_g), KOV15 Thm 3.3 (equal mechanisms) or Murtagh-Vadhan Thm 1.5.
+    ``composition`` is a Composition, an ``(eps, delta, k)`` triple or a list of ``(eps, delta)``
+    pairs; a float reported value is taken at its exact binary value.  ``rel_tol`` lets a claim
+    pass that is below the optimum by at most that relative amount (e.g. ``"1e-12"`` to forgive
+    floating-point-level slips).  Returns the :class:`Verdict`; raises :class:`UnsoundClaimError`.
+
+    >>> from exactdp.testing import assert_sound
+    >>> assert_sound(3, composition=("0.1", 0, 30), delta_g="1e-3").sound  # doctest: +SKIP
+    True
+    """
+    return _check(judge_epsilon(reported_epsilon, composition, delta_g, oracle=oracle), rel_tol)
+
+
+def assert_sound_delta(
+    reported_delta: Any,
+    *,
+    composition: Any,
+    eps_g: Any,
+    rel_tol: Any = 0,
+    oracle: Oracle | None = None,
+) -> Verdict:
+    """Assert that ``reported_delta`` >= the optimal total delta of ``composition`` at ``eps_g``.
+
+    The optimum is delta_opt(eps_g) of Murtagh-Vadhan Thm 1.5 (KOV15 Thm 3.3 when homogeneous).
+    Same conventions as :func:`assert_sound`.
+    """
+    return _check(judge_delta(reported_delta, composition, eps_g, oracle=oracle), rel_tol)

@@ -1,0 +1,138 @@
+"""Hypothesis strategies for exact DP inputs: eps, delta, compositions and queries.
+
+Every value is exact (Fractions, or ``ExactReal`` ``log(p/q)`` eps), and every strategy is built
+from integers and ``sampled_from`` lists with the simplest element first, so hypothesis shrinks
+a failure toward k = 1 and short decimals such as 1, 0.1, 0.001.  Importing this module imports
+hypothesis (``import exactdp.testing`` does not).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from hypothesis import strategies as st
+
+from ..composition import Composition
+from ..numbers import ExactReal, format_fraction
+
+__all__ = [
+    "decimals",
+    "eps_values",
+    "log_eps_values",
+    "exact_eps",
+    "deltas",
+    "delta_gs",
+    "ks",
+    "homogeneous_compositions",
+    "heterogeneous_compositions",
+    "compositions",
+    "queries",
+]
+
+
+@st.composite
+def decimals(draw: Any, min_value: Fraction = Fraction(0), max_value: Fraction = Fraction(10),
+             max_places: int = 3) -> Fraction:
+    """A short decimal ``n / 10**p`` in [min_value, max_value]; shrinks to few places, small n."""
+    lo, hi = Fraction(min_value), Fraction(max_value)
+    p = draw(st.integers(0, max_places))
+    scale = 10**p
+    n_lo = -((-lo.numerator * scale) // lo.denominator)  # ceil(lo * 10^p)
+    n_hi = (hi.numerator * scale) // hi.denominator  # floor(hi * 10^p)
+    if n_lo > n_hi:
+        p = max_places
+        scale = 10**p
+        n_lo = -((-lo.numerator * scale) // lo.denominator)
+        n_hi = (hi.numerator * scale) // hi.denominator
+    return Fraction(draw(st.integers(n_lo, n_hi)), scale)
+
+
+def eps_values(min_value: Any = Fraction(1, 1000), max_value: Any = Fraction(10), max_places: int = 3) -> Any:
+    """A rational eps (a short decimal) in [min_value, max_value]."""
+    return decimals(Fraction(min_value), Fraction(max_value), max_places)
+
+
+@st.composite
+def log_eps_values(draw: Any, max_denominator: int = 20, max_ratio: Fraction = Fraction(20)) -> ExactReal:
+    """An eps ``log(p/q)`` with 1 < p/q <= max_ratio: e^eps is rational, so answers can be exact."""
+    q = draw(st.integers(1, max_denominator))
+    p = draw(st.integers(q + 1, max(q + 1, int(q * max_ratio))))
+    return ExactReal.log(Fraction(p, q))
+
+
+def exact_eps(allow_log: bool = True, **kw: Any) -> Any:
+    """An eps as an :class:`ExactReal`: a short decimal, or (if allowed) ``log(p/q)``."""
+    rat = eps_values(**kw).map(ExactReal.rational)
+    return st.one_of(rat, log_eps_values()) if allow_log else rat
+
+
+@st.composite
+def deltas(draw: Any, allow_zero: bool = True, min_exponent: int = 9, max_value: Fraction = Fraction(1, 10)) -> Fraction:
+    """A delta: 0 (first), or m * 10**-j with 1 <= m <= 9, 1 <= j <= min_exponent, <= max_value."""
+    if allow_zero and draw(st.booleans()) is False:
+        return Fraction(0)
+    j = draw(st.integers(1, min_exponent))
+    m = draw(st.integers(1, 9))
+    return min(Fraction(m, 10**j), Fraction(max_value))
+
+
+def delta_gs(min_exponent: int = 12) -> Any:
+    """A total delta_g in (0, 1): m * 10**-j, shrinking toward 0.1."""
+    return deltas(allow_zero=False, min_exponent=min_exponent, max_value=Fraction(9, 10))
+
+
+def ks(max_value: int = 100) -> Any:
+    """A number of mechanisms, shrinking toward 1."""
+    return st.integers(1, max_value)
+
+
+@st.composite
+def homogeneous_compositions(draw: Any, max_k: int = 100, allow_log: bool = True,
+                             pure: bool | None = None) -> Composition:
+    """k equal (eps, delta)-DP mechanisms."""
+    eps = draw(exact_eps(allow_log=allow_log))
+    delta = Fraction(0) if pure else draw(deltas(allow_zero=pure is None))
+    return Composition.homogeneous(eps, delta, draw(ks(max_k)))
+
+
+@st.composite
+def heterogeneous_compositions(draw: Any, max_size: int = 6, max_count: int = 3, allow_log: bool = False,
+                               pure: bool | None = None) -> Composition:
+    """A list of 1..max_size distinct-or-not mechanisms, each repeated 1..max_count times.
+
+    ``allow_log`` defaults to False: mixing log(p/q) with decimals has no common grid, which the
+    exact heterogeneous algorithm handles only for small lists.
+    """
+    n = draw(st.integers(1, max_size))
+    mechs = []
+    for _ in range(n):
+        eps = draw(exact_eps(allow_log=allow_log, max_places=2))
+        delta = Fraction(0) if pure else draw(deltas(allow_zero=pure is None, min_exponent=6))
+        mechs.append((eps, delta, draw(st.integers(1, max_count))))
+    return Composition.heterogeneous(mechs)
+
+
+def compositions(**kw: Any) -> Any:
+    """A homogeneous or heterogeneous composition (homogeneous first when shrinking)."""
+    return st.one_of(homogeneous_compositions(), heterogeneous_compositions(**kw))
+
+
+@st.composite
+def queries(draw: Any, kinds: tuple[str, ...] = ("epsilon", "delta", "check"),
+            composition: Any = None) -> dict[str, Any]:
+    """A query object in the batch format of ``exactdp batch`` / :func:`exactdp.cli.run_query`.
+
+    e.g. ``{"query": "epsilon", "eps": "0.1", "delta": "0.001", "k": 30, "at_delta": "0.05"}``.
+    """
+    comp = draw(composition if composition is not None else compositions())
+    kind = draw(st.sampled_from(kinds))
+    obj: dict[str, Any] = {"query": kind, **comp.to_inputs()}
+    if kind == "epsilon":
+        obj["at_delta"] = format_fraction(draw(delta_gs()))
+    elif kind == "delta":
+        obj["at_eps"] = str(draw(exact_eps(allow_log=False, max_value=Fraction(20))))
+    else:
+        obj["eps_g"] = str(draw(exact_eps(allow_log=False, max_value=Fraction(20))))
+        obj["delta_g"] = format_fraction(draw(delta_gs()))
+    return obj
