@@ -1,9 +1,750 @@
-"""Placeholder: the optimal method is being built (see the open issues)."""
+"""Optimal heterogeneous composition: Murtagh-Vadhan Thm 1.5, exact or certified for any eps_i.
+
+Murtagh and Vadhan (TCC 2016; Theory of Computing 14(8) 2018, arXiv:1507.03113, Thm 1.5), as
+corrected in REFERENCE.md section 2: the composition of (eps_i, delta_i)-DP mechanisms is
+(eps_g, delta_g)-DP iff ``delta_pure(eps_g) <= t`` with ``t = 1 - (1-delta_g)/prod(1-delta_i)`` and
+
+    delta_pure(eps_g) = 1/prod(1+e^{eps_i}) * sum_S ( e^{eps(S)} - e^{eps_g} e^{eps(S^c)} )_+ .
+
+Write ``p_S = e^{eps(S)}/prod(1+e^{eps_i})`` (the P-probability of the outcome S of the product of
+randomized-response pairs) and ``L_S = eps(S) - eps(S^c)`` (its privacy loss).  Then
+``q_S = p_{S^c}`` and ``delta_pure(x) = sum_{L_S > x} p_S - e^x q_S``.  Everything below groups the
+outcomes into *atoms* of equal loss, sorted by loss; the atom list is symmetric (atom n-1-i is the
+complement of atom i), so with suffix sums ``SP[m] = sum_{i>=m} p_i`` and
+``SQ[m] = sum_{i<=n-1-m} p_i`` we get ``delta_pure(x) = SP[m] - e^x SQ[m]``, m the first atom with
+loss > x (affine in e^x between breakpoints: the closed form of the inverse, REFERENCE.md 2).
+
+Three ways to build the atoms:
+
+* ``exact-counting``: every eps_i is an integer multiple a_i of one eps_0 (rational eps_i, or
+  eps_i = log q_i with q_i = q_0^{a_i}) with a moderate A = sum a_i.  The atom weights are the
+  coefficients of prod_i (1 + y^{a_i} x^{a_i}) / (1 + y^{a_i}), y = e^{eps_0}: exact integers
+  (fmpz_poly) when y is rational, else certified fixed-point lower/upper integer polynomials
+  (all coefficients are >= 0, so floor/ceil after every product keep rigorous bounds).
+* ``enumeration`` (``brute-force`` when all mechanisms differ): few distinct eps values with
+  moderate counts, any eps (seven significant digits, mixed rationals and logs): one atom per
+  vector of how many of each value are in S.
+* ``bracket``: anything else.  delta_opt and OptComp are non-decreasing in every eps_i, so
+  rounding every eps_i down / up to the grid 1/N gives certified lower / upper bounds; N is
+  refined until the requested digits hold, else a :class:`PrecisionError` names the width reached.
+
+Decisions (``mv_decide``) are exact: rational arithmetic when everything is rational; otherwise
+the enclosure is refined until the sign is certain, after an exact test of the identical case by
+collecting exponents (Lindemann-Weierstrass: sum_j c_j e^{r_j} with distinct rationals r_j and
+rational c_j vanishes only if every c_j does; exponents here are ``r + log(q)`` with r, q rational,
+i.e. ``q e^r``).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cmp_to_key
+
+import gmpy2
+from flint import arb, ctx, fmpz, fmpz_poly
+
+from ..composition import Composition
+from ..errors import PrecisionError
+from ..numbers import (
+    DEFAULT_DIGITS,
+    MAX_PREC,
+    Enclosure,
+    ExactReal,
+    arb_of_fraction,
+    certify,
+    fraction_of_arb_endpoints,
+)
+
+__all__ = ["mv_delta", "mv_epsilon", "mv_decide", "LinLog", "build_profile", "Profile"]
+
+#: Largest A = sum a_i for exact counting on a common grid.
+GRID_CAP = 2_000_000
+#: Largest number of enumerated atoms (before merging equal losses).
+ENUM_CAP = 200_000
+#: Precision (bits) after which an undecided sign triggers the exact identity test.
+_IDENTITY_PREC = 1024
 
 
-def __getattr__(name: str) -> Any:
-    raise NotImplementedError("the optimal method is not available yet in this version of exactdp")
+# -- exact reals of the form R + log(Q) --------------------------------------------------------
+
+@dataclass(frozen=True)
+class LinLog:
+    """The exact real ``R + log(Q)`` (R rational, Q > 0 rational); e^{R + log Q} = Q e^R."""
+
+    R: Fraction
+    Q: Fraction = Fraction(1)
+
+    @classmethod
+    def of(cls, x: ExactReal) -> "LinLog":
+        return cls(x.value, Fraction(1)) if x.kind == "rational" else cls(Fraction(0), x.value)
+
+    def __add__(self, o: "LinLog") -> "LinLog":
+        return LinLog(self.R + o.R, self.Q * o.Q)
+
+    def __neg__(self) -> "LinLog":
+        return LinLog(-self.R, 1 / self.Q)
+
+    def __sub__(self, o: "LinLog") -> "LinLog":
+        return self + (-o)
+
+    def scale(self, n: int) -> "LinLog":
+        return LinLog(self.R * n, self.Q**n)
+
+    def is_zero(self) -> bool:
+        return self.R == 0 and self.Q == 1
+
+    def arb(self) -> arb:
+        r = arb_of_fraction(self.R)
+        return r if self.Q == 1 else r + arb_of_fraction(self.Q).log()
+
+    def exp_arb(self) -> arb:
+        q = arb_of_fraction(self.Q)
+        return q if self.R == 0 else q * arb_of_fraction(self.R).exp()
+
+    def exp_exact(self) -> Fraction | None:
+        return self.Q if self.R == 0 else None
+
+    def sign(self) -> int:
+        """The exact sign.  R + log Q = 0 iff R = 0 and Q = 1 (e^R is irrational for R != 0)."""
+        if self.R == 0:
+            return (self.Q > 1) - (self.Q < 1)
+        if self.Q == 1:
+            return (self.R > 0) - (self.R < 0)
+        prec = 64
+        while True:  # terminates: the value is nonzero (Lindemann)
+            with ctx.workprec(prec):
+                x = self.arb()
+            if x > 0:
+                return 1
+            if x < 0:
+                return -1
+            prec *= 2
+
+    def enclosure(self, digits: int, algorithm: str) -> Enclosure:
+        if self.Q == 1:
+            return Enclosure.exact_value(self.R, digits, algorithm)
+        if self.R == 0:
+            return Enclosure.log_of(self.Q, digits, algorithm)
+        enc = certify(self.arb, digits)
+        return Enclosure(enc.lower, enc.upper, digits, algorithm=algorithm)
+
+
+def _cmp(a: LinLog, b: LinLog) -> int:
+    return (a - b).sign()
+
+
+# -- the atom profile ---------------------------------------------------------------------------
+
+def _ball(lo: int, hi: int, D: int) -> arb:
+    """An Arb ball containing [lo/D, hi/D]."""
+    d = arb(fmpz(D))
+    a = arb(fmpz(lo)) / d
+    return a if lo == hi else a.union(arb(fmpz(hi)) / d)
+
+
+class Profile:
+    """Atoms of the privacy-loss distribution of a product of randomized-response pairs.
+
+    Subclasses give ``n``, ``loss(i)`` (ascending, complement-symmetric), ``exact`` (weights are
+    exact rationals), ``_weights(prec)`` -> (lo, hi, D) integer lists with lo_i/D <= p_i <= hi_i/D,
+    and ``exact_terms(i)`` -> [(N, LinLog x)] with p_i * Z = sum N e^x, Z = sum of all terms.
+    """
+
+    n: int
+    exact: bool
+    algorithm: str
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[list[int], list[int], int]] = {}
+
+    def loss(self, i: int) -> LinLog:
+        raise NotImplementedError
+
+    def _weights(self, prec: int) -> tuple[list[int], list[int], int]:
+        raise NotImplementedError
+
+    def exact_terms(self, i: int) -> list[tuple[int, LinLog]]:
+        raise NotImplementedError
+
+    # suffix sums, cached by precision
+    def sums(self, prec: int) -> tuple[list[int], list[int], int]:
+        key = 0 if self.exact else prec
+        if key not in self._cache:
+            lo, hi, D = self._weights(prec)
+            slo = [0] * (self.n + 1)
+            shi = [0] * (self.n + 1)
+            a = b = 0
+            for i in range(self.n - 1, -1, -1):
+                a += lo[i]
+                b += hi[i]
+                slo[i] = a
+                shi[i] = b
+            self._cache[key] = (slo, shi, D)
+        return self._cache[key]
+
+    def sp_sq_exact(self, m: int) -> tuple[Fraction, Fraction]:
+        slo, _, D = self.sums(0)
+        sp = Fraction(slo[m], D)
+        sq = Fraction(slo[0] - slo[self.n - m], D)
+        return sp, sq
+
+    def sp_sq_arb(self, m: int) -> tuple[arb, arb]:
+        """Balls of SP[m] = sum_{i>=m} p_i and SQ[m] = sum_{i<n-m} p_i at the current precision."""
+        slo, shi, D = self.sums(ctx.prec)
+        j = self.n - m
+        return _ball(slo[m], shi[m], D), _ball(slo[0] - slo[j], shi[0] - shi[j], D)
+
+    def index_above(self, x: LinLog) -> int:
+        """The first atom whose loss is > x (n if none), by exact comparisons."""
+        lo, hi = 0, self.n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _cmp(self.loss(mid), x) > 0:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    # delta_pure(x) - t on the segment of atoms >= m: exact sign
+    def sign_dp_minus_t(self, x: LinLog, m: int, t: Fraction) -> int:
+        if m >= self.n:
+            return (0 > t) - (0 < t)
+        ex = x.exp_exact()
+        if self.exact and ex is not None:
+            sp, sq = self.sp_sq_exact(m)
+            v = sp - ex * sq - t
+            return (v > 0) - (v < 0)
+        prec = 128
+        tried_identity = False
+        while prec <= MAX_PREC:
+            with ctx.workprec(prec):
+                sp, sq = self.sp_sq_arb(m)
+                v = sp - x.exp_arb() * sq - arb_of_fraction(t)
+            if v > 0:
+                return 1
+            if v < 0:
+                return -1
+            if prec >= _IDENTITY_PREC and not tried_identity:
+                tried_identity = True
+                if self._identically_equal(x, m, t):
+                    return 0
+            prec *= 2
+        raise PrecisionError(f"could not decide the sign of delta_pure - t within {MAX_PREC} bits")
+
+    def _identically_equal(self, x: LinLog, m: int, t: Fraction) -> bool:
+        # Z (delta_pure(x) - t) = sum_{i>=m} [T_i - e^x T_{n-1-i}] - t sum_i T_i with
+        # T_i = sum N e^{r + log q}: collect the coefficient of every distinct e^r exactly;
+        # by Lindemann-Weierstrass it vanishes iff every collected coefficient is 0.
+        coef: dict[Fraction, Fraction] = {}
+
+        def add(c: Fraction, y: LinLog) -> None:
+            coef[y.R] = coef.get(y.R, Fraction(0)) + c * y.Q
+
+        for i in range(self.n):
+            for N, y in self.exact_terms(i):
+                add(-t * N, y)
+                if i >= m:
+                    add(Fraction(N), y)
+                if self.n - 1 - i >= m:
+                    add(Fraction(-N), y + x)
+        return all(v == 0 for v in coef.values())
+
+
+def _to_fixed(x: arb, F: int) -> tuple[int, int]:
+    """floor / ceil of the endpoints of x * 2^F."""
+    lo, hi = fraction_of_arb_endpoints(x)
+    s = 1 << F
+    lo_i = (lo.numerator * s) // lo.denominator
+    hi_i = -((-hi.numerator * s) // hi.denominator)
+    return max(lo_i, 0), hi_i
+
+
+def _shift_floor(p: fmpz_poly, F: int) -> fmpz_poly:
+    return p // fmpz(1 << F)  # coefficient-wise floor division (fmpz_poly_scalar_fdiv_q)
+
+
+def _shift_ceil(p: fmpz_poly, F: int) -> fmpz_poly:
+    return -((-p) // fmpz(1 << F))
+
+
+class GridProfile(Profile):
+    """eps_i = a_i eps_0 exactly: atoms s = 0..A with loss (2s - A) eps_0 (exact counting)."""
+
+    def __init__(self, eps0: LinLog, groups: Sequence[tuple[int, int]]) -> None:
+        super().__init__()
+        self.eps0 = eps0
+        self.groups = [(a, c) for a, c in groups if a > 0]
+        self.A = sum(a * c for a, c in self.groups)
+        self.n = self.A + 1
+        self.exact = eps0.R == 0
+        self.algorithm = "exact-counting"
+        self._counts: list[int] | None = None
+
+    def loss(self, i: int) -> LinLog:
+        return self.eps0.scale(2 * i - self.A)
+
+    def _weights(self, prec: int) -> tuple[list[int], list[int], int]:
+        if self.exact:
+            # e^{eps_0} = u/v: coefficient s of prod (v^a + u^a x^a)^c is N[s] u^s v^{A-s}
+            y = self.eps0.Q
+            u, v = y.numerator, y.denominator
+            poly = fmpz_poly([1])
+            D = 1
+            for a, c in self.groups:
+                base = [0] * (a + 1)
+                base[0], base[a] = v**a, u**a
+                poly = poly * fmpz_poly(base) ** c
+                D *= (u**a + v**a) ** c
+            co = [int(x) for x in poly.coeffs()]
+            co += [0] * (self.n - len(co))
+            return co, co, D
+        F = prec + self.n.bit_length() + 2 * len(self.groups).bit_length() + 16
+        wprec = F + 32
+        los: list[fmpz_poly] = []
+        his: list[fmpz_poly] = []
+        with ctx.workprec(wprec):
+            w = self.eps0.exp_arb()
+            for a, c in self.groups:
+                y = w**a
+                # the binomial law C(c,j) y^j / (1+y)^c, term by term
+                term = (1 + y) ** (-c)
+                lo = [0] * (a * c + 1)
+                hi = [0] * (a * c + 1)
+                for j in range(c + 1):
+                    if j:
+                        term = term * y * (c - j + 1) / j
+                    lo[j * a], hi[j * a] = _to_fixed(term, F)
+                los.append(fmpz_poly(lo))
+                his.append(fmpz_poly(hi))
+        lo_p = _tree(los, F, _shift_floor)
+        hi_p = _tree(his, F, _shift_ceil)
+        lo_c = [int(x) for x in lo_p.coeffs()] + [0] * self.n
+        hi_c = [int(x) for x in hi_p.coeffs()] + [0] * self.n
+        return lo_c[: self.n], hi_c[: self.n], 1 << F
+
+    def counts(self) -> list[int]:
+        if self._counts is None:
+            poly = fmpz_poly([1])
+            for a, c in self.groups:
+                base = [0] * (a + 1)
+                base[0] = base[a] = 1
+                poly = poly * fmpz_poly(base) ** c
+            co = [int(x) for x in poly.coeffs()]
+            self._counts = co + [0] * (self.n - len(co))
+        return self._counts
+
+    def exact_terms(self, i: int) -> list[tuple[int, LinLog]]:
+        N = self.counts()[i]
+        return [(N, self.eps0.scale(i))] if N else []
+
+
+def _tree(polys: list[fmpz_poly], F: int, shift: Callable[[fmpz_poly, int], fmpz_poly]) -> fmpz_poly:
+    """Product of fixed-point polynomials (scale 2^F each), rescaled after every product."""
+    polys = list(polys)
+    if not polys:
+        return fmpz_poly([1 << F])
+    while len(polys) > 1:
+        polys.sort(key=lambda p: p.degree())
+        a, b = polys.pop(0), polys.pop(0)
+        polys.append(shift(a * b, F))
+    return polys[0]
+
+
+class EnumProfile(Profile):
+    """Few distinct eps values: one atom per vector (j_g) of how many of each value are in S."""
+
+    def __init__(self, groups: Sequence[tuple[LinLog, int]]) -> None:
+        super().__init__()
+        self.groups = list(groups)
+        self.exact = all(e.R == 0 for e, _ in self.groups)
+        self.algorithm = "brute-force" if all(c == 1 for _, c in self.groups) else "enumeration"
+        vecs = list(itertools.product(*[range(c + 1) for _, c in self.groups]))
+        losses = {}
+        for v in vecs:
+            L = LinLog(Fraction(0))
+            for (e, c), j in zip(self.groups, v):
+                if 2 * j - c:
+                    L = L + e.scale(2 * j - c)
+            losses.setdefault(L, []).append(v)
+        keys = list(losses)
+        with ctx.workprec(128):
+            approx = {L: L.arb() for L in keys}
+
+        def cmp(a: LinLog, b: LinLog) -> int:
+            x, y = approx[a], approx[b]
+            if x < y:
+                return -1
+            if x > y:
+                return 1
+            return _cmp(a, b)
+
+        keys.sort(key=cmp_to_key(cmp))
+        self._losses = keys
+        self._vecs = [losses[L] for L in keys]
+        self.n = len(keys)
+
+    def loss(self, i: int) -> LinLog:
+        return self._losses[i]
+
+    def _weights(self, prec: int) -> tuple[list[int], list[int], int]:
+        if self.exact:
+            D = 1
+            tabs = []
+            for e, c in self.groups:
+                u, v = e.Q.numerator, e.Q.denominator
+                D *= (u + v) ** c
+                tabs.append([math.comb(c, j) * u**j * v ** (c - j) for j in range(c + 1)])
+            co = []
+            for vs in self._vecs:
+                s = 0
+                for vec in vs:
+                    p = 1
+                    for tab, j in zip(tabs, vec):
+                        p *= tab[j]
+                    s += p
+                co.append(s)
+            return co, co, D
+        F = prec + self.n.bit_length() + 16
+        with ctx.workprec(F + 32):
+            tabs = []
+            for e, c in self.groups:
+                y = e.exp_arb()
+                term = (1 + y) ** (-c)
+                tab = [term]
+                for j in range(1, c + 1):
+                    term = term * y * (c - j + 1) / j
+                    tab.append(term)
+                tabs.append(tab)
+            lo, hi = [], []
+            for vs in self._vecs:
+                s = arb(0)
+                for vec in vs:
+                    p = arb(1)
+                    for tab, j in zip(tabs, vec):
+                        p = p * tab[j]
+                    s += p
+                a, b = _to_fixed(s, F)
+                lo.append(a)
+                hi.append(b)
+        return lo, hi, 1 << F
+
+    def exact_terms(self, i: int) -> list[tuple[int, LinLog]]:
+        out = []
+        for vec in self._vecs[i]:
+            N = 1
+            x = LinLog(Fraction(0))
+            for (e, c), j in zip(self.groups, vec):
+                N *= math.comb(c, j)
+                if j:
+                    x = x + e.scale(j)
+            out.append((N, x))
+        return out
+
+
+# -- choosing the atoms -------------------------------------------------------------------------
+
+def _perfect_power(q: Fraction) -> tuple[Fraction, int]:
+    """(r, m) with q = r^m and m maximal (q > 1 rational)."""
+    u, v = q.numerator, q.denominator
+    m_tot = 1
+    changed = True
+    while changed:
+        changed = False
+        for m in range(2, max(u.bit_length(), 2) + 1):
+            ru, eu = gmpy2.iroot(u, m)
+            if not eu:
+                continue
+            rv, ev = gmpy2.iroot(v, m)
+            if ev:
+                u, v = int(ru), int(rv)
+                m_tot *= m
+                changed = True
+                break
+    return Fraction(u, v), m_tot
+
+
+def _grid(eps: Sequence[ExactReal]) -> tuple[LinLog, list[int]] | None:
+    """A common eps_0 with eps_i = a_i eps_0 exactly (eps_i > 0), or None."""
+    if all(e.kind == "rational" for e in eps):
+        L = 1
+        for e in eps:
+            L = L * e.value.denominator // math.gcd(L, e.value.denominator)
+        ns = [int(e.value * L) for e in eps]
+        g = 0
+        for x in ns:
+            g = math.gcd(g, x)
+        return LinLog(Fraction(g, L)), [x // g for x in ns]
+    if all(e.kind == "log" for e in eps):
+        roots = [_perfect_power(e.value) for e in eps]
+        r0 = roots[0][0]
+        if any(r != r0 for r, _ in roots):
+            return None
+        g = 0
+        for _, m in roots:
+            g = math.gcd(g, m)
+        return LinLog(Fraction(0), r0**g), [m // g for _, m in roots]
+    return None
+
+
+def build_profile(groups: Sequence[tuple[ExactReal, int]], *, force: str | None = None) -> Profile | None:
+    """The cheapest exact atom profile of the pure part, or None when no exact one is affordable."""
+    groups = [(e, c) for e, c in groups if not e.is_zero()]
+    if not groups:
+        return None
+    # merge equal eps (different delta_i)
+    merged: dict[ExactReal, int] = {}
+    for e, c in groups:
+        merged[e] = merged.get(e, 0) + c
+    eps = list(merged)
+    counts = [merged[e] for e in eps]
+    combos = 1
+    for c in counts:
+        combos *= c + 1
+        if combos > ENUM_CAP:
+            break
+    grid = _grid(eps)
+    A = sum(a * c for a, c in zip(grid[1], counts)) if grid else None
+    use_grid = grid is not None and A is not None and A <= GRID_CAP and (combos > ENUM_CAP or A <= 4 * combos)
+    if force == "grid":
+        use_grid = grid is not None
+    elif force == "enum":
+        use_grid = False
+    if use_grid:
+        assert grid is not None
+        return GridProfile(grid[0], list(zip(grid[1], counts)))
+    if combos <= ENUM_CAP or force == "enum":
+        return EnumProfile([(LinLog.of(e), c) for e, c in zip(eps, counts)])
+    raise _NoExact()
+
+
+class _NoExact(Exception):
+    pass
+
+
+def _prod_one_minus_delta(comp: Composition) -> Fraction:
+    pd = Fraction(1)
+    for m, c in comp.groups:
+        pd *= (1 - m.delta) ** c
+    return pd
+
+
+def _eps_groups(comp: Composition) -> list[tuple[ExactReal, int]]:
+    return [(m.eps, c) for m, c in comp.groups]
+
+
+# -- delta, epsilon, decide on a profile ----------------------------------------------------------
+
+def _delta_on(prof: Profile | None, pd: Fraction, eps_g: ExactReal, digits: int) -> Enclosure:
+    alg = prof.algorithm if prof else "exact-counting"
+    x = LinLog.of(eps_g)
+    m = prof.index_above(x) if prof else 0
+    if prof is None or m >= prof.n:
+        return Enclosure.exact_value(1 - pd, digits, alg)
+    ex = x.exp_exact()
+    if prof.exact and ex is not None:
+        sp, sq = prof.sp_sq_exact(m)
+        return Enclosure.exact_value(1 - pd * (1 - (sp - ex * sq)), digits, alg)
+
+    one_minus_pd = arb_of_fraction(1 - pd) if pd != 1 else None
+
+    def compute() -> arb:
+        # delta_opt = (1 - pd) + pd * delta_pure: two nonnegative terms, delta_pure > 0 here
+        sp, sq = prof.sp_sq_arb(m)
+        dp = sp - x.exp_arb() * sq
+        v = arb_of_fraction(pd) * dp
+        return v if one_minus_pd is None else v + arb_of_fraction(1 - pd)
+
+    enc = certify(compute, digits)
+    return Enclosure(enc.lower, enc.upper, digits, algorithm=alg)
+
+
+def _epsilon_on(prof: Profile | None, pd: Fraction, delta_g: Fraction, digits: int) -> Enclosure:
+    alg = prof.algorithm if prof else "exact-counting"
+    # t = 1 - (1 - delta_g)/prod(1 - delta_i); no eps works iff t < 0 (REFERENCE.md 1)
+    t = 1 - (1 - delta_g) / pd
+    if t < 0:
+        return Enclosure.infinite(digits, alg)
+    zero = LinLog(Fraction(0))
+    if prof is None:
+        return Enclosure.exact_value(Fraction(0), digits, alg)
+    m0 = prof.index_above(zero)
+    if m0 >= prof.n or prof.sign_dp_minus_t(zero, m0, t) <= 0:
+        return Enclosure.exact_value(Fraction(0), digits, alg)
+    # smallest m >= m0 with delta_pure(L_m) <= t (true at m = n-1, where delta_pure = 0)
+    lo, hi = m0, prof.n - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if prof.sign_dp_minus_t(prof.loss(mid), mid + 1, t) <= 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    m = lo
+    Lm = prof.loss(m)
+    if prof.sign_dp_minus_t(Lm, m + 1, t) == 0:
+        return Lm.enclosure(digits, alg)
+    # on (L_{m-1}, L_m) delta_pure(x) = SP[m] - e^x SQ[m], so eps* = log((SP[m] - t)/SQ[m])
+    if prof.exact:
+        sp, sq = prof.sp_sq_exact(m)
+        return Enclosure.log_of((sp - t) / sq, digits, alg)
+    def compute() -> arb:
+        sp, sq = prof.sp_sq_arb(m)
+        return ((sp - arb_of_fraction(t)) / sq).log()
+
+    enc = certify(compute, digits)
+    return Enclosure(enc.lower, enc.upper, digits, algorithm=alg)
+
+
+def _decide_on(prof: Profile | None, pd: Fraction, eps_g: ExactReal, delta_g: Fraction) -> bool:
+    t = 1 - (1 - delta_g) / pd
+    if t < 0:
+        return False
+    if prof is None:
+        return True
+    x = LinLog.of(eps_g)
+    m = prof.index_above(x)
+    return prof.sign_dp_minus_t(x, m, t) <= 0
+
+
+# -- bracket: round every eps_i down / up to the grid 1/N ------------------------------------------
+
+def _floor_ceil(e: ExactReal, N: int) -> tuple[int, int]:
+    if e.kind == "rational":
+        v = e.value * N
+        return math.floor(v), math.ceil(v)
+    prec = 64
+    while True:  # terminates: N log q is irrational for q != 1
+        with ctx.workprec(prec):
+            x = e.arb() * N
+            f = x.floor()
+        if f.is_exact():
+            k = int(f.unique_fmpz())
+            return k, k + 1
+        prec *= 2
+
+
+def _bracket_profiles(groups: Sequence[tuple[ExactReal, int]], N: int) -> tuple[Profile | None, Profile | None]:
+    down, up = [], []
+    for e, c in groups:
+        f, cl = _floor_ceil(e, N)
+        down.append((ExactReal.rational(Fraction(f, N)), c))
+        up.append((ExactReal.rational(Fraction(cl, N)), c))
+    return build_profile(down, force="grid"), build_profile(up, force="grid")
+
+
+def _bracket(groups: Sequence[tuple[ExactReal, int]], digits: int, accept_width: bool,
+             run: Callable[[Profile | None, int], Enclosure]) -> Enclosure:
+    total = sum(c * (e.value if e.kind == "rational" else Fraction(int(e.value) + 1)) for e, c in groups)
+    k = sum(c for _, c in groups)
+    # start with A about 2^14, multiply N by 4 until the width is reached or A passes GRID_CAP
+    N = max(1, int((1 << 14) / max(total + k, Fraction(1))))
+    target = Fraction(1, 10**digits)
+    best: Enclosure | None = None
+    while True:
+        lo_p, hi_p = _bracket_profiles(groups, N)
+        if hi_p is not None and isinstance(hi_p, GridProfile) and hi_p.A > GRID_CAP:
+            break
+        lo, hi = run(lo_p, digits + 2), run(hi_p, digits + 2)
+        enc = Enclosure(lo.lower, hi.upper, digits, algorithm="bracket")
+        best = enc
+        if enc.is_infinite or (not isinstance(enc.lower, float) and enc.relative_width() <= target):
+            return enc
+        N *= 4
+    if best is not None and accept_width:
+        return best
+    width = "none" if best is None else f"{float(best.relative_width()):.3g}"  # float ok: message only
+    raise PrecisionError(
+        f"{digits=} could not be certified: the eps_i share no small grid and have too many distinct "
+        f"values to enumerate; rounding them to a grid of A <= {GRID_CAP} gave relative width {width}"
+        + (f" ({best.lower_str()} .. {best.upper_str()})" if best is not None else "")
+        + "; pass accept_width=True to get this bracket"
+    )
+
+
+# -- public API ----------------------------------------------------------------------------------
+
+def mv_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGITS,
+             accept_width: bool = False) -> Enclosure:
+    """The optimal total delta at eps_g of any list of mechanisms (Murtagh-Vadhan Thm 1.5).
+
+    delta_opt(eps_g) = 1 - prod(1-delta_i) (1 - delta_pure(eps_g)), REFERENCE.md section 2.
+
+    >>> from exactdp import Composition, ExactReal
+    >>> c = Composition.heterogeneous([("1", "0.1"), ("2", "0.2")])
+    >>> mv_delta(c, ExactReal.parse("3")).exact
+    Fraction(7, 25)
+    """
+    eps_g = ExactReal.parse(eps_g, "eps_g")
+    pd = _prod_one_minus_delta(comp)
+    groups = _eps_groups(comp)
+    try:
+        prof = build_profile(groups)
+    except _NoExact:
+        return _bracket(groups, digits, accept_width, lambda p, d: _delta_on(p, pd, eps_g, d))
+    return _delta_on(prof, pd, eps_g, digits)
+
+
+def mv_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DIGITS,
+               accept_width: bool = False) -> Enclosure:
+    """The optimal eps at total delta_g (Murtagh-Vadhan Thm 1.5); +inf iff delta_g < 1 - prod(1-delta_i).
+
+    Closed form on the right segment: eps* = max(0, log((A_m - t)/B_m)), REFERENCE.md section 2.
+
+    >>> from exactdp import Composition
+    >>> c = Composition.heterogeneous([("log(2)", 0), ("log(4)", 0)])
+    >>> mv_epsilon(c, Fraction(1, 10)).exact_log
+    Fraction(16, 3)
+    """
+    delta_g = Fraction(delta_g)
+    pd = _prod_one_minus_delta(comp)
+    groups = _eps_groups(comp)
+    try:
+        prof = build_profile(groups)
+    except _NoExact:
+        return _bracket(groups, digits, accept_width, lambda p, d: _epsilon_on(p, pd, delta_g, d))
+    return _epsilon_on(prof, pd, delta_g, digits)
+
+
+def mv_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
+    """Exactly whether the composition is (eps_g, delta_g)-DP (Murtagh-Vadhan Thm 1.5), never a guess.
+
+    >>> from exactdp import Composition, ExactReal
+    >>> c = Composition.heterogeneous([("1", "0.1"), ("2", "0.2")])
+    >>> mv_decide(c, ExactReal.parse("3"), Fraction(28, 100)), mv_decide(c, ExactReal.parse("3"), Fraction(27, 100))
+    (True, False)
+    """
+    eps_g = ExactReal.parse(eps_g, "eps_g")
+    delta_g = Fraction(delta_g)
+    pd = _prod_one_minus_delta(comp)
+    groups = _eps_groups(comp)
+    try:
+        prof = build_profile(groups)
+    except _NoExact:
+        return _decide_bracket(groups, pd, eps_g, delta_g)
+    return _decide_on(prof, pd, eps_g, delta_g)
+
+
+def _decide_bracket(groups: Sequence[tuple[ExactReal, int]], pd: Fraction, eps_g: ExactReal,
+                    delta_g: Fraction) -> bool:
+    # rounding eps_i down can only make the composition more private, rounding up less:
+    # private(up) => private, not private(down) => not private
+    total = sum(c * (e.value if e.kind == "rational" else Fraction(int(e.value) + 1)) for e, c in groups)
+    k = sum(c for _, c in groups)
+    N = max(1, int((1 << 12) / max(total + k, Fraction(1))))
+    while True:
+        lo_p, hi_p = _bracket_profiles(groups, N)
+        if isinstance(hi_p, GridProfile) and hi_p.A > GRID_CAP:
+            raise PrecisionError(
+                "the decision is too close to the boundary to settle by rounding the eps_i to a grid "
+                f"of A <= {GRID_CAP}; no exact profile of these eps_i is affordable"
+            )
+        if _decide_on(hi_p, pd, eps_g, delta_g):
+            return True
+        if not _decide_on(lo_p, pd, eps_g, delta_g):
+            return False
+        N *= 4
+
+
