@@ -57,6 +57,11 @@ _EXACT_PRODUCT_BITS = 4_000_000  # above this, exact products of powers are not 
 _TIGHT_MAX_PREC = 1 << 14  # the bisections of zcdp-tight cost O(prec) Arb evaluations
 
 
+def _tight_cap(digits: int) -> int:
+    """Precision cap of zcdp-tight: 2^14 bits, or four doublings past the starting precision."""
+    return max(_TIGHT_MAX_PREC, 16 * (digits * 10 // 3 + 64))
+
+
 # -- exact helpers ------------------------------------------------------------------------------
 
 def _groups(comp: Composition) -> _Groups:
@@ -286,6 +291,11 @@ def basic_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enclo
     """Eps of basic composition at total delta_g: ``sum eps_i`` if ``sum delta_i <= delta_g``, else inf.
 
     Dwork-Roth 2014 Thm 3.16.  Exact when the eps_i are rational (or all logs: then exact_log).
+
+    >>> basic_epsilon(Composition.homogeneous("0.1", "1e-4", 30), Fraction(1, 100), digits=20).exact
+    Fraction(3, 1)
+    >>> basic_epsilon(Composition.homogeneous("0.1", "1e-4", 30), Fraction(1, 10**4), digits=20).is_infinite
+    True
     """
     g = _groups(comp)
     if _delta_sum(g) > delta_g:
@@ -350,6 +360,10 @@ def drv10_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enclo
     """Eps of DRV10 at total delta_g = sum delta_i + delta': ``sqrt(2 log(1/delta') sum eps_i^2) + sum eps_i (e^eps_i - 1)``.
 
     Dwork-Rothblum-Vadhan FOCS 2010 Thm III.3; inf when ``delta' <= 0``.
+
+    >>> e = drv10_epsilon(Composition.homogeneous("0.1", 0, 30), Fraction(1, 1000), digits=20)
+    >>> e.lower_str(), e.upper_str()   # REFERENCE.md section 6: 2.3513548815514764138
+    ('2.3513548815514764138', '2.3513548815514764139')
     """
     g = _groups(comp)
     return _advanced_epsilon(g, delta_g, digits, "drv10", _drv10_av(g))
@@ -367,6 +381,9 @@ def steinke_delta(comp: Composition, eps_g: ExactReal, *, digits: int) -> Enclos
 
     Steinke 2022 (arXiv:2210.00597, seed 003): ``eps = 1/2 sum eps_j^2 + sqrt(2 log(1/delta) sum eps_j^2)``,
     inverted: ``delta = exp(-(eps_g - S/2)^2/(2S))`` for ``eps_g > S/2``, ``S = sum eps_j^2``.
+
+    >>> print(steinke_delta(Composition.homogeneous("0.1", 0, 30), ExactReal.parse("0.1"), digits=5))
+    1
     """
     g = _groups(comp)
     return _advanced_delta(g, eps_g, digits, "steinke", _steinke_av(g))
@@ -502,6 +519,9 @@ def kov15_34_delta(comp: Composition, eps_g: ExactReal, *, digits: int) -> Enclo
     eps sqrt(2k log(e + sqrt(k eps^2)/delta~)), k eps tanh(eps/2) + eps sqrt(2k log(1/delta~))}``.
     A heterogeneous list is treated as k mechanisms that are each (max eps_i, max delta_i)-DP
     (valid: an (eps_i, delta_i)-DP mechanism is (max eps, max delta)-DP).
+
+    >>> kov15_34_delta(Composition.homogeneous("log(2)", 0, 10), ExactReal.parse("log(1024)"), digits=20).exact
+    Fraction(0, 1)
     """
     g = _max_params(comp)
     return _kov_delta(g, g, eps_g, digits, "kov15-3.4", _t_tanh)
@@ -643,7 +663,7 @@ def zcdp_tight_delta(comp: Composition, eps_g: ExactReal, *, digits: int) -> Enc
         return _a(d) + _certified_min(f, df).exp()
 
     return _certify_clamped(compute, digits, "zcdp-tight", lo=Fraction(0), hi=Fraction(1),
-                            max_prec=_TIGHT_MAX_PREC)
+                            max_prec=_tight_cap(digits))
 
 
 def zcdp_tight_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enclosure:
@@ -663,4 +683,4 @@ def zcdp_tight_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> 
         gg, dg = _tight_g(_rho(g), -_a(dprime).log())
         return _certified_min(gg, dg)
 
-    return _certify_clamped(compute, digits, "zcdp-tight", lo=Fraction(0), max_prec=_TIGHT_MAX_PREC)
+    return _certify_clamped(compute, digits, "zcdp-tight", lo=Fraction(0), max_prec=_tight_cap(digits))
