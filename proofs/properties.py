@@ -1,0 +1,143 @@
+"""Structural properties: group privacy, post-processing on finite output spaces, and privacy
+amplification by Poisson subsampling."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .framework import Computed, Derivation, Equal, Implementation, NonNegative, enclosure_contains, pos
+from .optimal import dominating_pair, hockey_stick_product
+
+__all__ = ["group_privacy", "post_processing", "poisson_subsampling"]
+
+R = sp.Rational
+
+
+def group_privacy() -> Derivation:
+    """(eps, delta)-DP gives (g eps, delta (e^{g eps} - 1)/(e^eps - 1)) for groups of size g,
+    by induction along a path of g neighbours (Dwork-Roth 2014 Thm 2.2; Vadhan 2017 Lemma 2.3)."""
+    x, d, Pn = pos("x delta P_g")
+    g = sp.symbols("g", positive=True, integer=True)
+    B = lambda n: d * (x**n - 1) / (x - 1)  # noqa: E731
+
+    def tie() -> str | None:
+        from exactdp import Composition, delta
+
+        # g = 4 copies of (log(3/2), 1/100): basic at eps_g = 4 log(3/2) lies between the exact
+        # optimum 1 - (99/100)^4 and the group-privacy delta (1/100)((3/2)^4 - 1)/(1/2)
+        got = delta(Composition.homogeneous("log(3/2)", "1/100", 4), "log(81/16)", method="basic", digits=30)
+        lo, hi = 1 - R(99, 100) ** 4, B(4).subs({x: R(3, 2), d: R(1, 100)})
+        if not (lo <= got.lower and got.upper <= hi):
+            return f"basic gives [{got.lower_str()}, {got.upper_str()}], outside [{lo}, {hi}]"
+        return None
+
+    return Derivation(
+        "group_privacy",
+        "(eps, delta)-DP implies (g eps, delta (e^{g eps} - 1)/(e^eps - 1))-DP for groups of g (g eps-DP when delta = 0)",
+        "Dwork-Roth 2014 Thm 2.2; Vadhan 2017 Lemma 2.3; seed 002 Prop 1.2",
+        [
+            Equal("base case g = 1: B(1) = delta", B(1), d),
+            Equal("induction: P_0 <= e^eps P_1 + delta and P_1 <= e^{g eps} P_{g+1} + B(g) give "
+                  "P_0 <= e^{(g+1) eps} P_{g+1} + B(g+1)", x * (x**g * Pn + B(g)) + d, x ** (g + 1) * Pn + B(g + 1)),
+            Equal("B(g) = delta sum_{j<g} e^{j eps} (checked for g = 5)", B(5), d * sum(x**j for j in range(5))),
+            Equal("pure case: delta = 0 gives B(g) = 0, i.e. g eps-DP", B(g).subs(d, 0), 0),
+            Implementation("exactdp basic: 4 x (log 3/2, 1/100) at 4 log(3/2) lies between 1 - 0.99^4 and the group bound",
+                           fn=tie),
+        ],
+    )
+
+
+def post_processing() -> Derivation:
+    """A Markov kernel K applied to both outputs cannot increase the hockey-stick divergence:
+    PK(T) - e^eps QK(T) = sum_y K(y, T) (P(y) - e^eps Q(y)) <= sum_y (P(y) - e^eps Q(y))_+."""
+    x, a, b, v, u = pos("x a b v u")
+    P = sp.symbols("P1:4", positive=True)
+    Q = sp.symbols("Q1:4", positive=True)
+    K = sp.symbols("K1:4", nonnegative=True)  # K(y, T) for a fixed event T of the output space Z
+    lhs = sum(Pi * Ki for Pi, Ki in zip(P, K)) - x * sum(Qi * Ki for Qi, Ki in zip(Q, K))
+    two, k = sp.Integer(2), 3
+    Pr, Qr = dominating_pair(two, R(1, 10))
+
+    def counts() -> str | None:
+        # the count of 1s (with the delta flags) is a deterministic post-processing of the product of
+        # three (log 2, 1/10) pairs; it is also sufficient, so the divergence is unchanged
+        full = hockey_stick_product(Pr, Qr, k, two, {})
+        if isinstance(full, str):
+            return full
+        # pushforward to (flag0, flag3, number of 1s): outputs with a 0 have Q = 0, with a 3 have P = 0
+        pz, qz = R(0), R(0)
+        c = (1 - R(1, 10)) ** k / (1 + two) ** k
+        tot = R(0)
+        for n1 in range(k + 1):
+            pz = sp.binomial(k, n1) * c * two**n1
+            qz = sp.binomial(k, n1) * c * two ** (k - n1)
+            tot += max(pz - two * qz, 0)
+        tot += 1 - (1 - R(1, 10)) ** k  # outputs containing a 0 (Q = 0)
+        if sp.nsimplify(full - tot) != 0:
+            return f"product {full} != pushforward {tot}"
+        return None
+
+    def tie() -> str | None:
+        from exactdp import Composition, delta
+
+        got = delta(Composition.homogeneous("log(2)", "1/10", 3), "log(8)", method="basic", digits=30)
+        hs = hockey_stick_product(Pr, Qr, k, sp.Integer(8), {})
+        if not got.lower >= hs:
+            return f"basic gives {got.lower_str()} < the divergence {hs} of a post-processing of the composition"
+        return None
+
+    return Derivation(
+        "post_processing",
+        "post-processing by any Markov kernel on finite output spaces cannot increase delta(eps)",
+        "Dwork-Roth 2014 Prop 2.1; seed 002 Prop 1.1; KOV15 section 2 (data processing)",
+        [
+            Equal("linearity: PK(T) - e^eps QK(T) = sum_y K(y,T) (P(y) - e^eps Q(y)) (|Y| = 3)",
+                  lhs, sum(Ki * (Pi - x * Qi) for Pi, Qi, Ki in zip(P, Q, K))),
+            NonNegative("case P(y) - e^eps Q(y) = a >= 0, K = 1/(1+v) in (0,1]: (a)_+ - K a = a (1 - K) >= 0",
+                        a - a / (1 + v)),
+            NonNegative("case P(y) - e^eps Q(y) = -b < 0: (-b)_+ - K (-b) = K b >= 0", 0 + b / (1 + v)),
+            Computed("example: the number of 1s of three (log 2, 1/10) pairs is a sufficient post-processing; "
+                     "its divergence at log 2 equals that of the product", fn=counts),
+            Implementation("exactdp basic: delta of 3 x (log 2, 1/10) at log 8 is >= the divergence of the product there",
+                           fn=tie),
+        ],
+    )
+
+
+def poisson_subsampling() -> Derivation:
+    """Poisson subsampling with rate p turns (eps, delta) into (log(1 + p (e^eps - 1)), p delta)
+    (Steinke 2022 Thm 29; Balle-Barthe-Gaboardi 2018)."""
+    x, d, p, A, B, u, v, cp = pos("x delta p A B u v c")
+    y = 1 + p * (x - 1)  # e^{eps'}
+    c = (1 - p) * (x - 1) - 1
+
+    def tie() -> str | None:
+        from exactdp import Composition, epsilon
+
+        # eps = log 2, delta = 1/100, p = 1/10: each subsampled step is (log(11/10), 1/1000)-DP
+        comp = Composition.homogeneous("log(11/10)", "1/1000", 5)
+        return enclosure_contains(epsilon(comp, "5/1000", method="basic", digits=30),
+                                  5 * sp.log(1 + R(1, 10) * (2 - 1)))
+
+    return Derivation(
+        "poisson_subsampling",
+        "Poisson subsampling at rate p: (eps, delta)-DP becomes (log(1 + p(e^eps - 1)), p delta)-DP",
+        "Steinke 2022 (arXiv:2210.00597) section 6.1 Thm 29; Balle-Barthe-Gaboardi NeurIPS 2018",
+        [
+            Equal("with A = P[M(S+u) in T] <= e^eps B + delta, B = P[M(S) in T]: p (e^eps B + delta) + (1-p) B "
+                  "= e^{eps'} B + p delta", p * (x * B + d) + (1 - p) * B, y * B + p * d),
+            Equal("the other direction: e^{eps'} (p A + (1-p) B) + p delta - B = p(1-p)(e^eps-1)((e^eps-1) A + delta) "
+                  "- p c (e^eps A + delta - B), c = (1-p)(e^eps-1) - 1",
+                  y * (p * A + (1 - p) * B) + p * d - B,
+                  p * (1 - p) * (x - 1) * ((x - 1) * A + d) - p * c * (x * A + d - B)),
+            NonNegative("first term >= 0 (p = 1/(1+v), e^eps = 1 + u)", p * (1 - p) * (x - 1) * ((x - 1) * A + d),
+                        {p: 1 / (1 + v), x: 1 + u}),
+            NonNegative("if c < 0 the second term is -p c (e^eps A + delta - B) >= 0 (write -c = c' > 0, "
+                        "e^eps A + delta - B = v >= 0 by hypothesis)", p * cp * v),
+            Equal("if c >= 0 use the direct form: e^{eps'} p A + p c B + p delta", y * (p * A + (1 - p) * B) + p * d - B,
+                  y * p * A + p * c * B + p * d),
+            NonNegative("and eps' <= eps: e^eps - e^{eps'} = (1-p)(e^eps - 1) >= 0", x - y, {p: 1 / (1 + v), x: 1 + u}),
+            Implementation("exactdp basic: 5 subsampled steps (log(11/10), 1/1000) at total delta 5/1000 give 5 log(1 + (2-1)/10)",
+                           fn=tie),
+        ],
+    )
