@@ -62,11 +62,14 @@ def is_zero(expr: sp.Expr) -> bool:
         return all(is_zero(e) for e in expr)
     if expr == 0:
         return True
-    for f in (sp.expand, sp.cancel, lambda e: sp.cancel(sp.together(sp.expand(e))),
-              lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True)),
-              lambda e: sp.cancel(sp.expand(sp.powsimp(sp.expand_power_exp(sp.expand(e)), force=True))),
-              lambda e: sp.simplify(e),
-              lambda e: sp.simplify(sp.expand(e.rewrite(sp.exp)))):
+    # powsimp(force=True) combines powers regardless of signs: sound only for positive symbols
+    force = all(bool(s.is_positive) for s in expr.free_symbols)
+    rewrites = [sp.expand, sp.cancel, lambda e: sp.cancel(sp.together(sp.expand(e)))]
+    if force:
+        rewrites += [lambda e: sp.expand(sp.powsimp(sp.expand(e), force=True)),
+                     lambda e: sp.cancel(sp.expand(sp.powsimp(sp.expand_power_exp(sp.expand(e)), force=True)))]
+    rewrites += [sp.simplify, lambda e: sp.simplify(sp.expand(e.rewrite(sp.exp)))]
+    for f in rewrites:
         try:
             if f(expr) == 0:
                 return True
@@ -126,7 +129,7 @@ def nonneg_certificate(expr: sp.Expr, subs: dict | None = None) -> str | None:
         # split off positive factors (powers of exp, positive symbols) and check each factor
         for fac in sp.Mul.make_args(sp.factor_terms(part)):
             base, ex = fac.as_base_exp()
-            if ex.is_Integer and ex % 2 == 0 and base.is_real is not False:
+            if ex.is_Integer and ex % 2 == 0 and base.is_real is True:
                 continue  # an even power is >= 0
             ok, why = _poly_nonneg_coeffs(fac)
             if not ok:
@@ -237,6 +240,8 @@ class ByDerivative(Step):
 
     def check(self) -> str | None:
         f = sp.sympify(self.expr)
+        if not (self.var.is_positive and sp.sympify(self.lower).is_nonnegative):
+            return "the variable must be a positive symbol and the boundary >= 0 (the derivative's proof covers x > 0)"
         at = sp.simplify(f.subs(self.var, self.lower))
         if not (at.is_number and at.is_nonnegative):
             why = nonneg_certificate(at) if not at.is_number else "negative"
@@ -320,7 +325,9 @@ def enclosure_contains(enc: Any, expr: Any, *, digits: int = 50, min_digits: int
 
 def exact_equals(enc: Any, expr: Any) -> str | None:
     """None when the Enclosure is exact and equals the sympy rational ``expr``."""
-    expr = sp.nsimplify(sp.sympify(expr)) if not sp.sympify(expr).is_Rational else sp.sympify(expr)
+    expr = sp.sympify(expr)
+    if not expr.is_Rational:
+        expr = sp.simplify(expr)
     if not expr.is_Rational:
         return f"the derived value {expr} is not rational"
     q = to_fraction(expr)
@@ -401,8 +408,8 @@ class Unequal(Step):
     rhs: Any = None
 
     def check(self) -> str | None:
-        d = sp.nsimplify(sp.simplify(sp.sympify(self.lhs) - sp.sympify(self.rhs)))
-        if d.is_number and d.is_zero is False:
+        d = sp.simplify(sp.sympify(self.lhs) - sp.sympify(self.rhs))
+        if (d.is_Rational and d != 0) or (d.is_number and d.is_zero is False):
             return None
         return f"cannot show {self.lhs} != {self.rhs} (difference {d})"
 

@@ -79,22 +79,37 @@ def hockey_stick_product(P: Sequence[sp.Expr], Q: Sequence[sp.Expr], k: int, g: 
     return total
 
 
+def _exact_exponent_sign(plus: Sequence[sp.Expr], minus: Sequence[sp.Expr]) -> int:
+    """The exact sign of sum(plus) - sum(minus) when every term is a rational, or every term is
+    log(q) of a rational q (then compare prod q's); mixed kinds are refused (no guessing)."""
+    terms = list(plus) + list(minus)
+    if all(t.is_Rational for t in terms):
+        d = sum(plus, sp.Integer(0)) - sum(minus, sp.Integer(0))
+    elif all(isinstance(t, sp.log) and t.args[0].is_Rational for t in terms):
+        d = sp.Mul(*[t.args[0] for t in plus]) - sp.Mul(*[t.args[0] for t in minus])
+    else:
+        raise ValueError(f"cannot decide the sign exactly for exponents {terms}")
+    return int(bool(d > 0)) - int(bool(d < 0))
+
+
 def mv_delta_pure(eps: Sequence[sp.Expr], eps_g: sp.Expr) -> sp.Expr:
-    """MV Thm 1.5 by brute force over subsets, the sign of each term decided exactly (exponents are
-    compared as exact numbers: rationals, or logs of rationals)."""
+    """MV Thm 1.5 by brute force over subsets: a subset S contributes iff eps(S) - eps(S^c) > eps_g,
+    decided exactly (all exponents rational, or all logs of rationals)."""
     k = len(eps)
     total = sp.Integer(0)
     for mask in range(1 << k):
-        inS = [(mask >> j) & 1 for j in range(k)]
-        eS = sum((e for e, b in zip(eps, inS) if b), sp.Integer(0))
-        eC = sum((e for e, b in zip(eps, inS) if not b), sp.Integer(0))
-        diff = sp.nsimplify(sp.expand_log(eS - eC - eps_g, force=True))
-        # exact sign: sympy compares exact constants (logs of rationals, rationals) rigorously
-        if diff.is_positive:
-            total += sp.exp(eS) - sp.exp(eps_g) * sp.exp(eC)
-        elif diff.is_positive is None:
-            raise ValueError(f"cannot decide the sign of {diff}")
-    return sp.nsimplify(total / sp.Mul(*[1 + sp.exp(e) for e in eps]))
+        S = [e for j, e in enumerate(eps) if (mask >> j) & 1]
+        C = [e for j, e in enumerate(eps) if not (mask >> j) & 1]
+        if _exact_exponent_sign(S, C + [eps_g]) > 0:
+            total += _exp_sum(S) - _exp_sum([eps_g]) * _exp_sum(C)
+    return total / sp.Mul(*[1 + _exp_sum([e]) for e in eps])
+
+
+def _exp_sum(es: Sequence[sp.Expr]) -> sp.Expr:
+    """e^{sum es}, as the exact rational prod q when every term is log(q)."""
+    if es and all(isinstance(t, sp.log) and t.args[0].is_Rational for t in es):
+        return sp.Mul(*[t.args[0] for t in es])
+    return sp.exp(sum(es, sp.Integer(0)))
 
 
 # -- derivations -------------------------------------------------------------------------------
@@ -322,18 +337,19 @@ def mv_poster_erratum() -> Derivation:
     k = 3
     two = sp.Integer(2)
 
-    def poster(eps: list, eps_g: sp.Expr) -> sp.Expr:
+    def poster(xs: list, g: sp.Expr) -> sp.Expr:
+        """The poster's form with x_i = e^{eps_i}, g = e^{eps_g} rational: (e^{eps(S)} - g^{|S|})_+ summed."""
         total = sp.Integer(0)
-        for mask in range(1 << len(eps)):
-            S = [e for j, e in enumerate(eps) if (mask >> j) & 1]
-            t = sp.exp(sum(S, sp.Integer(0))) - sp.exp(eps_g * len(S))
-            if sp.nsimplify(t).is_positive:
+        for mask in range(1 << len(xs)):
+            S = [xv for j, xv in enumerate(xs) if (mask >> j) & 1]
+            t = sp.Mul(*S) - g ** len(S)
+            if t > 0:
                 total += t
-        return sp.nsimplify(total / sp.Mul(*[1 + sp.exp(e) for e in eps]))
+        return total / sp.Mul(*[1 + xv for xv in xs])
 
     eps3 = [sp.log(two)] * k
     correct = mv_delta_pure(eps3, sp.log(two))
-    wrong = poster(eps3, sp.log(two))
+    wrong = poster([two] * k, two)
     P, Q = dominating_pair(two, sp.Integer(0))
     hs = hockey_stick_product(P, Q, k, two, {})
 

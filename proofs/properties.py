@@ -73,7 +73,7 @@ def post_processing() -> Derivation:
             qz = sp.binomial(k, n1) * c * two ** (k - n1)
             tot += max(pz - two * qz, 0)
         tot += 1 - (1 - R(1, 10)) ** k  # outputs containing a 0 (Q = 0)
-        if sp.nsimplify(full - tot) != 0:
+        if sp.simplify(full - tot) != 0:
             return f"product {full} != pushforward {tot}"
         return None
 
