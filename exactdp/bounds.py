@@ -239,6 +239,7 @@ def _certify_clamped(
             x = compute()
         last = x
         if x.is_finite():
+            _check_range(x)
             a, b = fraction_of_arb_endpoints(x)
             if lo is not None:
                 if b <= lo:
@@ -252,6 +253,24 @@ def _certify_clamped(
                 return Enclosure(a, b, digits, algorithm=algorithm)
         prec *= 2
     raise PrecisionError(f"could not certify {digits=} significant digits within {max_prec} bits (last ball {last})")
+
+
+_MAX_BINARY_EXPONENT = 1 << 20  # |value| outside [2^-2^20, 2^2^20] is not turned into a Fraction
+
+
+def _check_range(x: arb) -> None:
+    """Refuse (PrecisionError) a ball whose magnitude is astronomically far from 1.
+
+    ``exp(-2e18)`` is a legitimate Arb ball, but its exact endpoints would be rationals with
+    billions of digits; such a value is reported as out of range instead.
+    """
+    if x.contains(0):
+        return
+    man, exp = x.mid().man_exp()
+    top = int(exp) + int(man).bit_length()
+    if abs(top) > _MAX_BINARY_EXPONENT:
+        raise PrecisionError(f"the value is about 2^{top}, outside the representable range "
+                             f"2^-{_MAX_BINARY_EXPONENT} .. 2^{_MAX_BINARY_EXPONENT}")
 
 
 def _exact_sum_eps(groups: _Groups, digits: int, algorithm: str) -> Enclosure:
@@ -591,25 +610,30 @@ def kov15_35_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> En
 #   h(m) >= min h = h(a*) = h(m) + h'(xi)(a* - m) in h(m) + h'(X)(X - m)   (mean value theorem),
 # which is tight because h'(a*) = 0 and |h'(X)| <= max|h''| |X|.
 
-def _certified_min(h: Callable[[arb], arb], dh: Callable[[arb], arb]) -> arb:
-    """A ball containing inf_{a>1} h(a), for h unimodal with a unique stationary point (see above)."""
+def _certified_min(h: Callable[[arb], arb], dh: Callable[[arb], arb],
+                   near_one: Callable[[Fraction], arb] | None = None) -> arb:
+    """A ball containing inf_{t>0} h(t), for h unimodal with a unique stationary point (see above).
+
+    The variable is t = a - 1 (so points near a = 1 are exact).  ``near_one(u)``, when given,
+    encloses the infimum of h over (0, u]; it is used when the minimiser is certified to lie
+    below u = 2^-(4 prec + 64).
+    """
     prec = ctx.prec
     lo = Fraction(1, 2)
-    while True:  # dh(1 + lo) < 0 certainly
-        if dh(_a(1 + lo)) < 0:
-            break
+    while not dh(_a(lo)) < 0:  # find lo with dh(lo) < 0 certainly
         lo /= 2
         if lo < Fraction(1, 2 ** (4 * prec + 64)):
+            if near_one is not None and dh(_a(lo)) > 0:  # the minimiser is in (0, lo)
+                return near_one(lo)
             return arb("nan")
-    lo = 1 + lo
-    hi = Fraction(2)
+    hi = Fraction(1)
     while not dh(_a(hi)) > 0:
         hi *= 2
         if hi > 2 ** (4 * prec + 64):
             return arb("nan")
-    # bisect until the bracket is small relative to min(lo - 1, 1)
+    # bisect until the bracket is small relative to min(lo, 1)
     for _ in range(8 * prec + 256):
-        if hi - lo <= min(lo - 1, Fraction(1)) / 2 ** (prec // 2 + 8):
+        if hi - lo <= min(lo, Fraction(1)) / 2 ** (prec // 2 + 8):
             break
         mid = lo + (hi - lo) / 2
         s = dh(_a(mid))
@@ -626,22 +650,38 @@ def _certified_min(h: Callable[[arb], arb], dh: Callable[[arb], arb]) -> arb:
     return low.union(hm) if low.is_finite() else arb("nan")
 
 
-def _tight_f(rho: arb, eps: arb) -> tuple[Callable[[arb], arb], Callable[[arb], arb]]:
-    def f(a: arb) -> arb:
-        return (a - 1) * (a * rho - eps) - (a - 1).log() + a * (1 - 1 / a).log()
+# In t = a - 1 > 0 (a log(1 - 1/a) = a log t - a log a):
+#   f(t) = t (a rho - eps) + t log t - a log a,          f'(t) = (1 + 2t) rho - eps + log t - log1p(t),
+#   g(t) = a rho + (L + t log t - a log a)/t,             g'(t) = rho + (log1p(t) - L)/t^2,
+# with a = 1 + t, a log a = (1 + t) log1p(t), L = log(1/delta).
 
-    def df(a: arb) -> arb:
-        return (2 * a - 1) * rho - eps + (1 - 1 / a).log()
+def _tight_f(rho: arb, eps: arb) -> tuple[Callable[[arb], arb], Callable[[arb], arb]]:
+    def f(t: arb) -> arb:
+        a = 1 + t
+        return t * (a * rho - eps) + t * t.log() - a * t.log1p()
+
+    def df(t: arb) -> arb:
+        return (1 + 2 * t) * rho - eps + t.log() - t.log1p()
 
     return f, df
 
 
-def _tight_g(rho: arb, big_l: arb) -> tuple[Callable[[arb], arb], Callable[[arb], arb]]:
-    def g(a: arb) -> arb:
-        return a * rho + (big_l + (a - 1) * (a - 1).log() - a * a.log()) / (a - 1)
+def _tight_f_near_one(eps: arb) -> Callable[[Fraction], arb]:
+    # For 0 < t <= u < 1/e:  f(t) >= -u eps + u log u - (1 + u) u  (t log t is decreasing on
+    # (0, 1/e), log1p(t) <= t <= u), and inf f <= lim_{t -> 0+} f(t) = 0.
+    def bound(u: Fraction) -> arb:
+        au = _a(u)
+        return (-au * eps + au * au.log() - (1 + au) * au).union(arb(0))
+    return bound
 
-    def dg(a: arb) -> arb:
-        return rho + (a.log() - big_l) / (a - 1) ** 2
+
+def _tight_g(rho: arb, big_l: arb) -> tuple[Callable[[arb], arb], Callable[[arb], arb]]:
+    def g(t: arb) -> arb:
+        a = 1 + t
+        return a * rho + (big_l + t * t.log() - a * t.log1p()) / t
+
+    def dg(t: arb) -> arb:
+        return rho + (t.log1p() - big_l) / (t * t)
 
     return g, dg
 
@@ -659,8 +699,9 @@ def zcdp_tight_delta(comp: Composition, eps_g: ExactReal, *, digits: int) -> Enc
         return Enclosure.exact_value(min(Fraction(1), d), digits, "zcdp-tight")
 
     def compute() -> arb:
-        f, df = _tight_f(_rho(g), eps_g.arb())
-        return _a(d) + _certified_min(f, df).exp()
+        eps = eps_g.arb()
+        f, df = _tight_f(_rho(g), eps)
+        return _a(d) + _certified_min(f, df, _tight_f_near_one(eps)).exp()
 
     return _certify_clamped(compute, digits, "zcdp-tight", lo=Fraction(0), hi=Fraction(1),
                             max_prec=_tight_cap(digits))
