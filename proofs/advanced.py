@@ -14,6 +14,7 @@ from .framework import (
     enclosure_contains,
     pos,
 )
+from .optimal import _unevaluated
 
 __all__ = ["drv10_algebra", "drv10_mean_term", "steinke_zcdp", "steinke_rho_footnote"]
 
@@ -62,7 +63,7 @@ def drv10_algebra() -> Derivation:
         "Dwork-Rothblum-Vadhan FOCS 2010 Thm III.3; Dwork-Roth 2014 Thm 3.20",
         [
             Equal("Azuma's tail exp(-t^2/(2k eps^2)) at t = eps sqrt(2k L), L = log(1/delta'), is delta' = e^{-L}",
-                  azuma(t), sp.exp(-L)),
+                  _unevaluated(lambda: azuma(t)), sp.exp(-L)),
             Equal("the delta direction inverts the eps direction: for eps_g = k mu + w (w > 0), "
                   "eps sqrt(2k log(1/delta'(eps_g))) + k mu = eps_g",
                   eps * sp.sqrt(2 * k * (-sp.log(azuma(eps_g - k * mu)))) + k * mu, eps_g),
