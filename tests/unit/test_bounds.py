@@ -339,3 +339,27 @@ def test_kov34_heterogeneous_uses_max() -> None:
         a = getattr(bounds, f"{m}_epsilon")(het, Fraction(1, 100), digits=DIGITS)
         b = getattr(bounds, f"{m}_epsilon")(hom, Fraction(1, 100), digits=DIGITS)
         assert (a.lower, a.upper) == (b.lower, b.upper)
+
+
+def test_threshold_ties_are_enclosed() -> None:
+    """eps_g exactly at DRV10's threshold sum eps (e^eps - 1) (log(1024) for 10 x log(2)): delta' = 1."""
+    comp = Composition.homogeneous("log(2)", 0, 10)
+    d = bounds.drv10_delta(comp, ExactReal.log(1024), digits=DIGITS)
+    assert d.upper == 1 and 1 - d.lower <= Fraction(1, 10**25)
+
+
+def test_zcdp_tight_minimiser_near_one() -> None:
+    """rho = 1000 tanh(500): the optimal order a is within e^-1000 of 1 and delta(0) = 1 - tiny."""
+    comp = Composition.homogeneous("1000", 0, 1)
+    d = bounds.zcdp_tight_delta(comp, ExactReal.parse(0), digits=DIGITS)
+    assert d.upper == 1 and 1 - d.lower <= Fraction(1, 10**100)
+    e = bounds.zcdp_tight_epsilon(comp, Fraction(1, 10**6), digits=DIGITS)
+    with mpmath.workdps(DPS):
+        assert_encloses(e, oracle_epsilon("zcdp_tight", comp, Fraction(1, 10**6)), _tol("zcdp_tight"))
+
+
+def test_astronomically_small_value_is_refused() -> None:
+    from exactdp.errors import PrecisionError
+
+    with pytest.raises(PrecisionError, match="representable"):
+        bounds.drv10_delta(Composition.homogeneous("1e-8", 0, 1), ExactReal.parse(20), digits=DIGITS)
