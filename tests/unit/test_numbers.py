@@ -318,3 +318,13 @@ def test_certify_refuses_zero() -> None:
         certify(lambda: arb(0), 10, max_prec=512)
     with pytest.raises(PrecisionError):
         certify(lambda: arb(1) - arb(3).sqrt() ** 2 + 2, 10, max_prec=512)
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError,
+                   reason="decimal_string/format_fraction use str(int), limited to 4300 digits by CPython "
+                          "(reported to the lead with a diff)")
+def test_strings_of_very_small_and_very_long_values() -> None:
+    e = Enclosure(Fraction(1, 10**5000), Fraction(2, 10**5000))
+    lo, hi = e.lower_str(), e.upper_str()
+    assert _dec(lo) <= e.lower and _dec(hi) >= e.upper
+    assert format_fraction(Fraction(1, 3**10000)).startswith("1/")
