@@ -26,6 +26,7 @@ def _registry() -> dict[str, Callable[[], Derivation]]:
         advanced.drv10_mean_term,
         advanced.steinke_zcdp,
         advanced.steinke_rho_footnote,
+        advanced.zcdp_conversion,
         optimal.kov15_hockey_stick,
         optimal.kov15_mean_loss,
         optimal.mv_reduces_to_kov15,

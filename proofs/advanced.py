@@ -16,7 +16,7 @@ from .framework import (
 )
 from .optimal import _unevaluated
 
-__all__ = ["drv10_algebra", "drv10_mean_term", "steinke_zcdp", "steinke_rho_footnote"]
+__all__ = ["drv10_algebra", "drv10_mean_term", "steinke_zcdp", "steinke_rho_footnote", "zcdp_conversion"]
 
 R = sp.Rational
 
@@ -210,5 +210,55 @@ def steinke_rho_footnote() -> Derivation:
                   sp.floor(10**21 * rho.subs({eps: 1, L: sp.log(10**6)}) + R(1, 2)), 16874207542284743326),
             Implementation("exactdp steinke: 100 queries with eps_j = 0.0183 (sum eps_j^2 <= 2 rho) stay within eps = 1",
                            fn=tie),
+        ],
+    )
+
+
+def zcdp_conversion() -> Derivation:
+    """rho-zCDP => (eps, exp(-(eps - rho)^2/(4 rho))): the inverse of rho + 2 sqrt(rho log(1/delta)), and
+    the Chernoff bound e^{(a-1)(a rho - eps)} at its optimal order a* = (eps + rho)/(2 rho); the
+    tight conversion of Canonne-Kamath-Steinke multiplies it by (1 - 1/a)^a/(a - 1)."""
+    rho, w, a, eps = pos("rho w alpha epsilon")
+    L = w**2 / (4 * rho)  # log(1/delta) at eps = rho + w
+    chern = (a - 1) * (a * rho - eps)
+    a_star = (eps + rho) / (2 * rho)
+
+    def cks(r: sp.Expr, e: sp.Expr, av: sp.Expr) -> sp.Expr:
+        return sp.exp((av - 1) * (av * r - e)) / (av - 1) * (1 - 1 / av) ** av
+
+    def tie() -> str | None:
+        from exactdp import Composition, delta, optimal_delta
+
+        comp = Composition.homogeneous("0.1", 0, 30)
+        r, e = 30 * R(1, 10) * sp.tanh(R(1, 20)), R(3, 2)
+        simple = delta(comp, "1.5", method="zcdp", digits=30)
+        why = enclosure_contains(simple, sp.exp(-(e - r) ** 2 / (4 * r)))
+        if why:
+            return f"zcdp: {why}"
+        tight = delta(comp, "1.5", method="zcdp-tight", digits=30)
+        for av in (R(5), R(11, 2), R(6)):
+            bound = sp.Rational(sp.N(cks(r, e, av), 40)) * (1 + R(1, 10**30))
+            if not tight.upper <= bound:
+                return f"zcdp-tight {tight.upper_str()} exceeds the CKS value {sp.N(bound, 12)} at alpha = {av}"
+        if not tight.upper <= simple.lower:
+            return f"zcdp-tight {tight.upper_str()} exceeds the simple conversion {simple.lower_str()}"
+        opt = optimal_delta(comp, "1.5", digits=30)
+        if not opt.upper <= tight.lower:
+            return f"zcdp-tight {tight.lower_str()} is below the optimum {opt.upper_str()}: unsound"
+        return None
+
+    return Derivation(
+        "zcdp_conversion",
+        "rho-zCDP gives delta(eps) = exp(-(eps - rho)^2/(4 rho)) (Chernoff at alpha* = (eps + rho)/(2 rho)); CKS is tighter",
+        "Bun-Steinke 2016 Prop 1.3; Canonne-Kamath-Steinke 2020 (arXiv:2004.00010) Prop 12",
+        [
+            Equal("inverse: at log(1/delta) = (eps - rho)^2/(4 rho), eps = rho + w: rho + 2 sqrt(rho log(1/delta)) = eps",
+                  rho + 2 * sp.sqrt(rho * L), rho + w),
+            Equal("the Chernoff exponent (alpha-1)(alpha rho - eps) is stationary at alpha* = (eps + rho)/(2 rho)",
+                  sp.diff(chern, a).subs(a, a_star), 0),
+            NonNegative("and convex: its second derivative 2 rho > 0", sp.diff(chern, a, 2)),
+            Equal("its value there is -(eps - rho)^2/(4 rho)", chern.subs(a, a_star), -(eps - rho) ** 2 / (4 * rho)),
+            Implementation("exactdp zcdp / zcdp-tight / optimal at 30 x 0.1-DP, eps_g = 1.5: simple = "
+                           "exp(-(1.5 - rho)^2/(4 rho)) >= tight (<= CKS at alpha = 5, 5.5, 6) >= optimal", fn=tie),
         ],
     )
