@@ -457,9 +457,9 @@ def zcdp_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enclos
 #   third term: delta~_3 = exp(-x), x = max(0, eps_g - T)^2 / (2V);
 #   second term: log(e + sqrt(V)/delta~) <= x  <=>  delta~ >= sqrt(V)/(e^x - e), possible only if x > 1.
 
-def _kov_delta(groups: _Groups, hgroups: _Groups, eps_g: ExactReal, digits: int, algorithm: str,
+def _kov_delta(hgroups: _Groups, eps_g: ExactReal, digits: int, algorithm: str,
                t_term: Callable[[ExactReal], arb]) -> Enclosure:
-    """``groups`` give S1 and P (the mechanisms the theorem is applied to), ``hgroups`` = groups."""
+    """The delta direction of the KOV15 shape for the mechanisms ``hgroups`` (see above)."""
     if _sum_eps_minus(hgroups, eps_g) <= 0:  # delta~ = 0
         p = _retention_exact(hgroups)
         if p is not None:
@@ -543,7 +543,7 @@ def kov15_34_delta(comp: Composition, eps_g: ExactReal, *, digits: int) -> Enclo
     Fraction(0, 1)
     """
     g = _max_params(comp)
-    return _kov_delta(g, g, eps_g, digits, "kov15-3.4", _t_tanh)
+    return _kov_delta(g, eps_g, digits, "kov15-3.4", _t_tanh)
 
 
 def kov15_34_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enclosure:
@@ -563,7 +563,7 @@ def kov15_34_2013_delta(comp: Composition, eps_g: ExactReal, *, digits: int) -> 
     for any eps).  Heterogeneous lists: applied to (max eps_i, max delta_i, k).
     """
     g = _max_params(comp)
-    return _kov_delta(g, g, eps_g, digits, "kov15-3.4-2013", _t_sq)
+    return _kov_delta(g, eps_g, digits, "kov15-3.4-2013", _t_sq)
 
 
 def kov15_34_2013_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enclosure:
@@ -583,7 +583,7 @@ def kov15_35_delta(comp: Composition, eps_g: ExactReal, *, digits: int) -> Enclo
     sqrt(2 sum eps_l^2 log(1/delta~))}``.
     """
     g = _groups(comp)
-    return _kov_delta(g, g, eps_g, digits, "kov15-3.5", _t_tanh)
+    return _kov_delta(g, eps_g, digits, "kov15-3.5", _t_tanh)
 
 
 def kov15_35_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enclosure:
