@@ -388,6 +388,8 @@ def _cmd_batch(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
             out, bad = {"error": f"line {n} is not valid JSON: {e}"}, bad + 1
         except (ExactDPError, NotImplementedError) as e:
             out, bad = {"error": _err_line(e)}, bad + 1
+        except Exception as e:  # one bad line never stops the batch
+            out, bad = {"error": f"internal error: {type(e).__name__}: {_err_line(e)}"}, bad + 1
         stdout.write(json.dumps(out) + "\n")
         stdout.flush()
     if sys.stderr.isatty() or n > 100:

@@ -76,10 +76,9 @@ def method_names() -> list[str]:
 
 
 def get_method(name: str) -> MethodSpec:
-    try:
-        return METHODS[name]
-    except KeyError:
-        raise InvalidParameterError(f"method={name!r} must be one of {', '.join(METHODS)}") from None
+    if not isinstance(name, str) or name not in METHODS:
+        raise InvalidParameterError(f"method={name!r} must be one of {', '.join(METHODS)}")
+    return METHODS[name]
 
 
 def delta(comp: Composition, eps_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,

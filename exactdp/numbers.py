@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -99,7 +100,7 @@ def parse_rational(x: object, name: str = "value") -> Fraction:
     if isinstance(x, Decimal):
         if not x.is_finite():
             raise InvalidParameterError(f"{name}={x!r} must be finite")
-        return Fraction(x)
+        return _fraction_of_decimal(x, name, x)
     if isinstance(x, (fmpq, fmpz)):
         return Fraction(int(x.p), int(x.q)) if isinstance(x, fmpq) else Fraction(int(x))
     mod = type(x).__module__
@@ -111,7 +112,7 @@ def parse_rational(x: object, name: str = "value") -> Fraction:
     if isinstance(x, str):
         s = x.strip()
         if _NUM_RE.match(s):
-            return Fraction(Decimal(s))
+            return _fraction_of_decimal(Decimal(s), name, x)
         if _FRAC_RE.match(s):
             num, den = s.split("/")
             if int(den) == 0:
@@ -121,6 +122,18 @@ def parse_rational(x: object, name: str = "value") -> Fraction:
             f"{name}={x!r} is not an exact number; write a decimal ('0.1', '1e-6') or a fraction ('1/3')"
         )
     raise InexactInputError(f"{name}={x!r} (type {_type_name(x)}) is not an exact number")
+
+
+#: Largest decimal exponent accepted in an input ("1e-100000" is fine, "1e-100000000" is refused:
+#: its exact value has 10^8 digits).
+MAX_DECIMAL_EXPONENT = 100_000
+
+
+def _fraction_of_decimal(d: Decimal, name: str, x: object) -> Fraction:
+    exp = d.as_tuple().exponent
+    if isinstance(exp, int) and abs(exp) > MAX_DECIMAL_EXPONENT:
+        raise InvalidParameterError(f"{name}={x!r} must have a decimal exponent within +-{MAX_DECIMAL_EXPONENT}")
+    return Fraction(d)
 
 
 @dataclass(frozen=True, order=False)
@@ -327,15 +340,20 @@ def decimal_string(q: Fraction, digits: int, direction: Literal["down", "up", "e
     n = a * (Fraction(10) ** scale)
     round_up = (direction == "up") != neg  # magnitude rounded up?
     m = -((-n.numerator) // n.denominator) if round_up else n.numerator // n.denominator
-    if len(str(m)) > digits:  # 9.99 rounded up to 10.0: drop one digit (exact, it ends in 0)
+    if len(_istr(m)) > digits:  # 9.99 rounded up to 10.0: drop one digit (exact, it ends in 0)
         m //= 10
         scale -= 1
     return ("-" if neg else "") + _place_point(m, scale)
 
 
+def _istr(n: int) -> str:
+    """str(n) without CPython's 4300-digit limit on int -> str conversion."""
+    return str(fmpz(n))
+
+
 def _floor_log10(a: Fraction) -> int:
-    """floor(log10(a)) for a > 0, exactly (estimated from digit counts, then corrected)."""
-    e = len(str(a.numerator)) - len(str(a.denominator))
+    """floor(log10(a)) for a > 0, exactly (estimated from bit lengths, then corrected)."""
+    e = (a.numerator.bit_length() - a.denominator.bit_length()) * 1233 // 4096  # 1233/4096 ~ log10(2)
     while Fraction(10) ** e > a:
         e -= 1
     while Fraction(10) ** (e + 1) <= a:
@@ -344,7 +362,7 @@ def _floor_log10(a: Fraction) -> int:
 
 
 def _place_point(m: int, scale: int) -> str:
-    s = str(m)
+    s = _istr(m)
     if scale <= 0:
         return s + "0" * (-scale)
     if len(s) > scale:
@@ -369,7 +387,7 @@ def format_fraction(q: Fraction) -> str:
         d //= 5
         fives += 1
     if d != 1 or max(twos, fives) > 60:
-        return f"{q.numerator}/{q.denominator}" if q.denominator != 1 else str(q.numerator)
+        return f"{_istr(q.numerator)}/{_istr(q.denominator)}" if q.denominator != 1 else _istr(q.numerator)
     scale = max(twos, fives)
     m = q * 10**scale
     return _place_point(int(m), scale) if m >= 0 else "-" + _place_point(int(-m), scale)
@@ -474,7 +492,10 @@ class Enclosure:
         """The largest float64 <= lower (a safe lower bound for float-based libraries)."""
         if isinstance(self.lower, float):
             return self.lower
-        f = float(self.lower)  # float ok: corrected below to round toward -inf
+        try:
+            f = float(self.lower)  # float ok: corrected below to round toward -inf
+        except OverflowError:
+            return -math.inf if self.lower < 0 else sys.float_info.max
         if Fraction(f) > self.lower:
             f = math.nextafter(f, -math.inf)
         return f
@@ -483,7 +504,10 @@ class Enclosure:
         """The smallest float64 >= upper (a safe upper bound for float-based libraries)."""
         if isinstance(self.upper, float):
             return self.upper
-        f = float(self.upper)  # float ok: corrected below to round toward +inf
+        try:
+            f = float(self.upper)  # float ok: corrected below to round toward +inf
+        except OverflowError:
+            return math.inf if self.upper > 0 else -sys.float_info.max
         if Fraction(f) < self.upper:
             f = math.nextafter(f, math.inf)
         return f

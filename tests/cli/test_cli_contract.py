@@ -209,9 +209,6 @@ def test_batch_in_order_and_errors_do_not_stop_it(monkeypatch: pytest.MonkeyPatc
     assert res[6]["inputs"]["eps"] == "0.1" and res[6]["lower"] == "2.185842127"
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="methods.get_method raises TypeError on an unhashable method and the batch dies "
-                          "(reported to the lead with a diff)")
 def test_batch_unhashable_method_is_an_error_line(monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     lines = ['{"query": "delta", "eps": "0.1", "k": 3, "at_eps": "1", "method": ["basic"]}',
@@ -231,9 +228,6 @@ def test_batch_subprocess() -> None:
     assert res[0]["exact"] == "0" and set(res[1]) == {"error"} and res[2]["exact_log"] == "log(57.6650390625)"
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="numbers.decimal_string cannot print values below 1e-4300 (CPython's int->str "
-                          "limit; reported to the lead with a diff)")
 def test_tiny_result_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(["delta", "--eps", "1", "--k", "1", "--at-eps", "200", "--method", "drv10", "--json"],
                          capsys)
