@@ -173,7 +173,7 @@ def _read_mechanisms_file(path: str) -> Composition:
         raise InvalidParameterError(f"mechanisms={path!r} is empty")
     if stripped[0] in "[{":
         try:
-            data = json.loads(stripped, parse_float=Decimal, parse_int=int)
+            data = json.loads(stripped, parse_float=Decimal, parse_int=int, parse_constant=_reject_json_constant)
         except json.JSONDecodeError as e:
             raise InvalidParameterError(f"mechanisms={path!r} is not valid JSON: {e}") from None
         if isinstance(data, dict):
@@ -229,6 +229,10 @@ def composition_from_args(eps: Any, delta: Any, k: Any, mechanism: list[str] | N
     if k is None:
         raise InvalidParameterError("k=None: --eps needs --k K, the number of mechanisms")
     return Composition.homogeneous(eps, "0" if delta is None else delta, k)
+
+
+def _reject_json_constant(name: str) -> Any:
+    raise InvalidParameterError(f"value={name} must be a finite number (JSON {name} is not one)")
 
 
 def _json_value(v: Any) -> Any:
@@ -382,7 +386,7 @@ def _cmd_batch(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
             continue
         n += 1
         try:
-            obj = json.loads(line, parse_float=Decimal)
+            obj = json.loads(line, parse_float=Decimal, parse_constant=_reject_json_constant)
             out = run_query(obj, default_digits=default_digits)
         except json.JSONDecodeError as e:
             out, bad = {"error": f"line {n} is not valid JSON: {e}"}, bad + 1
