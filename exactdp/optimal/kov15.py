@@ -472,8 +472,8 @@ def kov15_grid(comp: Composition, *, digits: int = DEFAULT_DIGITS) -> list[tuple
     _require_homogeneous(comp)
     h = _Hom(comp)
     eps, delta, k = h.eps, h.delta, h.k
-    if k > 200_000:
-        raise InvalidParameterError(f"k={k} must be at most 200000 for the full grid (it has k/2+1 points)")
+    if k > 100_000:
+        raise InvalidParameterError(f"k={k} must be at most 100000 for the full grid (it has k/2+1 points)")
     out: list[tuple[int, ExactReal, Enclosure]] = []
     if h.exact_with(Fraction(1)):
         c = h.c_exact()
@@ -483,11 +483,59 @@ def kov15_grid(comp: Composition, *, digits: int = DEFAULT_DIGITS) -> list[tuple
             dp = A - h.x ** n * B  # type: ignore[operator]
             out.append((i, _grid_eps(eps, n), Enclosure.exact_value(1 - c * (1 - dp), digits, _ALG_EXACT)))
         return out
+    deltas = _grid_arb(h, digits)
     for i in range(k // 2 + 1):
         n = k - 2 * i
         g = _grid_eps(eps, n) if (eps.kind == "rational" or _exact_ok(n, eps.value)) else _GridEps(eps, n)
-        out.append((i, g, _delta_at_grid(h, n, i, digits)))  # type: ignore[arg-type]
+        out.append((i, g, deltas[i]))  # type: ignore[arg-type]
     return out
+
+
+def _grid_arb(h: _Hom, digits: int) -> list[Enclosure]:
+    """All grid deltas at once: suffix sums in Arb at one precision, raised until all are certified.
+
+    With w_l = C(k,l) x^{k-l}/(1+x)^k, SA[m] = sum_{l>=m} w_l x^{2l-k}, SB[m] = sum_{l>=m} w_l,
+    delta_pure at eps_g = (k-2i) eps is SA[m] - x^{k-2i} SB[m] with m = k-i+1 (KOV15 Thm 3.3).
+    """
+    eps, delta, k = h.eps, h.delta, h.k
+    first = _one_minus_c_enclosure(h, digits)
+    if eps.is_zero():
+        return [first] * (k // 2 + 1)
+    target = Fraction(1, 10 ** (digits + 2))
+    prec = int(digits * 3.33) + 64 + 2 * k.bit_length()
+    from ..numbers import fraction_of_arb_endpoints
+
+    while prec <= (1 << 17):
+        out = [first]
+        with ctx.workprec(prec):
+            x = eps.exp_arb()
+            x2 = x * x
+            w = 1 / (1 + x) ** k
+            y = x ** k                      # x^{2l-k} at l = k
+            SA, SB = arb(0), arb(0)
+            c1, c = _one_minus_c_arb(delta, k), _c_arb(delta, k)
+            ok = True
+            for i in range(1, k // 2 + 1):
+                l = k - i + 1               # add term l: SA, SB become the sums over l' >= k-i+1
+                SA += w * y
+                SB += w
+                w = w * x * l / (k - l + 1)
+                y = y / x2
+                # x^{k-2i} = y * x^2 after the update (y is now x^{2(l-1)-k} = x^{k-2i})
+                dp = SA - y * SB
+                b = dp if delta == 0 else c1 + c * dp
+                if not b.is_finite() or not b > 0:
+                    ok = False
+                    break
+                lo, hi = fraction_of_arb_endpoints(b)
+                if lo <= 0 or hi - lo > target * lo:
+                    ok = False
+                    break
+                out.append(Enclosure(lo, hi, digits, algorithm=_ALG_DIRECT))
+        if ok:
+            return out
+        prec *= 2
+    raise PrecisionError(f"could not certify the KOV15 grid to {digits=} digits")
 
 
 def _delta_at_grid(h: _Hom, n: int, i: int, digits: int) -> Enclosure:
