@@ -67,6 +67,8 @@ def drv10_algebra() -> Derivation:
             Equal("the delta direction inverts the eps direction: for eps_g = k mu + w (w > 0), "
                   "eps sqrt(2k log(1/delta'(eps_g))) + k mu = eps_g",
                   eps * sp.sqrt(2 * k * (-sp.log(azuma(eps_g - k * mu)))) + k * mu, eps_g),
+            Equal("REFERENCE section 6: at eps = 0.1, k = 30, delta' = 1e-3 the formula is 2.3513548815514764138",
+                  sp.floor(10**19 * drv10_value(R(1, 10), 30, R(1, 1000)) + R(1, 2)), 23513548815514764138),
             Implementation("exactdp drv10: eps of 30 x 0.1-DP at delta_g = 1e-3 (REFERENCE: 2.35135488155...)",
                            fn=tie_eps_pure),
             Implementation("exactdp drv10: eps of 30 x (0.1, 1e-5) at delta_g = 1e-3 (delta' = 7e-4)", fn=tie_eps_approx),
@@ -163,6 +165,9 @@ def steinke_zcdp() -> Derivation:
                          SumOfSquares("(v - tanh v)' = tanh(v)^2", sp.tanh(v) ** 2, [(1, sp.tanh(v))])),
             Equal("eps^2/2 - eps tanh(eps/2) = 2 v (v - tanh v) at v = eps/2, hence rho = eps tanh(eps/2) <= eps^2/2",
                   eps**2 / 2 - eps * sp.tanh(eps / 2), (2 * v * (v - sp.tanh(v))).subs(v, eps / 2)),
+            Equal("REFERENCE section 6: S = 30 * 0.01, L = log(1000) gives 2.1858421273245335394",
+                  sp.floor(10**19 * (R(3, 10) / 2 + sp.sqrt(2 * sp.log(1000) * R(3, 10))) + R(1, 2)),
+                  21858421273245335394),
             Implementation("exactdp steinke: 30 x 0.1-DP at delta = 1e-3 gives 0.15 + sqrt(0.6 log 1000) (REFERENCE 2.18584...)",
                            fn=tie_steinke),
             Implementation("exactdp steinke: 10 x (0.1, 1e-5) + 5 x 0.2 at delta_total 1e-3: delta = 1e-3 - 1e-4",
