@@ -47,8 +47,9 @@ __all__ = [
     "DIRECT_K_MAX",
 ]
 
-#: exact rational arithmetic is used while k * (bits of the numbers involved) stays below this.
-EXACT_BITS = 60_000
+#: exact rational results are used while k * (bits of e^eps and of 1 - delta) stays below this,
+#: so that an exact answer stays printable (Python refuses int -> str beyond 4300 digits by default).
+EXACT_BITS = 12_000
 #: the largest k summed term by term in Arb; above it the incomplete beta route is used.
 DIRECT_K_MAX = 1000
 #: precision cap (bits) of a sign decision before the exact fallback is tried.
@@ -270,7 +271,7 @@ class _Hom:
     def exact_with(self, *extra: Fraction | None) -> bool:
         if self.x is None or any(q is None for q in extra):
             return False
-        return _exact_ok(self.k, self.x) and _exact_ok(self.k, 1 - self.delta)
+        return _exact_ok(self.k, self.x, 1 - self.delta)
 
     def c_exact(self) -> Fraction:
         return (1 - self.delta) ** self.k
@@ -439,8 +440,8 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
         else:
             lo = mid + 1
     cands = sorted(ties) if ties else [lo]
-    if t_exact is not None and h.x is not None and _exact_ok(k, h.x) and not ties:
-        A, B = _exact_AB(h.x, k, lo)
+    if t_exact is not None and h.exact_with(Fraction(1)) and not ties:
+        A, B = _exact_AB(h.x, k, lo)  # type: ignore[arg-type]
         q = (A - t_exact) / B
         if q <= 1:
             return Enclosure.exact_value(Fraction(0), digits, _ALG_EXACT)

@@ -230,3 +230,25 @@ def test_huge_k(k: int) -> None:
     d = kov15_delta(comp, ExactReal.rational(Fraction(round(mean + 4 * sd))), digits=30)
     assert 0 < d.lower <= d.upper < Fraction(1, 10**3)
     assert d.relative_width() <= Fraction(1, 10**30)
+
+
+def test_grid_arb_against_mpmath() -> None:
+    """The one-pass grid (e^eps transcendental) against the mpmath direct sum at every grid point."""
+    for eps, delta, k in [(Fraction(1, 10), Fraction(1, 1000), 30), (Fraction(7, 4), Fraction(0), 41),
+                          (Fraction(1, 1000), Fraction(1, 50), 400)]:
+        grid = kov15_grid(Composition.homogeneous(eps, delta, k))
+        assert len(grid) == k // 2 + 1
+        for i, eps_i, d in grid[:: max(1, k // 40)]:
+            assert eps_i == ExactReal.rational((k - 2 * i) * eps)
+            if d.exact is not None:
+                assert i == 0 and d.exact == 1 - (1 - delta) ** k
+            else:
+                _check_enclosure(d, mp_delta(eps, delta, k, (k - 2 * i) * eps))
+
+
+def test_exact_results_stay_printable() -> None:
+    """Exact answers are only given while they stay printable; beyond, a certified enclosure."""
+    big = kov15_delta(Composition.homogeneous("log(3/2)", "0.001", 5000), ExactReal.log(5))
+    assert big.exact is None and big.relative_width() <= Fraction(1, 10**30)
+    small = kov15_delta(Composition.homogeneous("log(3/2)", "0.001", 800), ExactReal.log(5))
+    assert small.exact is not None and "/" in str(small.exact)
