@@ -170,7 +170,7 @@ def _plot(vertices: list[Vertex], comp: Composition, path: str) -> None:
     ys = [float((b.lower + b.upper) / 2) for _, b in vertices]
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.fill(xs + [1, 1], ys + [0, 1], alpha=0.25, label="achievable (P_FA, P_MD)")
-    ax.plot(xs, ys, "o-", ms=3, label="tradeoff curve (vertices exact)")
+    ax.plot(xs, ys, "o-", ms=3, label="tradeoff curve (certified vertices)")
     ax.plot(ys, xs, "--", lw=0.8, label="symmetric side")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
