@@ -274,21 +274,42 @@ def _shift_ceil(p: fmpz_poly, F: int) -> fmpz_poly:
 class GridProfile(Profile):
     """eps_i = a_i eps_0 exactly: atoms s = 0..A with loss (2s - A) eps_0 (exact counting)."""
 
+    #: Largest A^2 * bits(e^{eps_0}) (the size of the exact weights) for exact rational weights;
+    #: past it, certified fixed point.
+    EXACT_BITS = 1 << 28
+
     def __init__(self, eps0: LinLog, groups: Sequence[tuple[int, int]]) -> None:
         super().__init__()
         self.eps0 = eps0
         self.groups = [(a, c) for a, c in groups if a > 0]
         self.A = sum(a * c for a, c in self.groups)
         self.n = self.A + 1
-        self.exact = eps0.R == 0
+        bits = max(eps0.Q.numerator.bit_length(), eps0.Q.denominator.bit_length())
+        self.exact = eps0.R == 0 and self.A * self.A * bits <= self.EXACT_BITS
         self.algorithm = "exact-counting"
         self._counts: list[int] | None = None
 
     def loss(self, i: int) -> LinLog:
         return self.eps0.scale(2 * i - self.A)
 
+    def index_above(self, x: LinLog) -> int:
+        """First s with (2s - A) eps_0 > x: a candidate from x / eps_0 in Arb, checked exactly."""
+        if x.Q == 1 and self.eps0.Q == 1:
+            r = x.R / self.eps0.R  # (2s - A) > r  <=>  s > (A + r)/2
+            return min(max(math.floor((self.A + r) / 2) + 1, 0), self.n)
+        with ctx.workprec(128):
+            r = fraction_of_arb_endpoints((x.arb() / self.eps0.arb()).mid())[0]
+        m = math.floor((self.A + r) / 2) + 1
+        m = min(max(m, 0), self.n)
+        while m > 0 and _cmp(self.loss(m - 1), x) > 0:
+            m -= 1
+        while m < self.n and _cmp(self.loss(m), x) <= 0:
+            m += 1
+        return m
+
     def _weights(self, prec: int) -> tuple[list[int], list[int], int]:
         if self.exact:
+            assert self.eps0.R == 0
             # e^{eps_0} = u/v: coefficient s of prod (v^a + u^a x^a)^c is N[s] u^s v^{A-s}
             y = self.eps0.Q
             u, v = y.numerator, y.denominator
