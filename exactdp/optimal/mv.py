@@ -717,7 +717,7 @@ def mv_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DI
     >>> from exactdp import Composition
     >>> c = Composition.heterogeneous([("log(2)", 0), ("log(4)", 0)])
     >>> mv_epsilon(c, Fraction(1, 10)).exact_log
-    Fraction(16, 3)
+    Fraction(13, 2)
     """
     delta_g = Fraction(delta_g)
     pd = _prod_one_minus_delta(comp)
