@@ -72,9 +72,12 @@ def _privacy_region(ax: Any, rows: Rows) -> None:
     ms = sorted(fa, reverse=True)
     xs = [0.0] + [fa[m] for m in ms] + [1.0]
     ys = [1.0] + [md[m] for m in ms] + [0.0]
-    ax.plot(xs, ys, "-", marker="o", markersize=3, label="tradeoff curve (vertices)")
-    ax.plot(ys, xs, "--", label="mirror (swap the hypotheses)")
-    ax.fill(xs + [1.0], ys + [1.0], alpha=0.15)
+    # The privacy region is symmetric under (P_FA, P_MD) -> (1 - P_FA, 1 - P_MD) (KOV15 section 2):
+    # it lies between the tradeoff curve and its point reflection.
+    ax.fill(xs + [1.0 - x for x in xs], ys + [1.0 - y for y in ys], alpha=0.2, label="privacy region")
+    ax.plot(xs, ys, "-", marker="o", markersize=3, label="tradeoff curve (exact vertices)")
+    ax.plot([1.0 - x for x in xs], [1.0 - y for y in ys], "-", marker="o", markersize=3, color="C0")
+    ax.plot([0.0, 1.0], [1.0, 0.0], ":", color="gray", label="no privacy loss (P_FA + P_MD = 1)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
@@ -100,7 +103,8 @@ def _mv_approx(ax: Any, rows: Rows) -> None:
         xs = [i + j * width for i in range(len(cases))]
         ax.bar(xs, [vals[c].get(lab, 0.0) for c in cases], width, label=lab)
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(cases))])
-    ax.set_xticklabels([f"case {i + 1}\ndelta_g={c.split(' @ ')[1]}" for i, c in enumerate(cases)], fontsize=6)
+    ax.set_xticklabels([f"{i // 2 + 1}: {c.split(' @ ')[1]}" for i, c in enumerate(cases)], fontsize=7, rotation=30)
+    ax.set_xlabel("case: delta_g (the lists are in the table)")
     ax.set_ylabel("eps_g at delta_g")
     ax.set_title("Murtagh-Vadhan approximation vs KOV15 Thm 3.5 vs optimum")
     ax.legend()
@@ -122,19 +126,20 @@ def _steinke_noise(ax: Any, rows: Rows) -> None:
 
 
 def _bounds_looseness(ax: Any, rows: Rows) -> None:
-    series: dict[str, list[tuple[int, float]]] = {}
+    series: dict[str, dict[int, float]] = {}
     for r in rows:
         if r["eps"] == "0.1" and r["delta"] == "0" and r["at"] == "0.000001" and r["float_upper"] != "inf":
-            series.setdefault(r["method"], []).append((int(r["k"]), _f(r)))
+            series.setdefault(r["method"], {})[int(r["k"])] = _f(r)
+    opt = series.get("optimal", {})
     for m, pts in sorted(series.items()):
-        xs, ys = zip(*sorted(pts))
-        ax.plot(xs, ys, "-" if m == "optimal" else "--", marker="o", markersize=2.5, label=m,
-                linewidth=2.0 if m == "optimal" else 1.0)
+        ks = sorted(k for k in pts if k in opt and opt[k] > 0)
+        ax.plot(ks, [pts[k] / opt[k] for k in ks], "-" if m == "optimal" else "--", marker="o", markersize=2.5,
+                label=m, linewidth=2.0 if m == "optimal" else 1.0)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("k")
-    ax.set_ylabel("eps_g at delta_g = 1e-6")
-    ax.set_title("k-fold composition of 0.1-DP: every bound beside the optimum")
+    ax.set_ylabel("bound / optimum (eps_g at delta_g = 1e-6)")
+    ax.set_title("k-fold composition of 0.1-DP: how loose each bound is")
     ax.legend(ncol=2)
 
 
