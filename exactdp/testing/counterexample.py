@@ -77,7 +77,14 @@ class Counterexample:
         if self.k is not None:
             inp = f"eps={format_fraction(self.eps)}, delta={format_fraction(self.delta)}, k={self.k}"
         else:
-            inp = "mechanisms=[" + ", ".join(f"({format_fraction(e)}, {format_fraction(d)})" for e, d in self.mechanisms) + "]"
+            runs: list[list[Any]] = []
+            for m in self.mechanisms:
+                if runs and runs[-1][0] == m:
+                    runs[-1][1] += 1
+                else:
+                    runs.append([m, 1])
+            inp = "mechanisms=" + " + ".join(
+                f"{'%d x ' % c if c > 1 else ''}({format_fraction(e)}, {format_fraction(d)})" for (e, d), c in runs)
         claimed = "inf" if isinstance(self.claimed, float) else format_fraction(self.claimed)
         if len(claimed) > 24:
             claimed = f"~{float(self.claimed)!r}"  # float ok: display only
@@ -157,7 +164,7 @@ def _call_homogeneous(fn: Callable[..., Any], eps: Fraction, delta: Fraction, k:
 def find_counterexample(
     claimed_epsilon: Callable[[Fraction, Fraction, int, Fraction], Any],
     *,
-    max_examples: int = 300,
+    max_examples: int = 1000,
     rel_tol: Any = 0,
     shrink: bool = True,
     oracle: Oracle | None = None,
@@ -243,7 +250,9 @@ def _shrink_homogeneous(fn: Callable[..., Any], search: _Search, point: Any, cla
 def _heterogeneous_lists() -> list[tuple[tuple[Fraction, Fraction], ...]]:
     z = F(0)
     lists: list[list[tuple[Fraction, Fraction]]] = [
+        [(F(1, 100), z)] * 30 + [(F(1, 50), z)] * 10,
         [(F(1, 100), z)] * 20 + [(F(1), z)],
+        [(F(1, 10), z)] * 50 + [(F(1, 5), z)] * 50,
         [(F(1, 10), z), (F(10), z)],
         [(F(1, 10), z), (F(1, 2), z), (F(1), z)],
         [(F(1, 10), z), (F(2, 10), z), (F(3, 10), z), (F(5, 10), z), (F(7, 10), z)],
@@ -269,7 +278,7 @@ def _call_het(fn: Callable[..., Any], mechs: tuple[tuple[Fraction, Fraction], ..
 def find_counterexample_heterogeneous(
     claimed_epsilon_list: Callable[[list[tuple[Fraction, Fraction]], Fraction], Any],
     *,
-    max_examples: int = 72,
+    max_examples: int = 1000,
     rel_tol: Any = 0,
     shrink: bool = True,
     oracle: Oracle | None = None,
