@@ -23,7 +23,7 @@ from .manifest import MANIFEST_NAME, manifest_text
 from .specs import TABLES, RowSpec, TableSpec, compute_row, get_table
 from .writers import COLUMNS, SCHEMA_VERSION, csv_text, json_text
 
-__all__ = ["default_tables_dir", "build", "compute_tables", "write_tables", "readme_text", "Progress"]
+__all__ = ["default_tables_dir", "figure_renderer", "build", "compute_tables", "write_tables", "readme_text", "Progress"]
 
 
 def default_tables_dir() -> Path:
@@ -159,6 +159,15 @@ def readme_text(specs: Sequence[TableSpec], counts: dict[str, int], figures: Ite
     return "\n".join(lines)
 
 
+def figure_renderer() -> str | None:
+    """``"matplotlib X.Y.Z"``, the renderer whose bytes the figures are, or None without matplotlib."""
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    return f"matplotlib {matplotlib.__version__}"
+
+
 def _render_figures(specs: Sequence[TableSpec], rows: dict[str, list[dict[str, str]]],
                     root: Path) -> tuple[list[str], list[str]]:
     """Write the figures; return (reproducible files, unverified files), relative to root."""
@@ -197,7 +206,9 @@ def write_tables(root: Path, specs: Sequence[TableSpec], rows: dict[str, list[di
     counts = {name: len(r) for name, r in rows.items()}
     (root / "README.md").write_bytes(readme_text(specs, counts, [f[len("figures/"):] for f in good + bad]).encode("utf-8"))
     files.append("README.md")
-    (root / MANIFEST_NAME).write_bytes(manifest_text(root, files, version=version, unverified=bad).encode("utf-8"))
+    renderer = figure_renderer() if good or bad else None
+    (root / MANIFEST_NAME).write_bytes(
+        manifest_text(root, files, version=version, unverified=bad, renderer=renderer).encode("utf-8"))
     return files + bad + [MANIFEST_NAME]
 
 

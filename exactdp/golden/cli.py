@@ -102,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _check_names([args.name])
             rows = load_table(args.name, directory=args.dir)
             cols = [c.strip() for c in args.columns.split(",")] if args.columns else None
+            if cols is None and args.name == "errata":  # the verdict is the point of that table
+                cols = ["query", "method", "eps", "delta", "k", "mechanisms", "at", "lower", "upper", "note"]
             if args.format == "latex":
                 text = latex_text(rows, columns=cols, caption=args.caption,
                                   label=f"tab:{args.name}" if args.caption else None)

@@ -25,14 +25,16 @@ def sha256_file(path: Path) -> str:
 
 
 def manifest_text(root: Path, files: Iterable[str], *, version: str,
-                  unverified: Iterable[str] = ()) -> str:
+                  unverified: Iterable[str] = (), renderer: str | None = None) -> str:
     """The manifest of ``files`` (paths relative to ``root``, ``/``-separated), sorted.
 
     ``unverified`` lists generated files that are not byte-reproducible (figures whose renderer
-    is not deterministic here): they are named but carry no hash.
+    is not deterministic here): they are named but carry no hash.  ``renderer`` records the
+    matplotlib version that drew the figures (figure bytes depend on it).
     """
     obj: dict[str, Any] = {
         "files": {f: sha256_file(root / f) for f in sorted(set(files))},
+        "figures_renderer": renderer,
         "generator": "exactdp",
         "schema": SCHEMA_VERSION,
         "unverified": sorted(set(unverified)),

@@ -267,3 +267,36 @@ def test_reproductions_and_errata_against_their_formulas() -> None:
             assert "UNSOUND" in claim["note"]  # these inputs are counterexamples
         if claim["method"] == "seed-001-mv-condition" and claim["mechanisms"] == '[["1","0","2"]]':
             assert claim["exact"] == "0" and "UNSOUND" in claim["note"]
+
+
+@needs_tables
+def test_region_vertices_agree_with_exactdp_region() -> None:
+    """The table's vertices (a direct sum in exactdp.golden) overlap those of exactdp.region."""
+    from exactdp import Composition
+    from exactdp.region import privacy_region
+
+    rows = [r for r in load_table("repro_privacy_region", directory=TABLES_DIR) if r["query"].startswith("region")]
+    r0 = rows[0]
+    theirs = privacy_region(Composition.homogeneous(r0["eps"], r0["delta"], int(r0["k"])))
+    fa = {r["at"]: r for r in rows if r["query"] == "region_fa"}
+    md = {r["at"]: r for r in rows if r["query"] == "region_md"}
+    assert len(fa) == len(md) == int(r0["k"]) + 1
+    for m in fa:
+        a_lo, a_hi = Fraction(fa[m]["lower"]), Fraction(fa[m]["upper"])
+        b_lo, b_hi = Fraction(md[m]["lower"]), Fraction(md[m]["upper"])
+        assert any(x.lower <= a_hi and a_lo <= x.upper and y.lower <= b_hi and b_lo <= y.upper
+                   for x, y in theirs), m
+
+
+@needs_tables
+def test_mv_approx_and_heterogeneous_bounds_are_never_below_the_optimum() -> None:
+    for table in ("repro_mv_approx", "heterogeneous"):
+        rows = load_table(table, directory=TABLES_DIR)
+        opt = {(r["query"], r["mechanisms"], r["at"]): r for r in rows if r["method"] == "optimal"}
+        for r in rows:
+            o = opt[(r["query"], r["mechanisms"], r["at"])]
+            if r["upper"] == "inf" or o["upper"] == "inf":
+                assert r["upper"] == "inf" or o["upper"] != "inf", (r, o)
+                continue
+            # MV Thm 1.7: OptComp(delta_g) <= eps*; every closed form is an upper bound (both directions)
+            assert Fraction(r["upper"]) >= Fraction(o["lower"]), (r, o)

@@ -175,3 +175,24 @@ def test_doctests_of_the_golden_modules() -> None:
     for name in ("exactdp.golden.writers", "exactdp.golden.specs", "exactdp.golden.errata", "exactdp.plots"):
         result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, name
+
+
+def test_verify_names_the_first_difference(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from exactdp import __version__
+    from exactdp.golden.cli import main
+    from exactdp.golden.manifest import manifest_text
+    from exactdp.golden.verify import verify
+
+    out = build(tmp_path / "t", tables=["repro_steinke_noise"], progress=False, figures=False)
+    assert verify(out, tables=["repro_steinke_noise"], progress=False) == []
+    # change one value and re-sign the manifest: the hashes match, the recomputation does not
+    p = out / "repro_steinke_noise.csv"
+    lines = p.read_text().splitlines(keepends=True)
+    lines[3] = lines[3].replace(",2,", ",3,", 1)
+    p.write_text("".join(lines))
+    files = [q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.name != "MANIFEST.json"]
+    (out / "MANIFEST.json").write_text(manifest_text(out, files, version=__version__))
+    problems = verify(out, tables=["repro_steinke_noise"], progress=False)
+    assert problems and problems[0].startswith("repro_steinke_noise.csv line 4:")
+    assert main(["verify", "--dir", str(out), "--only", "repro_steinke_noise", "--quiet"]) == 1
+    assert "repro_steinke_noise.csv line 4" in capsys.readouterr().err
