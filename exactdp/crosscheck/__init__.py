@@ -1,0 +1,18 @@
+"""Cross-check of other libraries' DP accountants against exactdp's certified optimum.
+
+``exactdp crosscheck`` (see :mod:`exactdp.crosscheck.cli`) runs the sweep of
+:mod:`exactdp.crosscheck.cases` through the adapters of :mod:`exactdp.crosscheck.adapters`
+(dp_accounting, prv_accountant, autodp, OpenDP; each skipped when not installed) and reports
+each answer as ``sound``, ``unsound`` or ``error`` (:mod:`exactdp.crosscheck.report`).
+Peer libraries are imported only when their adapter runs.
+"""
+
+from __future__ import annotations
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .cli import main as _main
+
+    return _main(argv)
