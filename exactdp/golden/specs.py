@@ -17,7 +17,7 @@ from fractions import Fraction
 from flint import arb
 
 from ..composition import Composition
-from ..numbers import Enclosure, ExactReal, arb_of_fraction, certify, format_fraction, parse_delta, parse_eps
+from ..numbers import Enclosure, arb_of_fraction, certify, format_fraction, parse_delta, parse_eps
 
 __all__ = ["RowSpec", "TableSpec", "TABLES", "table_names", "get_table", "compute_row", "METHOD_SOURCES",
            "steinke_noise_scale", "basic_noise_scale"]
@@ -468,7 +468,10 @@ TABLES: tuple[TableSpec, ...] = (
               figure="repro_steinke_noise"),
     TableSpec("errata", "Errata: published formulas that are wrong, with exact counterexamples",
               "Each claim row (the formula as written) is followed by the certified optimum for the same inputs; "
-              "the note says whether the claim is unsound (below the optimum) or merely not optimal.",
+              "the note says whether the claim is unsound (below the optimum) or merely not optimal.  Not listed: "
+              "the 2013 arXiv form of KOV15 Thm 3.4 (k eps^2 for k eps tanh(eps/2)) is never below the ICML form "
+              "(tanh(eps/2) < eps), so it stays sound beyond eps <= 0.9; bounds_epsilon shows it above the optimum "
+              "on every row.",
               "REFERENCE.md sections 2-4", _errata_rows),
 )
 
