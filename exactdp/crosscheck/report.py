@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -111,7 +112,9 @@ def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
     base = dict(library=api.library, api=api.name, case=case.name, query=case.query,
                 at=format_fraction(case.at), inputs=case.composition().to_inputs())
     try:
-        rep = api.run(case)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # peers' RuntimeWarnings would drown the progress lines
+            rep = api.run(case)
     except NotApplicable:
         return None
     except Exception as exc:  # the library raised: an `error` finding, the sweep goes on

@@ -58,8 +58,12 @@ def assert_sound(
     floating-point-level slips).  Returns the :class:`Verdict`; raises :class:`UnsoundClaimError`.
 
     >>> from exactdp.testing import assert_sound
-    >>> assert_sound(3, composition=("0.1", 0, 30), delta_g="1e-3").sound  # doctest: +SKIP
+    >>> assert_sound(3, composition=("0.1", 0, 30), delta_g="1e-3").sound
     True
+    >>> assert_sound(1.4, composition=("0.1", 0, 30), delta_g="1e-3")
+    Traceback (most recent call last):
+    ...
+    exactdp.testing.assertions.UnsoundClaimError: composition 30 x (0.1, 0)-DP, delta_g=0.001: reported eps = 3152519739159347/2251799813685248 (~1.4), certified optimum in [1.4811439805399072046, 1.4811439805399072047] -> UNSOUND, 0.0548 relative below the optimum
     """
     return _check(judge_epsilon(reported_epsilon, composition, delta_g, oracle=oracle), rel_tol)
 

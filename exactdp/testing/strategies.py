@@ -101,8 +101,8 @@ def heterogeneous_compositions(draw: Any, max_size: int = 6, max_count: int = 3,
                                pure: bool | None = None) -> Composition:
     """A list of 1..max_size distinct-or-not mechanisms, each repeated 1..max_count times.
 
-    ``allow_log`` defaults to False: mixing log(p/q) with decimals has no common grid, which the
-    exact heterogeneous algorithm handles only for small lists.
+    ``allow_log`` defaults to False: a mix of log(p/q) and decimal eps has no common grid, so the
+    exact heterogeneous optimum of such a list costs more to compute.
     """
     n = draw(st.integers(1, max_size))
     mechs = []
