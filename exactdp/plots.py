@@ -116,7 +116,7 @@ def _steinke_noise(ax: Any, rows: Rows) -> None:
         series.setdefault((r["method"], r["eps"]), []).append((int(r["k"]), _f(r)))
     for (m, e), pts in sorted(series.items()):
         xs, ys = zip(*sorted(pts))
-        ax.plot(xs, ys, "-" if m == "steinke-zcdp" else "--", marker="o", markersize=2.5, label=f"{m}, eps={e}")
+        ax.plot(xs, ys, "-" if m == "steinke-advanced" else "--", marker="o", markersize=2.5, label=f"{m}, eps={e}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("k (sensitivity-1 queries)")

@@ -122,7 +122,7 @@ def readme_text(specs: Sequence[TableSpec], counts: dict[str, int], figures: Ite
         "| `query` | `delta` (total delta at eps_g = `at`), `epsilon` (eps_g at total delta_g = `at`), "
         "`noise_scale` (Laplace scale per query), `region_fa` / `region_md` (coordinate of vertex `at` of the tradeoff curve) |",
         "| `method` | a method of `exactdp --method` (`optimal`, `basic`, `drv10`, `kov15-3.4`, ...), or the name of a "
-        "claim in the errata table, or `basic-laplace` / `steinke-zcdp` |",
+        "claim in the errata table, or `basic-laplace` / `steinke-advanced` |",
         "| `options` | method options, `key=value` separated by `;` (e.g. `eta=0.1` for `mv-approx`) |",
         "| `eps`, `delta`, `k` | a homogeneous composition: k mechanisms, each (eps, delta)-DP; empty for a heterogeneous row |",
         "| `mechanisms` | a heterogeneous composition, compact JSON `[[eps, delta(, count)], ...]` of strings; empty for a homogeneous row |",

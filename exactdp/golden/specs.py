@@ -42,7 +42,7 @@ METHOD_SOURCES: dict[str, str] = {
     "seed-000-theorem-i": "seed 000 (KOV slides) 'Composition Theorem I' as transcribed; correct: KOV15 Thm 3.4",
     "dp_accounting-advanced_composition": "dp_accounting advanced_composition (grid points only); REFERENCE.md section 3",
     "basic-laplace": "Dwork-Roth 2014 Thm 3.16 with Laplace(k/eps) per query (seed 003)",
-    "steinke-zcdp": "Steinke 2022 footnote (seed 003): Laplace(sqrt(k/(2 rho))), rho = eps^2/(4 log(1/delta) + 4 eps)",
+    "steinke-advanced": "Steinke 2022 advanced composition, footnote 2 (seed 003): Laplace(sqrt(k/(2 rho))), rho = eps^2/(4 log(1/delta) + 4 eps)",
 }
 
 BOUND_METHODS = ("basic", "drv10", "kov15-3.4", "kov15-3.4-2013", "kov15-3.5", "steinke", "zcdp", "zcdp-tight")
@@ -103,15 +103,16 @@ def basic_noise_scale(eps: Fraction, k: int) -> Fraction:
 def steinke_noise_scale(eps: Fraction, delta: Fraction, k: int, *, digits: int) -> Enclosure:
     """Laplace scale sqrt(k/(2 rho)), rho = eps^2/(4 log(1/delta) + 4 eps): k queries are (eps, delta)-DP.
 
-    Steinke 2022 (seed 003, footnote): Laplace(b) is (1/b)-DP hence (1/(2b^2))-zCDP; k of them are
-    (k/(2b^2))-zCDP, and rho-zCDP => (rho + sqrt(4 rho log(1/delta)), delta)-DP <= eps for this rho.
+    Steinke 2022 (seed 003, footnote 2): Laplace(b) on a sensitivity-1 query is (1/b)-DP, so k of
+    them have sum eps_j^2 = k/b^2 = 2 rho, and advanced composition gives
+    1/2 sum eps_j^2 + sqrt(2 log(1/delta) sum eps_j^2) = rho + sqrt(4 rho log(1/delta)) <= eps.
     """
     def compute() -> arb:
         e = arb_of_fraction(eps)
         rho = e ** 2 / (4 * (1 / arb_of_fraction(delta)).log() + 4 * e)
         return (k / (2 * rho)).sqrt()
 
-    return certify(compute, digits, algorithm="steinke-zcdp")
+    return certify(compute, digits, algorithm="steinke-advanced")
 
 
 def _evaluate(spec: RowSpec, comp: Composition) -> tuple[Enclosure, str]:
@@ -396,7 +397,7 @@ def _repro_steinke_rows() -> list[RowSpec]:
     rows = []
     for e, d in (("1", "0.000001"), ("0.1", "0.000001")):
         for k in K_GRID:
-            for m in ("basic-laplace", "steinke-zcdp"):
+            for m in ("basic-laplace", "steinke-advanced"):
                 rows.append(RowSpec("repro_steinke_noise", "noise_scale", m, e, d if m != "basic-laplace" else "0",
                                     str(k), kind="noise",
                                     note="Laplace scale per query; total (eps, delta) as in eps, delta"))
@@ -463,7 +464,7 @@ TABLES: tuple[TableSpec, ...] = (
               "Murtagh-Vadhan poster (seed 001), 'algorithm outperforms bound provided in [3]'",
               _repro_mv_rows, figure="repro_mv_approx"),
     TableSpec("repro_steinke_noise", "Reproduction: noise for k sensitivity-1 queries, basic vs advanced",
-              "Laplace scale per query: basic composition k/eps (Theta(k)) vs Steinke's zCDP route "
+              "Laplace scale per query: basic composition k/eps (Theta(k)) vs Steinke's advanced composition "
               "sqrt(k/(2 rho)) (Theta(sqrt k)).", "Steinke 2022 (seed 003)", _repro_steinke_rows,
               figure="repro_steinke_noise"),
     TableSpec("errata", "Errata: published formulas that are wrong, with exact counterexamples",

@@ -32,7 +32,7 @@ def _rows_noise() -> list[RowSpec]:
     rows = []
     for k in (1, 3, 1000):
         rows.append(RowSpec("t_noise", "noise_scale", "basic-laplace", "1/3", "0", str(k), kind="noise"))
-        rows.append(RowSpec("t_noise", "noise_scale", "steinke-zcdp", "0.5", "0.000001", str(k), kind="noise",
+        rows.append(RowSpec("t_noise", "noise_scale", "steinke-advanced", "0.5", "0.000001", str(k), kind="noise",
                             note='quote " and, comma'))
     return rows
 
