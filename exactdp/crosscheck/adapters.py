@@ -201,12 +201,30 @@ def _dp_accounting_apis() -> list[Api]:
         val = pld_closed_forms.advanced_composition(common.DifferentialPrivacyParameters(e, d), k, _fl(at))
         return Reported(val, comp, at, "None means no eps (reported as inf)")
 
+    def calibrate(case: Case) -> Reported:
+        # Calibration: the per-mechanism eps for a total (eps_g, delta_g), eps_g = 3/4 k eps.  The
+        # claim "k-fold composition of (eps_ret, delta) is (eps_g, delta_g)-DP" is judged as an eps
+        # claim of value eps_g on the composition the library returned.
+        if not case.is_homogeneous or case.query != "epsilon":
+            raise NotApplicable("calibration is run on the homogeneous eps cases")
+        (e, d, k), = case.groups
+        target = _back(_fl(Fraction(3, 4) * e * k))
+        at = _back(_fl(case.at))
+        per = pld_closed_forms.get_smallest_epsilon_from_advanced_composition(
+            common.DifferentialPrivacyParameters(_fl(target), _fl(at)), k, _fl(d))
+        if per is None:
+            raise NotApplicable("no per-mechanism eps (delta_g below 1 - (1-delta)^k)")
+        comp = Composition.homogeneous(_back(per), _back(_fl(d)), k)
+        return Reported(_fl(target), comp, at, f"returned per-mechanism eps {per!r} for total eps_g {_fl(target)!r}; "
+                                               "reported = eps_g, judged on the returned composition")
+
     return [
         Api("dp_accounting", "pld.from_privacy_parameters+compose", pld_params),
         Api("dp_accounting", "PLDAccountant(SelfComposedDpEvent(RandomizedResponseDpEvent))", pld_accountant),
         Api("dp_accounting", "PLDAccountant(ComposedDpEvent([RR]*k))", pld_accountant_list),
         Api("dp_accounting", "RdpAccountant(RandomizedResponseDpEvent)", rdp_accountant),
         Api("dp_accounting", "pld.accountant.advanced_composition", advanced),
+        Api("dp_accounting", "pld.accountant.get_smallest_epsilon_from_advanced_composition", calibrate),
     ]
 
 
