@@ -150,7 +150,8 @@ class Profile:
     """Atoms of the privacy-loss distribution of a product of randomized-response pairs.
 
     Subclasses give ``n``, ``loss(i)`` (ascending, complement-symmetric), ``exact`` (weights are
-    exact rationals), ``_weights(prec)`` -> (lo, hi, D) integer lists with lo_i/D <= p_i <= hi_i/D,
+    exact rationals), ``_weights(prec)`` -> (lo, err, D): integers lo_i with lo_i/D <= p_i and
+    sum_i (p_i - lo_i/D) <= err/D (err = 0 when exact),
     and ``exact_terms(i)`` -> [(N, LinLog x)] with p_i * Z = sum N e^x, Z = sum of all terms.
     """
 
@@ -164,26 +165,27 @@ class Profile:
     def loss(self, i: int) -> LinLog:
         raise NotImplementedError
 
-    def _weights(self, prec: int) -> tuple[list[int], list[int], int]:
+    def _weights(self, prec: int) -> tuple[list[int], int, int]:
         raise NotImplementedError
 
     def exact_terms(self, i: int) -> list[tuple[int, LinLog]]:
         raise NotImplementedError
 
-    # suffix sums, cached by precision
-    def sums(self, prec: int) -> tuple[list[int], list[int], int]:
+    # suffix sums, cached by precision (a higher precision serves a lower one)
+    def sums(self, prec: int) -> tuple[list[int], int, int]:
         key = 0 if self.exact else prec
-        if key not in self._cache:
-            lo, hi, D = self._weights(prec)
-            slo = [0] * (self.n + 1)
-            shi = [0] * (self.n + 1)
-            a = b = 0
-            for i in range(self.n - 1, -1, -1):
-                a += lo[i]
-                b += hi[i]
-                slo[i] = a
-                shi[i] = b
-            self._cache[key] = (slo, shi, D)
+        for kk in sorted(self._cache):
+            if kk >= key:
+                return self._cache[kk]
+        if not self.exact:
+            key = max(key, 192)
+        lo, err, D = self._weights(key)
+        slo = [0] * (self.n + 1)
+        a = 0
+        for i in range(self.n - 1, -1, -1):
+            a += lo[i]
+            slo[i] = a
+        self._cache[key] = (slo, err, D)
         return self._cache[key]
 
     def sp_sq_exact(self, m: int) -> tuple[Fraction, Fraction]:
@@ -194,9 +196,10 @@ class Profile:
 
     def sp_sq_arb(self, m: int) -> tuple[arb, arb]:
         """Balls of SP[m] = sum_{i>=m} p_i and SQ[m] = sum_{i<n-m} p_i at the current precision."""
-        slo, shi, D = self.sums(ctx.prec)
+        slo, err, D = self.sums(ctx.prec)
         j = self.n - m
-        return _ball(slo[m], shi[m], D), _ball(slo[0] - slo[j], shi[0] - shi[j], D)
+        sq = slo[0] - slo[j]
+        return _ball(slo[m], slo[m] + err, D), _ball(sq, sq + err, D)
 
     def index_above(self, x: LinLog) -> int:
         """The first atom whose loss is > x (n if none), by exact comparisons."""
@@ -213,6 +216,10 @@ class Profile:
     def sign_dp_minus_t(self, x: LinLog, m: int, t: Fraction) -> int:
         if m >= self.n:
             return (0 > t) - (0 < t)
+        if t <= 0:
+            # delta_pure > 0 here: the top atom (S = everything, weight prod y/(1+y) > 0) has
+            # loss > x, and every other term is >= 0
+            return 1
         ex = x.exp_exact()
         if self.exact and ex is not None:
             sp, sq = self.sp_sq_exact(m)
@@ -263,14 +270,6 @@ def _to_fixed(x: arb, F: int) -> tuple[int, int]:
     return max(lo_i, 0), hi_i
 
 
-def _shift_floor(p: fmpz_poly, F: int) -> fmpz_poly:
-    return p // fmpz(1 << F)  # coefficient-wise floor division (fmpz_poly_scalar_fdiv_q)
-
-
-def _shift_ceil(p: fmpz_poly, F: int) -> fmpz_poly:
-    return -((-p) // fmpz(1 << F))
-
-
 class GridProfile(Profile):
     """eps_i = a_i eps_0 exactly: atoms s = 0..A with loss (2s - A) eps_0 (exact counting)."""
 
@@ -307,7 +306,7 @@ class GridProfile(Profile):
             m += 1
         return m
 
-    def _weights(self, prec: int) -> tuple[list[int], list[int], int]:
+    def _weights(self, prec: int) -> tuple[list[int], int, int]:
         if self.exact:
             assert self.eps0.R == 0
             # e^{eps_0} = u/v: coefficient s of prod (v^a + u^a x^a)^c is N[s] u^s v^{A-s}
@@ -322,11 +321,10 @@ class GridProfile(Profile):
                 D *= (u**a + v**a) ** c
             co = [int(x) for x in poly.coeffs()]
             co += [0] * (self.n - len(co))
-            return co, co, D
+            return co, 0, D
         F = prec + self.n.bit_length() + 2 * len(self.groups).bit_length() + 16
         wprec = F + 32
-        los: list[fmpz_poly] = []
-        his: list[fmpz_poly] = []
+        los: list[tuple[fmpz_poly, int]] = []
         with ctx.workprec(wprec):
             w = self.eps0.exp_arb()
             for a, c in self.groups:
@@ -334,18 +332,16 @@ class GridProfile(Profile):
                 # the binomial law C(c,j) y^j / (1+y)^c, term by term
                 term = (1 + y) ** (-c)
                 lo = [0] * (a * c + 1)
-                hi = [0] * (a * c + 1)
+                err = 0
                 for j in range(c + 1):
                     if j:
                         term = term * y * (c - j + 1) / j
-                    lo[j * a], hi[j * a] = _to_fixed(term, F)
-                los.append(fmpz_poly(lo))
-                his.append(fmpz_poly(hi))
-        lo_p = _tree(los, F, _shift_floor)
-        hi_p = _tree(his, F, _shift_ceil)
+                    lo[j * a], h = _to_fixed(term, F)
+                    err += h - lo[j * a]
+                los.append((fmpz_poly(lo), err))
+        lo_p, err = _tree(los, F)
         lo_c = [int(x) for x in lo_p.coeffs()] + [0] * self.n
-        hi_c = [int(x) for x in hi_p.coeffs()] + [0] * self.n
-        return lo_c[: self.n], hi_c[: self.n], 1 << F
+        return lo_c[: self.n], err, 1 << F
 
     def counts(self) -> list[int]:
         if self._counts is None:
@@ -363,15 +359,23 @@ class GridProfile(Profile):
         return [(N, self.eps0.scale(i))] if N else []
 
 
-def _tree(polys: list[fmpz_poly], F: int, shift: Callable[[fmpz_poly, int], fmpz_poly]) -> fmpz_poly:
-    """Product of fixed-point polynomials (scale 2^F each), rescaled after every product."""
+def _tree(polys: list[tuple[fmpz_poly, int]], F: int) -> tuple[fmpz_poly, int]:
+    """Product of fixed-point lower bounds of probability laws (scale 2^F), with an L1 error.
+
+    If lo_a <= p_a coefficient-wise with ||p_a - lo_a||_1 <= e_a (and likewise for b), then
+    lo_a lo_b <= p_a p_b and, by ||f*g||_1 <= ||f||_1 ||g||_1 with ||p||_1 = 1, ||lo||_1 <= 1:
+    ||p_a p_b - lo_a lo_b||_1 <= e_a + e_b; flooring the rescaled product adds < 1 unit per
+    coefficient.  Errors are counted in units of 2^-F.
+    """
     polys = list(polys)
     if not polys:
-        return fmpz_poly([1 << F])
+        return fmpz_poly([1 << F]), 0
+    scale = fmpz(1 << F)
     while len(polys) > 1:
-        polys.sort(key=lambda p: p.degree())
-        a, b = polys.pop(0), polys.pop(0)
-        polys.append(shift(a * b, F))
+        polys.sort(key=lambda pe: pe[0].degree())
+        (a, ea), (b, eb) = polys.pop(0), polys.pop(0)
+        prod = (a * b) // scale
+        polys.append((prod, ea + eb + prod.degree() + 1))
     return polys[0]
 
 
@@ -411,7 +415,7 @@ class EnumProfile(Profile):
     def loss(self, i: int) -> LinLog:
         return self._losses[i]
 
-    def _weights(self, prec: int) -> tuple[list[int], list[int], int]:
+    def _weights(self, prec: int) -> tuple[list[int], int, int]:
         if self.exact:
             D = 1
             tabs = []
@@ -428,7 +432,7 @@ class EnumProfile(Profile):
                         p *= tab[j]
                     s += p
                 co.append(s)
-            return co, co, D
+            return co, 0, D
         F = prec + self.n.bit_length() + 16
         with ctx.workprec(F + 32):
             tabs = []
@@ -440,7 +444,7 @@ class EnumProfile(Profile):
                     term = term * y * (c - j + 1) / j
                     tab.append(term)
                 tabs.append(tab)
-            lo, hi = [], []
+            lo, err = [], 0
             for vs in self._vecs:
                 s = arb(0)
                 for vec in vs:
@@ -450,8 +454,8 @@ class EnumProfile(Profile):
                     s += p
                 a, b = _to_fixed(s, F)
                 lo.append(a)
-                hi.append(b)
-        return lo, hi, 1 << F
+                err += b - a
+        return lo, err, 1 << F
 
     def exact_terms(self, i: int) -> list[tuple[int, LinLog]]:
         out = []
@@ -592,6 +596,9 @@ def _epsilon_on(prof: Profile | None, pd: Fraction, delta_g: Fraction, digits: i
     zero = LinLog(Fraction(0))
     if prof is None:
         return Enclosure.exact_value(Fraction(0), digits, alg)
+    if t == 0:
+        # delta_pure(x) > 0 exactly when x < sum eps_i (the largest loss), and 0 from there on
+        return prof.loss(prof.n - 1).enclosure(digits, alg)
     m0 = prof.index_above(zero)
     if m0 >= prof.n or prof.sign_dp_minus_t(zero, m0, t) <= 0:
         return Enclosure.exact_value(Fraction(0), digits, alg)
