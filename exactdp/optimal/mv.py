@@ -65,6 +65,8 @@ __all__ = ["mv_delta", "mv_epsilon", "mv_decide", "LinLog", "build_profile", "Pr
 GRID_CAP = 2_000_000
 #: Largest number of enumerated atoms (before merging equal losses).
 ENUM_CAP = 200_000
+#: First precision (bits) of sign tests: that of ``certify`` at 30 digits, so one set of weights serves both.
+_START_PREC = int(DEFAULT_DIGITS * 3.33) + 64
 #: Precision (bits) after which an undecided sign triggers the exact identity test.
 _IDENTITY_PREC = 1024
 
@@ -177,8 +179,6 @@ class Profile:
         for kk in sorted(self._cache):
             if kk >= key:
                 return self._cache[kk]
-        if not self.exact:
-            key = max(key, 192)
         lo, err, D = self._weights(key)
         slo = [0] * (self.n + 1)
         a = 0
@@ -225,7 +225,7 @@ class Profile:
             sp, sq = self.sp_sq_exact(m)
             v = sp - ex * sq - t
             return (v > 0) - (v < 0)
-        prec = 128
+        prec = _START_PREC
         tried_identity = False
         while prec <= MAX_PREC:
             with ctx.workprec(prec):
@@ -515,8 +515,26 @@ def _grid(eps: Sequence[ExactReal]) -> tuple[LinLog, list[int]] | None:
     return None
 
 
+_PROFILES: dict[tuple, Profile | None] = {}
+
+
 def build_profile(groups: Sequence[tuple[ExactReal, int]], *, force: str | None = None) -> Profile | None:
-    """The cheapest exact atom profile of the pure part, or None when no exact one is affordable."""
+    """The cheapest exact atom profile of the pure part, or None when every eps_i is 0.
+
+    Raises _NoExact when no exact profile is affordable.  The last few profiles are kept, so the
+    two directions (and a batch) on one composition share the subset-sum weights.
+    """
+    key = (tuple(groups), force)
+    if key in _PROFILES:
+        return _PROFILES[key]
+    prof = _build_profile(groups, force)
+    if len(_PROFILES) >= 4:
+        _PROFILES.pop(next(iter(_PROFILES)))
+    _PROFILES[key] = prof
+    return prof
+
+
+def _build_profile(groups: Sequence[tuple[ExactReal, int]], force: str | None) -> Profile | None:
     groups = [(e, c) for e, c in groups if not e.is_zero()]
     if not groups:
         return None
