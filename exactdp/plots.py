@@ -116,13 +116,14 @@ def _steinke_noise(ax: Any, rows: Rows) -> None:
         series.setdefault((r["method"], r["eps"]), []).append((int(r["k"]), _f(r)))
     for (m, e), pts in sorted(series.items()):
         xs, ys = zip(*sorted(pts))
-        ax.plot(xs, ys, "-" if m == "steinke-advanced" else "--", marker="o", markersize=2.5, label=f"{m}, eps={e}")
+        style = {"basic-laplace": "--", "steinke-advanced": "-", "optimal-laplace": ":"}.get(m, "-")
+        ax.plot(xs, ys, style, marker="o", markersize=2.5, label=f"{m}, eps={e}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("k (sensitivity-1 queries)")
     ax.set_ylabel("Laplace scale per query")
     ax.set_title("basic Theta(k) vs advanced Theta(sqrt k), delta = 1e-6")
-    ax.legend()
+    ax.legend(ncol=2, fontsize=7)
 
 
 def _bounds_looseness(ax: Any, rows: Rows) -> None:

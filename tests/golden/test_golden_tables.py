@@ -231,6 +231,13 @@ def test_reproductions_and_errata_against_their_formulas() -> None:
         e, k = M(r["eps"]), int(r["k"])
         if r["method"] == "basic-laplace":
             assert Fraction(r["exact"]) == k / Fraction(r["eps"])
+        elif r["method"] == "optimal-laplace":
+            # b* = 1/eps_0*: k-fold (1/b)-DP is (eps, delta)-DP at b = upper and not at b = lower
+            if k <= 1000:
+                d = M(r["delta"])
+                assert delta_opt([(1 / M(r["upper"]), Fraction(0), k)], e) <= d * (1 + SLACK), r
+                assert delta_opt([(1 / M(r["lower"]), Fraction(0), k)], e) >= d * (1 - SLACK), r
+            assert k / M(r["eps"]) >= M(r["upper"]) or k == 1, r  # never worse than basic composition
         else:
             rho = e**2 / (4 * mpmath.log(1 / M(r["delta"])) + 4 * e)
             check_enclosure(r, mpmath.sqrt(k / (2 * rho)))

@@ -183,16 +183,17 @@ def test_verify_names_the_first_difference(tmp_path: Path, capsys: pytest.Captur
     from exactdp.golden.manifest import manifest_text
     from exactdp.golden.verify import verify
 
-    out = build(tmp_path / "t", tables=["repro_steinke_noise"], progress=False, figures=False)
-    assert verify(out, tables=["repro_steinke_noise"], progress=False) == []
+    out = build(tmp_path / "t", tables=["kov15_grid"], progress=False, figures=False)
+    assert verify(out, tables=["kov15_grid"], progress=False) == []
     # change one value and re-sign the manifest: the hashes match, the recomputation does not
-    p = out / "repro_steinke_noise.csv"
+    p = out / "kov15_grid.csv"
     lines = p.read_text().splitlines(keepends=True)
-    lines[3] = lines[3].replace(",2,", ",3,", 1)
+    assert ",optimal," in lines[1]
+    lines[1] = lines[1].replace(",optimal,", ",optimaX,", 1)
     p.write_text("".join(lines))
     files = [q.relative_to(out).as_posix() for q in out.rglob("*") if q.is_file() and q.name != "MANIFEST.json"]
     (out / "MANIFEST.json").write_text(manifest_text(out, files, version=__version__))
-    problems = verify(out, tables=["repro_steinke_noise"], progress=False)
-    assert problems and problems[0].startswith("repro_steinke_noise.csv line 4:")
-    assert main(["verify", "--dir", str(out), "--only", "repro_steinke_noise", "--quiet"]) == 1
-    assert "repro_steinke_noise.csv line 4" in capsys.readouterr().err
+    problems = verify(out, tables=["kov15_grid"], progress=False)
+    assert problems and problems[0].startswith("kov15_grid.csv line 2:")
+    assert main(["verify", "--dir", str(out), "--only", "kov15_grid", "--quiet"]) == 1
+    assert "kov15_grid.csv line 2" in capsys.readouterr().err
