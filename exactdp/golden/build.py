@@ -27,8 +27,14 @@ __all__ = ["default_tables_dir", "figure_renderer", "build", "compute_tables", "
 
 
 def default_tables_dir() -> Path:
-    """The ``tables/`` directory of the source checkout this package runs from."""
-    return Path(__file__).resolve().parents[2] / "tables"
+    """The ``tables/`` directory of the source checkout this package runs from.
+
+    An installed (non-editable) package has no checkout: then ``--out``/``--dir`` must be given.
+    """
+    repo = Path(__file__).resolve().parents[2]
+    if not (repo / "pyproject.toml").is_file():
+        raise FileNotFoundError("not running from a source checkout: give the tables directory (--out / --dir)")
+    return repo / "tables"
 
 
 class Progress:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from .build import build, default_tables_dir, figure_renderer
+from .build import build, figure_renderer
 from .manifest import MANIFEST_NAME, check_manifest, read_manifest
 
 __all__ = ["verify", "compare_dirs", "first_difference"]
@@ -49,7 +49,10 @@ def verify(directory: Path | str | None = None, *, jobs: int = 1, tables: Sequen
     """
     from .. import __version__
 
-    root = Path(directory) if directory is not None else default_tables_dir()
+    from . import tables_dir
+
+    # default: the checkout's tables/, else the copy installed as package data
+    root = Path(directory) if directory is not None else tables_dir()
     if not root.is_dir():
         return [f"{root}: not a directory"]
     problems = check_manifest(root, version=__version__)
