@@ -113,11 +113,15 @@ def main(argv: list[str]) -> int:
         print(json.dumps(run_exactdp(cases(quick)[int(argv[1])][1])))
         return 0
     quick = "--quick" in argv
-    rows = []
+    # every exactdp child runs before dp_accounting is loaded here: on Linux ru_maxrss is
+    # inherited across fork/exec, so a child spawned later would report the parent's peak
+    results = []
     for i, (name, mechs) in enumerate(cases(quick)):
         out = subprocess.run([sys.executable, __file__, "--child", str(i), "1" if quick else "0"],
                              capture_output=True, text=True, check=True)
-        r = json.loads(out.stdout)
+        results.append(json.loads(out.stdout))
+    rows = []
+    for (name, mechs), r in zip(cases(quick), results):
         t_ex = r["t_delta"] + r["t_eps"]
         t_dp, dv, ev = run_dp_accounting(mechs, grouped=name.startswith("10^4"))
         dlo, dhi = (Fraction(x) for x in r["d"])
