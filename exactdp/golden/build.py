@@ -128,7 +128,7 @@ def readme_text(specs: Sequence[TableSpec], counts: dict[str, int], figures: Ite
         "| `query` | `delta` (total delta at eps_g = `at`), `epsilon` (eps_g at total delta_g = `at`), "
         "`noise_scale` (Laplace scale per query), `region_fa` / `region_md` (coordinate of vertex `at` of the tradeoff curve) |",
         "| `method` | a method of `exactdp --method` (`optimal`, `basic`, `drv10`, `kov15-3.4`, ...), or the name of a "
-        "claim in the errata table, or `basic-laplace` / `steinke-advanced` |",
+        "claim in the errata table, or `basic-laplace` / `steinke-advanced` / `optimal-laplace` (noise scales) |",
         "| `options` | method options, `key=value` separated by `;` (e.g. `eta=0.1` for `mv-approx`) |",
         "| `eps`, `delta`, `k` | a homogeneous composition: k mechanisms, each (eps, delta)-DP; empty for a heterogeneous row |",
         "| `mechanisms` | a heterogeneous composition, compact JSON `[[eps, delta(, count)], ...]` of strings; empty for a homogeneous row |",
@@ -136,7 +136,8 @@ def readme_text(specs: Sequence[TableSpec], counts: dict[str, int], figures: Ite
         "| `lower`, `upper` | the certified enclosure, `digits` significant digits, rounded outward (lower toward -inf, upper toward +inf); `inf` is exact +infinity |",
         "| `exact` | the exact value `p/q` (or a finite decimal) when the value is rational, else empty |",
         "| `exact_log` | `log(q)` when the value is exactly log of the rational q, else empty |",
-        "| `digits` | significant digits certified: relative width of [lower, upper] <= 10^-digits |",
+        "| `digits` | significant digits: the certified interval has relative width <= 10^-(digits+2); its outward "
+        "rounding to `digits` significant digits adds at most one unit in the last place at each end |",
         "| `float_lower`, `float_upper` | the largest float64 <= lower and the smallest float64 >= upper (Python `repr`), safe bounds for float code |",
         "| `note` | remarks: the grid index, delta~ of a reproduction, the verdict of an erratum |",
         "| `source` | where the statement computed is published |",
