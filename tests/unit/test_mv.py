@@ -218,10 +218,10 @@ def test_homogeneous_agreement_exact(y, delta, k):
     comp = Composition.heterogeneous([(f"log({y})", delta, k)])
     for E in [Fraction(1), Fraction(3), y**3, Fraction(7, 2)]:
         assert mv_delta(comp, ExactReal.log(E)).exact == homogeneous_exact(y, delta, k, E)
-    # the same mechanisms split into two groups (different representation) agree exactly
-    comp2 = Composition.heterogeneous([(f"log({y})", delta, k - 3), (f"log({y * y})", delta, 0 + 1)] if False else
-                                      [(f"log({y})", delta, k)])
-    assert mv_delta(comp2, ExactReal.log(Fraction(3))).exact == homogeneous_exact(y, delta, k, Fraction(3))
+    # the enumeration engine (one atom per count of the value) agrees exactly too
+    prof = mv.build_profile([(ExactReal.log(y), k)], force="enum")
+    pd = (1 - delta) ** k
+    assert mv._delta_on(prof, pd, ExactReal.log(Fraction(3)), 30).exact == homogeneous_exact(y, delta, k, Fraction(3))
 
 
 def test_homogeneous_agreement_rational():
