@@ -64,7 +64,7 @@ __all__ = ["mv_delta", "mv_epsilon", "mv_decide", "LinLog", "build_profile", "Pr
 #: Largest A = sum a_i for exact counting on a common grid.
 GRID_CAP = 2_000_000
 #: Largest number of enumerated atoms (before merging equal losses).
-ENUM_CAP = 200_000
+ENUM_CAP = 1_000_000
 #: First precision (bits) of sign tests: that of ``certify`` at 30 digits, so one set of weights serves both.
 _START_PREC = int(DEFAULT_DIGITS * 3.33) + 64
 #: Precision (bits) after which an undecided sign triggers the exact identity test.
@@ -262,12 +262,18 @@ class Profile:
 
 
 def _to_fixed(x: arb, F: int) -> tuple[int, int]:
-    """floor / ceil of the endpoints of x * 2^F."""
-    lo, hi = fraction_of_arb_endpoints(x)
-    s = 1 << F
-    lo_i = (lo.numerator * s) // lo.denominator
-    hi_i = -((-hi.numerator * s) // hi.denominator)
-    return max(lo_i, 0), hi_i
+    """floor / ceil of the endpoints of x * 2^F (x a finite ball), in integer arithmetic."""
+    if not x.is_finite():
+        raise PrecisionError(f"{x=} is not a finite ball")
+    m, e = (int(v) for v in x.mid().man_exp())
+    r, re = (int(v) for v in x.rad().man_exp())
+    c = min(e, re)
+    mid, rad = m << (e - c), r << (re - c)  # endpoints are (mid -/+ rad) * 2^c
+    k = c + F
+    lo, hi = mid - rad, mid + rad
+    if k >= 0:
+        return max(lo << k, 0), hi << k
+    return max(lo >> -k, 0), -((-hi) >> -k)
 
 
 class GridProfile(Profile):
@@ -387,8 +393,23 @@ class EnumProfile(Profile):
         self.groups = list(groups)
         self.exact = all(e.R == 0 for e, _ in self.groups)
         self.algorithm = "brute-force" if all(c == 1 for _, c in self.groups) else "enumeration"
-        vecs = list(itertools.product(*[range(c + 1) for _, c in self.groups]))
-        losses = {}
+        vecs = itertools.product(*[range(c + 1) for _, c in self.groups])
+        if all(e.Q == 1 for e, _ in self.groups):
+            # rational losses: integers over a common denominator, an exact key sort
+            den = 1
+            for e, _ in self.groups:
+                den = den * e.R.denominator // math.gcd(den, e.R.denominator)
+            nums = [int(e.R * den) for e, _ in self.groups]
+            cs = [c for _, c in self.groups]
+            ilosses: dict[int, list[tuple[int, ...]]] = {}
+            for v in vecs:
+                ilosses.setdefault(sum((2 * j - c) * n for j, c, n in zip(v, cs, nums)), []).append(v)
+            ikeys = sorted(ilosses)
+            self._losses = [LinLog(Fraction(x, den)) for x in ikeys]
+            self._vecs = [ilosses[x] for x in ikeys]
+            self.n = len(ikeys)
+            return
+        losses: dict[LinLog, list[tuple[int, ...]]] = {}
         for v in vecs:
             L = LinLog(Fraction(0))
             for (e, c), j in zip(self.groups, v):
@@ -408,6 +429,9 @@ class EnumProfile(Profile):
             return _cmp(a, b)
 
         keys.sort(key=cmp_to_key(cmp))
+        self._finish(keys, losses)
+
+    def _finish(self, keys: list[LinLog], losses: dict[LinLog, list[tuple[int, ...]]]) -> None:
         self._losses = keys
         self._vecs = [losses[L] for L in keys]
         self.n = len(keys)
