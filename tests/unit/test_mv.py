@@ -276,3 +276,22 @@ def test_bracket_many_off_grid_values(monkeypatch):
     assert rel_width(d) <= Fraction(1, 1000)
     with pytest.raises(PrecisionError, match="relative width"):
         mv_delta(comp, ExactReal.parse("1"), digits=25)
+
+
+# -- a peer in the same run: dp_accounting's PLD (pessimistic discretization) ----------------------
+
+def test_dp_accounting_pld_is_an_upper_bound_close_to_the_optimum():
+    pld_mod = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    common = pytest.importorskip("dp_accounting.pld.common")
+    rng = random.Random(3)
+    eps = [Fraction(rng.randint(1, 100), 1000) for _ in range(60)]
+    comp = Composition.heterogeneous([(e, 0) for e in eps])
+    plds = [pld_mod.from_privacy_parameters(common.DifferentialPrivacyParameters(float(e), 0.0))  # float ok: peer API
+            for e in eps]
+    acc = plds[0]
+    for p in plds[1:]:
+        acc = acc.compose(p)
+    ours = mv_delta(comp, ExactReal.parse("0.5"), digits=20)
+    theirs = Fraction(acc.get_delta_for_epsilon(0.5))
+    assert theirs >= ours.lower * (1 - Fraction(1, 10**9))  # an upper bound, up to float rounding
+    assert theirs <= ours.upper * Fraction(105, 100)  # and within 5%
