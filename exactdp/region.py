@@ -166,8 +166,8 @@ def _plot(vertices: list[Vertex], comp: Composition, path: str) -> None:
     import matplotlib.pyplot as plt
 
     # float ok: drawing only; each point is the midpoint of a certified enclosure
-    xs = [float((a.lower + a.upper) / 2) for a, _ in vertices]
-    ys = [float((b.lower + b.upper) / 2) for _, b in vertices]
+    xs = [float((a.lower + a.upper) / 2) for a, _ in vertices]  # float ok: plot coordinates only
+    ys = [float((b.lower + b.upper) / 2) for _, b in vertices]  # float ok: plot coordinates only
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.fill(xs + [1, 1], ys + [0, 1], alpha=0.25, label="achievable (P_FA, P_MD)")
     ax.plot(xs, ys, "o-", ms=3, label="tradeoff curve (certified vertices)")
