@@ -501,15 +501,25 @@ def _kov_epsilon(hgroups: _Groups, delta_g: Fraction, digits: int, algorithm: st
     p = _retention_exact(hgroups)
     dt_exact = 1 - (1 - delta_g) / p if p is not None else None
 
-    def compute() -> arb:
+    def other_terms() -> arb:
         dt = _a(dt_exact) if dt_exact is not None else 1 - _a(1 - delta_g) / _retention_arb(hgroups)
         v = _s2(hgroups)
         t = _gsum(hgroups, t_term)
         t3 = t + (2 * v * (-dt.log())).sqrt()
         t2 = t + (2 * v * (arb.const_e() + v.sqrt() / dt).log()).sqrt()
-        return _s1(hgroups).min(t2).min(t3)
+        return t2.min(t3)
 
-    return _certify_clamped(compute, digits, algorithm)
+    # When the first term (sum eps, exact) certainly wins the min, the answer is exactly sum eps.
+    prec = int(digits * 3.33) + 64
+    for _ in range(4):
+        with ctx.workprec(prec):
+            gap = other_terms() - _s1(hgroups)
+        if gap > 0:
+            return _exact_sum_eps(hgroups, digits, algorithm)
+        if gap < 0:
+            break
+        prec *= 2
+    return _certify_clamped(lambda: _s1(hgroups).min(other_terms()), digits, algorithm)
 
 
 def _max_params(comp: Composition) -> _Groups:
