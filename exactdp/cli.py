@@ -205,7 +205,7 @@ def _mechanisms_from_json(data: Any, what: str) -> Composition:
     return Composition.heterogeneous(rows)
 
 
-def _parse_mechanism_arg(s: str, i: int) -> list[str]:
+def _parse_mechanism_arg(s: str) -> list[str]:
     parts = [p.strip() for p in s.split(",")]
     if not 1 <= len(parts) <= 2 or not all(parts):
         raise InvalidParameterError(f"mechanism={s!r} must be 'E' or 'E,D' (for example '0.1,1e-6')")
@@ -223,7 +223,7 @@ def composition_from_args(eps: Any, delta: Any, k: Any, mechanism: list[str] | N
     if mechanisms_file is not None:
         return _read_mechanisms_file(mechanisms_file)
     if mechanism:
-        return Composition.heterogeneous([_parse_mechanism_arg(s, i) for i, s in enumerate(mechanism)])
+        return Composition.heterogeneous([_parse_mechanism_arg(s) for s in mechanism])
     if eps is None:
         raise InvalidParameterError("eps=None: a composition needs --eps E --k K, or --mechanism E[,D]")
     if k is None:
@@ -362,7 +362,7 @@ def _cmd_query(args: argparse.Namespace, query: str) -> int:
             obj["at_eps"] = args.at_eps
         else:
             obj["at_delta"] = args.at_delta
-    obj.update(_comp_obj(comp))
+    obj.update(comp.to_inputs())
     result = run_query(obj)
     if args.json:
         print(json.dumps(result))
@@ -371,11 +371,6 @@ def _cmd_query(args: argparse.Namespace, query: str) -> int:
     if query == "check":
         return EXIT_OK if result["private"] else EXIT_NOT_PRIVATE
     return EXIT_OK
-
-
-def _comp_obj(comp: Composition) -> dict[str, Any]:
-    inputs = comp.to_inputs()
-    return inputs
 
 
 def _cmd_batch(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:

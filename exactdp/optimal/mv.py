@@ -749,12 +749,7 @@ def mv_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGIT
     """
     eps_g = ExactReal.parse(eps_g, "eps_g")
     pd = _prod_one_minus_delta(comp)
-    groups = _eps_groups(comp)
-    try:
-        prof = build_profile(groups)
-    except _NoExact:
-        return _bracket(groups, digits, accept_width, lambda p, d: _delta_on(p, pd, eps_g, d))
-    return _delta_on(prof, pd, eps_g, digits)
+    return _on_profile(comp, digits, accept_width, lambda p, d: _delta_on(p, pd, eps_g, d))
 
 
 def mv_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DIGITS,
@@ -770,12 +765,18 @@ def mv_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DI
     """
     delta_g = Fraction(delta_g)
     pd = _prod_one_minus_delta(comp)
+    return _on_profile(comp, digits, accept_width, lambda p, d: _epsilon_on(p, pd, delta_g, d))
+
+
+def _on_profile(comp: Composition, digits: int, accept_width: bool,
+                answer: Callable[[Profile | None, int], Enclosure]) -> Enclosure:
+    """``answer(profile, digits)`` on the exact loss profile, or bracketed when there is none."""
     groups = _eps_groups(comp)
     try:
         prof = build_profile(groups)
     except _NoExact:
-        return _bracket(groups, digits, accept_width, lambda p, d: _epsilon_on(p, pd, delta_g, d))
-    return _epsilon_on(prof, pd, delta_g, digits)
+        return _bracket(groups, digits, accept_width, answer)
+    return answer(prof, digits)
 
 
 def mv_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
