@@ -1,4 +1,4 @@
-"""The closed-form composition bounds of REFERENCE.md section 4, each as a certified enclosure.
+"""The closed-form composition bounds of docs/mathematics.md §4, each as a certified enclosure.
 
 Every method has two directions, in the terms of :mod:`exactdp.methods`:
 
@@ -381,7 +381,7 @@ def drv10_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enclo
     Dwork-Rothblum-Vadhan FOCS 2010 Thm III.3; inf when ``delta' <= 0``.
 
     >>> e = drv10_epsilon(Composition.homogeneous("0.1", 0, 30), Fraction(1, 1000), digits=20)
-    >>> e.lower_str(), e.upper_str()   # REFERENCE.md section 6: 2.3513548815514764138
+    >>> e.lower_str(), e.upper_str()   # docs/mathematics.md §6: 2.3513548815514764138
     ('2.3513548815514764138', '2.3513548815514764139')
     """
     g = _groups(comp)
@@ -398,7 +398,7 @@ def _steinke_av(groups: _Groups) -> Callable[[], tuple[arb, arb]]:
 def steinke_delta(comp: Composition, eps_g: ExactReal, *, digits: int) -> Enclosure:
     """Total delta of Steinke's advanced composition at eps_g: ``delta + sum delta_j`` (capped at 1).
 
-    Steinke 2022 (arXiv:2210.00597, seed 003): ``eps = 1/2 sum eps_j^2 + sqrt(2 log(1/delta) sum eps_j^2)``,
+    Steinke 2022 (arXiv:2210.00597): ``eps = 1/2 sum eps_j^2 + sqrt(2 log(1/delta) sum eps_j^2)``,
     inverted: ``delta = exp(-(eps_g - S/2)^2/(2S))`` for ``eps_g > S/2``, ``S = sum eps_j^2``.
 
     >>> print(steinke_delta(Composition.homogeneous("0.1", 0, 30), ExactReal.parse("0.1"), digits=5))

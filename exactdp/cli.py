@@ -1,4 +1,4 @@
-"""The command-line interface (ARCHITECTURE.md section 3).
+"""The command-line interface (docs/contracts.md §2).
 
     exactdp delta   COMPOSITION --at-eps EPS_G     [--method M] [--digits N] [--json]
     exactdp epsilon COMPOSITION --at-delta DELTA_G [--method M] [--digits N] [--json]

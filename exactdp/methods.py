@@ -2,7 +2,7 @@
 
 ``delta`` is the smallest *total* delta the method certifies at eps_g; ``epsilon`` is the eps the
 method certifies at the *total* delta_g (``+inf`` exactly when it certifies none), so methods
-compare side by side (ARCHITECTURE.md section 3).  Implementations are imported lazily.
+compare side by side (docs/contracts.md §2).  Implementations are imported lazily.
 """
 
 from __future__ import annotations

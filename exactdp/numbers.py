@@ -3,7 +3,7 @@
 Everything that leaves this module is exact: a :class:`fractions.Fraction`, an
 :class:`ExactReal` (a rational ``r`` or ``log(q)`` for a rational ``q > 0``), or an
 :class:`Enclosure` whose endpoints are exact rationals that provably contain the true value
-(ARCHITECTURE.md section 2).  Floating point never enters: a ``float`` input is refused, and the
+(docs/contracts.md §1).  Floating point never enters: a ``float`` input is refused, and the
 only floats that leave are the directed ``float_lower()`` / ``float_upper()``.
 
 Arithmetic on reals is done in Arb balls (python-flint), whose radius bounds every rounding
@@ -513,7 +513,7 @@ class Enclosure:
         return f
 
     def to_json(self) -> dict[str, Any]:
-        """The result keys of the JSON contract (ARCHITECTURE.md section 3)."""
+        """The result keys of the JSON contract (docs/contracts.md §2)."""
         out: dict[str, Any] = {
             "lower": self.lower_str(),
             "upper": self.upper_str(),

@@ -6,7 +6,7 @@ is piecewise linear.  With x = e^eps, q = (1-delta)^k,
     w0_j = q C(k,j) x^{k-j}/(1+x)^k,    w1_j = q C(k,j) x^j/(1+x)^k,
 
 its lower-left vertices (P_FA, P_MD) are (0, 1), (0, q), (sum_{j>=m} w0_j, sum_{j<m} w1_j) for
-m = k..0, and (1, 0) (REFERENCE.md section 3).  A vertex is exact when e^eps is rational and k
+m = k..0, and (1, 0) (docs/mathematics.md §3).  A vertex is exact when e^eps is rational and k
 moderate, otherwise a pair of certified enclosures.
 
 The KOV15 grid is recovered from the vertices: delta(eps_g) = max over vertices of

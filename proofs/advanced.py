@@ -67,9 +67,9 @@ def drv10_algebra() -> Derivation:
             Equal("the delta direction inverts the eps direction: for eps_g = k mu + w (w > 0), "
                   "eps sqrt(2k log(1/delta'(eps_g))) + k mu = eps_g",
                   eps * sp.sqrt(2 * k * (-sp.log(azuma(eps_g - k * mu)))) + k * mu, eps_g),
-            Equal("REFERENCE section 6: at eps = 0.1, k = 30, delta' = 1e-3 the formula is 2.3513548815514764138",
+            Equal("docs/mathematics.md §6: at eps = 0.1, k = 30, delta' = 1e-3 the formula is 2.3513548815514764138",
                   sp.floor(10**19 * drv10_value(R(1, 10), 30, R(1, 1000)) + R(1, 2)), 23513548815514764138),
-            Implementation("exactdp drv10: eps of 30 x 0.1-DP at delta_g = 1e-3 (REFERENCE: 2.35135488155...)",
+            Implementation("exactdp drv10: eps of 30 x 0.1-DP at delta_g = 1e-3 (docs/mathematics.md §6: 2.35135488155...)",
                            fn=tie_eps_pure),
             Implementation("exactdp drv10: eps of 30 x (0.1, 1e-5) at delta_g = 1e-3 (delta' = 7e-4)", fn=tie_eps_approx),
             Implementation("exactdp drv10: delta of 30 x (0.1, 1e-5) at eps_g = 2.5 is 30e-5 + exp(-(2.5 - 3(e^0.1-1))^2/0.6)",
@@ -155,7 +155,7 @@ def steinke_zcdp() -> Derivation:
     return Derivation(
         "steinke_zcdp",
         "1/2 sum eps_j^2 + sqrt(2 log(1/delta) sum eps_j^2) is (sum eps_j^2/2)-zCDP converted by rho + 2 sqrt(rho log(1/delta))",
-        "Steinke 2022 (arXiv:2210.00597, seed 003); Bun-Steinke 2016 Props 1.3, 1.4, Lemma 2.3",
+        "Steinke 2022 (arXiv:2210.00597); Bun-Steinke 2016 Props 1.3, 1.4, Lemma 2.3",
         [
             Equal("the conversion rho + 2 sqrt(rho L) at rho = S/2 (S = sum eps_j^2) is S/2 + sqrt(2 L S)",
                   rho + 2 * sp.sqrt(rho * L), S / 2 + sp.sqrt(2 * L * S)),
@@ -165,10 +165,10 @@ def steinke_zcdp() -> Derivation:
                          SumOfSquares("(v - tanh v)' = tanh(v)^2", sp.tanh(v) ** 2, [(1, sp.tanh(v))])),
             Equal("eps^2/2 - eps tanh(eps/2) = 2 v (v - tanh v) at v = eps/2, hence rho = eps tanh(eps/2) <= eps^2/2",
                   eps**2 / 2 - eps * sp.tanh(eps / 2), (2 * v * (v - sp.tanh(v))).subs(v, eps / 2)),
-            Equal("REFERENCE section 6: S = 30 * 0.01, L = log(1000) gives 2.1858421273245335394",
+            Equal("docs/mathematics.md §6: S = 30 * 0.01, L = log(1000) gives 2.1858421273245335394",
                   sp.floor(10**19 * (R(3, 10) / 2 + sp.sqrt(2 * sp.log(1000) * R(3, 10))) + R(1, 2)),
                   21858421273245335394),
-            Implementation("exactdp steinke: 30 x 0.1-DP at delta = 1e-3 gives 0.15 + sqrt(0.6 log 1000) (REFERENCE 2.18584...)",
+            Implementation("exactdp steinke: 30 x 0.1-DP at delta = 1e-3 gives 0.15 + sqrt(0.6 log 1000) (docs/mathematics.md §6: 2.18584...)",
                            fn=tie_steinke),
             Implementation("exactdp steinke: 10 x (0.1, 1e-5) + 5 x 0.2 at delta_total 1e-3: delta = 1e-3 - 1e-4",
                            fn=tie_steinke_het),
@@ -179,7 +179,7 @@ def steinke_zcdp() -> Derivation:
 
 def steinke_rho_footnote() -> Derivation:
     """rho = eps^2/(4L + 4eps) gives (eps - rho)^2 - 4 rho L = eps^3 (8L + 9eps)/(16 (L + eps)^2) >= 0,
-    so rho + sqrt(4 rho L) <= eps (Steinke 2022 footnote 2, seed 003)."""
+    so rho + sqrt(4 rho L) <= eps (Steinke 2022 footnote 2)."""
     eps, L = pos("epsilon L")
     rho = eps**2 / (4 * L + 4 * eps)
     rhs = eps**3 * (8 * L + 9 * eps) / (16 * (L + eps) ** 2)
@@ -204,14 +204,14 @@ def steinke_rho_footnote() -> Derivation:
     return Derivation(
         "steinke_rho_footnote",
         "rho = eps^2/(4 log(1/delta) + 4 eps) satisfies rho + sqrt(4 rho log(1/delta)) <= eps",
-        "Steinke 2022 (differentialprivacy.org, extract of arXiv:2210.00597) footnote 2; seed 003",
+        "Steinke 2022 (differentialprivacy.org, extract of arXiv:2210.00597) footnote 2",
         [
             Equal("(eps - rho)^2 - 4 rho L = eps^3 (8L + 9 eps) / (16 (L + eps)^2)", (eps - rho) ** 2 - 4 * rho * L, rhs),
             NonNegative("the right-hand side is >= 0", rhs),
             NonNegative("eps - rho = eps (4L + 3 eps)/(4 (L + eps)) >= 0", eps - rho),
             Equal("so (eps - rho - sqrt(4 rho L)) (eps - rho + sqrt(4 rho L)) = that rhs >= 0, and the second factor is > 0",
                   (eps - rho - sp.sqrt(4 * rho * L)) * (eps - rho + sp.sqrt(4 * rho * L)), rhs),
-            Equal("REFERENCE value: eps = 1, delta = 1e-6 gives rho = 0.016874207542284743326 (rounded to 21 places)",
+            Equal("docs/mathematics.md §6 value: eps = 1, delta = 1e-6 gives rho = 0.016874207542284743326 (rounded to 21 places)",
                   sp.floor(10**21 * rho.subs({eps: 1, L: sp.log(10**6)}) + R(1, 2)), 16874207542284743326),
             Implementation("exactdp steinke: 100 queries with eps_j = 0.0183 (sum eps_j^2 <= 2 rho) stay within eps = 1",
                            fn=tie),

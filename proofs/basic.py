@@ -11,7 +11,7 @@ __all__ = ["basic_composition", "laplace_optimality"]
 
 def basic_composition() -> Derivation:
     """The likelihood ratio of independent mechanisms is the product of their ratios, so it lies
-    in [e^{-sum eps_j}, e^{sum eps_j}] (Dwork-Roth 2014 Thm 3.16; Steinke 2022 Thm 1; seed 002 Thm 1.7)."""
+    in [e^{-sum eps_j}, e^{sum eps_j}] (Dwork-Roth 2014 Thm 3.16; Steinke 2022 Thm 1)."""
     k = 3
     p = sp.symbols(f"p1:{k + 1}", positive=True)
     q = sp.symbols(f"q1:{k + 1}", positive=True)
@@ -40,7 +40,7 @@ def basic_composition() -> Derivation:
     return Derivation(
         "basic_composition",
         "the likelihood ratio of independent M_j is the product of the ratios, within [e^{-sum eps_j}, e^{sum eps_j}]",
-        "Dwork-Roth 2014 Thm 3.16; Steinke 2022 (arXiv:2210.00597) Thm 1; seed 002 Thm 1.7",
+        "Dwork-Roth 2014 Thm 3.16; Steinke 2022 (arXiv:2210.00597) Thm 1",
         [
             Equal("independence: the joint likelihood ratio factorises (k = 3)", joint_p / joint_q,
                   sp.Mul(*[pj / qj for pj, qj in zip(p, q)])),
@@ -80,7 +80,7 @@ def laplace_optimality() -> Derivation:
     return Derivation(
         "laplace_optimality",
         "for Laplace(k/eps) noise the likelihood ratio is exactly e^eps on y_j >= max f_j (probability 2^{-k}); variance 2k^2/eps^2",
-        "Steinke 2022 (arXiv:2210.00597) section 2.1; seed 004",
+        "Steinke 2022 (arXiv:2210.00597) section 2.1",
         [
             Equal("one coordinate, y_j - f_j(x) = s >= 0: the ratio of Laplace densities is e^{eps/k}", ratio_j,
                   sp.exp(eps / k)),

@@ -14,7 +14,7 @@ R = sp.Rational
 
 def randomized_response() -> Derivation:
     """Randomized response (truthful w.p. e^eps/(1+e^eps)) is eps-DP; the debiased estimator is
-    unbiased with variance e^eps/((e^eps-1)^2 n); Hoeffding gives the seed's accuracy bound."""
+    unbiased with variance e^eps/((e^eps-1)^2 n); Hoeffding gives the lecture notes' accuracy bound."""
     eps, m, n, beta = pos("epsilon m n beta")
     x = sp.exp(eps)
     p_true = x / (1 + x)
@@ -36,7 +36,7 @@ def randomized_response() -> Derivation:
     return Derivation(
         "randomized_response",
         "randomized response is eps-DP, its debiased estimator is unbiased with variance e^eps/((e^eps-1)^2 n)",
-        "Warner 1965; seed 002 (Gaboardi, CSE660) privacy and accuracy theorems; Dwork-Roth 2014 section 3.2",
+        "Warner 1965; Gaboardi, CSE660 lecture notes (Buffalo, 2017) privacy and accuracy theorems; Dwork-Roth 2014 section 3.2",
         [
             Equal("likelihood ratio of the report 'yes' between q(d)=1 and q(d)=0 is e^eps",
                   pr1.subs(q, 1) / pr1.subs(q, 0), x),
@@ -48,7 +48,7 @@ def randomized_response() -> Derivation:
                   pr1.subs(q, 1) * (1 - pr1.subs(q, 1)) - pr1.subs(q, 0) * (1 - pr1.subs(q, 0)), 0),
             Equal("variance of the estimator: c^2 e^eps/((1+e^eps)^2 n) = e^eps/((e^eps-1)^2 n) = 1/(4 n sinh^2(eps/2))",
                   c**2 * x / ((1 + x) ** 2 * n), 1 / (4 * n * sp.sinh(eps / 2) ** 2)),
-            Equal("Hoeffding: 2 exp(-2 n t^2) at t = sqrt(log(2/beta)/(2n)) is beta, so the seed's bound "
+            Equal("Hoeffding: 2 exp(-2 n t^2) at t = sqrt(log(2/beta)/(2n)) is beta, so the lecture notes' bound "
                   "(1+e^eps)/(e^eps-1) t holds w.p. >= 1 - beta", 2 * sp.exp(-2 * n * t**2), beta),
             Implementation("exactdp basic: 4 x RR(log 3) is log(81)-DP with delta 0 exactly", fn=tie),
         ],
@@ -57,7 +57,7 @@ def randomized_response() -> Derivation:
 
 def laplace_mechanism() -> Derivation:
     """The Laplace mechanism with scale Delta/eps is eps-DP, and
-    Pr[|q(D) - r| >= (Delta/eps) log(1/beta)] = beta exactly (seed 002)."""
+    Pr[|q(D) - r| >= (Delta/eps) log(1/beta)] = beta exactly (Gaboardi, CSE660 lecture notes, 2017)."""
     eps, D, s, w, tt, beta = pos("epsilon Delta s w t beta")
     z = sp.symbols("z", real=True)
     b = D / eps
@@ -75,7 +75,7 @@ def laplace_mechanism() -> Derivation:
     return Derivation(
         "laplace_mechanism",
         "Laplace(Delta/eps) noise is eps-DP, and Pr[|noise| >= (Delta/eps) log(1/beta)] = beta exactly",
-        "Dwork-McSherry-Nissim-Smith 2006; seed 002 (Gaboardi, CSE660), Laplace accuracy theorem",
+        "Dwork-McSherry-Nissim-Smith 2006; Gaboardi, CSE660 lecture notes (Buffalo, 2017), Laplace accuracy theorem",
         [
             Equal("y = -s <= 0: the privacy loss is eps", lossat(-s), eps),
             Equal("y = Delta + s >= Delta: the privacy loss is -eps", lossat(D + s), -eps),

@@ -1,5 +1,5 @@
 """Optimal composition: KOV15 Thm 3.3 as a hockey-stick divergence, its mean privacy loss, and
-the Murtagh-Vadhan heterogeneous condition (and the seed poster's erratum)."""
+the Murtagh-Vadhan heterogeneous condition (and the Murtagh-Vadhan poster's erratum)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def kov15_delta_i(x: sp.Expr, k: int, i: int) -> sp.Expr:
 
 
 def dominating_pair(x: sp.Expr, d: sp.Expr, dc: sp.Expr | None = None) -> tuple[list[sp.Expr], list[sp.Expr]]:
-    """The (eps, delta) dominating pair on {0,1,2,3} (KOV15 section 3; REFERENCE section 1);
+    """The (eps, delta) dominating pair on {0,1,2,3} (KOV15 section 3; docs/mathematics.md §1);
     ``dc`` stands for 1 - delta (a separate positive symbol makes sign certificates cheap)."""
     dc = 1 - d if dc is None else dc
     P = [d, dc * x / (1 + x), dc / (1 + x), sp.Integer(0)]
@@ -163,18 +163,18 @@ def kov15_hockey_stick() -> Derivation:
         return enclosure_contains(optimal_delta(comp, "1", digits=30), want)
 
     steps += [
-        Equal("REFERENCE: e^eps = 3/2, k = 10 gives delta_1..delta_5 = 6561/1953125, ..., 182369/390625",
+        Equal("docs/mathematics.md §6: e^eps = 3/2, k = 10 gives delta_1..delta_5 = 6561/1953125, ..., 182369/390625",
               sp.Matrix([kov15_delta_i(R(3, 2), 10, i) for i in range(1, 6)]),
               sp.Matrix([R(6561, 1953125), R(53217, 1953125), R(205173, 1953125), R(505989, 1953125),
                          R(182369, 390625)])),
-        Equal("REFERENCE section 6: 30 x (0.1, 1e-3) at eps_g = 1 (i = 10) is 0.03981841052213057502284336",
+        Equal("docs/mathematics.md §6: 30 x (0.1, 1e-3) at eps_g = 1 (i = 10) is 0.03981841052213057502284336",
               sp.floor(10**26 * (1 - (1 - R(1, 1000)) ** 30 * (1 - kov15_delta_i(sp.exp(R(1, 10)), 30, 10))) + R(1, 2)),
               3981841052213057502284336),
         Implementation("exactdp.optimal_delta: 10 x log(3/2)-DP at eps_g = (10-2i) log(3/2) is delta_i exactly, i = 1..5",
                        fn=tie_exact),
         Implementation("exactdp.optimal_delta: 4 x (log 2, 1/10) at eps_g = log 4 is 1 - (9/10)^4 (1 - delta_1) exactly",
                        fn=tie_approx),
-        Implementation("exactdp.optimal_delta: 30 x (0.1, 1e-3) at eps_g = 1 (i = 10; REFERENCE 0.0398184105...)",
+        Implementation("exactdp.optimal_delta: 30 x (0.1, 1e-3) at eps_g = 1 (i = 10; docs/mathematics.md §6: 0.0398184105...)",
                        fn=tie_enclosure),
     ]
     return Derivation(
@@ -194,7 +194,7 @@ def _unevaluated(build):
 
 def _mv_inverse_pure(x: sp.Expr, eps: sp.Expr, k: int, t: sp.Expr) -> sp.Expr:
     """The optimal eps_g at delta_pure = t: on the segment where exactly l >= m contribute,
-    delta_pure = A_m - e^{eps_g} B_m, so eps_g = log((A_m - t)/B_m) (REFERENCE section 2)."""
+    delta_pure = A_m - e^{eps_g} B_m, so eps_g = log((A_m - t)/B_m) (docs/mathematics.md §2)."""
     for m in range(k, (k // 2), -1):
         A = sum(comb(k, l) * x**l for l in range(m, k + 1)) / (1 + x) ** k
         B = sum(comb(k, l) * x ** (k - l) for l in range(m, k + 1)) / (1 + x) ** k
@@ -269,16 +269,16 @@ def kov15_mean_loss() -> Derivation:
             ByDerivative("tanh(v) <= v for v >= 0 (so k eps tanh(eps/2) <= k eps^2/2 <= k eps^2, the 2013 form is looser)",
                          v - sp.tanh(v), v, 0,
                          SumOfSquares("(v - tanh v)' = tanh(v)^2", sp.tanh(v) ** 2, [(1, sp.tanh(v))])),
-            Equal("REFERENCE section 6: the segment inverse for 30 x 0.1-DP at delta_g = 1e-3 is 1.4811439805399072046",
+            Equal("docs/mathematics.md §6: the segment inverse for 30 x 0.1-DP at delta_g = 1e-3 is 1.4811439805399072046",
                   sp.floor(10**19 * _mv_inverse_pure(sp.exp(R(1, 10)), R(1, 10), 30, R(1, 1000)) + R(1, 2)),
                   14811439805399072046),
-            Equal("REFERENCE section 6: Thm 3.4 at eps = 0.1, k = 30, delta~ = 1e-3 is 2.0957506835726820081",
+            Equal("docs/mathematics.md §6: Thm 3.4 at eps = 0.1, k = 30, delta~ = 1e-3 is 2.0957506835726820081",
                   sp.floor(10**19 * thm34(R(1, 10), 30, R(1, 1000)) + R(1, 2)), 20957506835726820081),
-            Implementation("exactdp kov15-3.4: 30 x 0.1-DP at delta_g = 1e-3 is the min of the three terms (REFERENCE 2.0957506835...)",
+            Implementation("exactdp kov15-3.4: 30 x 0.1-DP at delta_g = 1e-3 is the min of the three terms (docs/mathematics.md §6: 2.0957506835...)",
                            fn=tie_pure),
             Implementation("exactdp kov15-3.4: 30 x (0.1, 1e-4) at delta_g = 1e-2, delta~ = 1 - 0.99/0.9999^30", fn=tie_approx),
             Implementation("exactdp.optimal_epsilon: 30 x 0.1-DP at 1e-3 is log((A_m - t)/B_m) on its segment "
-                           "(REFERENCE 1.48114398...), below kov15-3.4, and optimal_delta there is <= 1e-3",
+                           "(docs/mathematics.md §6: 1.48114398...), below kov15-3.4, and optimal_delta there is <= 1e-3",
                            fn=tie_optimal),
         ],
     )
@@ -329,12 +329,12 @@ def mv_reduces_to_kov15() -> Derivation:
         return enclosure_contains(optimal_delta(comp, "0.6", digits=30), want)
 
     steps += [
-        Equal("REFERENCE: pure eps = (0.1, 0.2, 0.3, 0.5, 0.7), delta_pure(0.6) = 0.19524053440970874309208...",
+        Equal("docs/mathematics.md §6: pure eps = (0.1, 0.2, 0.3, 0.5, 0.7), delta_pure(0.6) = 0.19524053440970874309208...",
               sp.floor(10**25 * mv_delta_pure([R(1, 10), R(2, 10), R(3, 10), R(5, 10), R(7, 10)], R(6, 10)) + R(1, 2)),
               1952405344097087430920803),
         Implementation("exactdp.optimal_delta: (log 2, log 3, (log 3/2, 1/10)) at eps_g = log 2 equals the exact subset sum",
                        fn=tie_het),
-        Implementation("exactdp.optimal_delta: pure (0.1, 0.2, 0.3, 0.5, 0.7) at eps_g = 0.6 (REFERENCE 0.19524053...)",
+        Implementation("exactdp.optimal_delta: pure (0.1, 0.2, 0.3, 0.5, 0.7) at eps_g = 0.6 (docs/mathematics.md §6: 0.19524053...)",
                        fn=tie_ref),
     ]
     return Derivation(
@@ -346,8 +346,8 @@ def mv_reduces_to_kov15() -> Derivation:
 
 
 def mv_poster_erratum() -> Derivation:
-    """The seed poster's variant, with e^{eps_g |S|} in place of e^{eps_g} e^{eps(S^c)}, does not
-    reduce to KOV15: an exact counterexample (REFERENCE section 2, erratum)."""
+    """The Murtagh-Vadhan poster's variant, with e^{eps_g |S|} in place of e^{eps_g} e^{eps(S^c)}, does not
+    reduce to KOV15: an exact counterexample (docs/mathematics.md §2, erratum)."""
     x, u = pos("x u")
     k = 3
     two = sp.Integer(2)
@@ -383,7 +383,7 @@ def mv_poster_erratum() -> Derivation:
     return Derivation(
         "mv_poster_erratum",
         "the poster's e^{eps_g |S|} variant of MV Thm 1.5 is wrong: 3 x log(2)-DP at eps_g = log 2 gives 0, the truth is 2/9",
-        "seed 001 (poster) vs Murtagh-Vadhan Thm 1.5; REFERENCE section 2 erratum",
+        "Murtagh-Vadhan TCC 2016 poster vs Murtagh-Vadhan Thm 1.5; docs/mathematics.md §2 erratum",
         [
             Equal("MV Thm 1.5 (correct form) at eps_i = log 2 (k = 3), eps_g = log 2", correct, R(2, 9)),
             Equal("the hockey-stick divergence of the product of three RR(log 2) pairs at log 2 is 2/9", hs, R(2, 9)),

@@ -34,7 +34,7 @@ def group_privacy() -> Derivation:
     return Derivation(
         "group_privacy",
         "(eps, delta)-DP implies (g eps, delta (e^{g eps} - 1)/(e^eps - 1))-DP for groups of g (g eps-DP when delta = 0)",
-        "Dwork-Roth 2014 Thm 2.2; Vadhan 2017 Lemma 2.3; seed 002 Prop 1.2",
+        "Dwork-Roth 2014 Thm 2.2; Vadhan 2017 Lemma 2.3",
         [
             Equal("base case g = 1: B(1) = delta", B(1), d),
             Equal("induction: P_0 <= e^eps P_1 + delta and P_1 <= e^{g eps} P_{g+1} + B(g) give "
@@ -89,7 +89,7 @@ def post_processing() -> Derivation:
     return Derivation(
         "post_processing",
         "post-processing by any Markov kernel on finite output spaces cannot increase delta(eps)",
-        "Dwork-Roth 2014 Prop 2.1; seed 002 Prop 1.1; KOV15 section 2 (data processing)",
+        "Dwork-Roth 2014 Prop 2.1; KOV15 section 2 (data processing)",
         [
             Equal("linearity: PK(T) - e^eps QK(T) = sum_y K(y,T) (P(y) - e^eps Q(y)) (|Y| = 3)",
                   lhs, sum(Ki * (Pi - x * Qi) for Pi, Qi, Ki in zip(P, Q, K))),

@@ -64,7 +64,7 @@ def _l(name: str, groups: list[tuple[str, str, int]], query: Literal["epsilon", 
 
 
 SWEEP: tuple[Case, ...] = (
-    # REFERENCE.md section 6 anchors
+    # docs/mathematics.md §6 anchors
     _h("0.1", "0.001", 30, "epsilon", "0.05", quick=True),
     _h("0.1", "0", 30, "epsilon", "0.001", quick=True),
     _h("1", "0.001", 30, "epsilon", "0.06", ("grid",), quick=True),

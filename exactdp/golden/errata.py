@@ -1,8 +1,8 @@
-"""Wrong formulas from the seeds and from public code, evaluated exactly as they are written.
+"""Wrong formulas from transcribed talk slides and posters and from public code, evaluated exactly as they are written.
 
 Each ``claim_*`` function evaluates one published (mis)statement as a certified enclosure, so the
 errata table can set it beside the certified optimum: an exact counterexample.  The formulas
-are deliberately the wrong ones; the correct statements are in REFERENCE.md sections 2-4.
+are deliberately the wrong ones; the correct statements are in docs/mathematics.md §2-§4.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from ..composition import Composition
 from ..errors import InvalidParameterError, PrecisionError
 from ..numbers import Enclosure, ExactReal, arb_of_fraction, certify, parse_delta, parse_eps
 
-__all__ = ["CLAIMS", "claim_seed001_mv_condition", "claim_seed000_slide_advanced",
-           "claim_seed000_theorem_i", "claim_dp_accounting_grid"]
+__all__ = ["CLAIMS", "claim_poster_mv_condition", "claim_slides_advanced",
+           "claim_slides_theorem_i", "claim_dp_accounting_grid"]
 
 
 def _rational_eps(comp: Composition) -> list[tuple[Fraction, Fraction, int]]:
@@ -32,13 +32,13 @@ def _rational_eps(comp: Composition) -> list[tuple[Fraction, Fraction, int]]:
     return out
 
 
-def claim_seed001_mv_condition(comp: Composition, at: str, *, digits: int) -> Enclosure:
-    """The total delta at eps_g by the MV condition as the seed poster 001 writes it.
+def claim_poster_mv_condition(comp: Composition, at: str, *, digits: int) -> Enclosure:
+    """The total delta at eps_g by the MV condition as the Murtagh-Vadhan TCC 2016 poster writes it.
 
-    Poster (seed ``001``): ``1/prod(1+e^{eps_i}) * sum_S max(e^{eps(S)} - e^{eps_g |S|}, 0)
+    Poster (Murtagh-Vadhan, TCC 2016): ``1/prod(1+e^{eps_i}) * sum_S max(e^{eps(S)} - e^{eps_g |S|}, 0)
     <= 1 - (1-delta_g)/prod(1-delta_i)``; solved for delta_g this is
     ``1 - prod(1-delta_i) (1 - D)`` with D the left side.  The correct subtracted term is
-    ``e^{eps_g} e^{eps(S^c)}`` (Murtagh-Vadhan Thm 1.5, REFERENCE.md section 2).
+    ``e^{eps_g} e^{eps(S^c)}`` (Murtagh-Vadhan Thm 1.5, docs/mathematics.md §2).
     """
     eps_g = parse_eps(at, "eps_g").rational_value()
     if eps_g is None:
@@ -60,7 +60,7 @@ def claim_seed001_mv_condition(comp: Composition, at: str, *, digits: int) -> En
                 mult *= comb(c, j)
             terms.append((mult, es, size))
     if not terms:
-        return Enclosure.exact_value(1 - keep, digits, algorithm="seed-001 formula")
+        return Enclosure.exact_value(1 - keep, digits, algorithm="poster formula")
 
     def compute() -> arb:
         s = arb(0)
@@ -71,7 +71,7 @@ def claim_seed001_mv_condition(comp: Composition, at: str, *, digits: int) -> En
             den *= (1 + arb_of_fraction(e).exp()) ** c
         return 1 - arb_of_fraction(keep) * (1 - s / den)
 
-    return certify(compute, digits, algorithm="seed-001 formula")
+    return certify(compute, digits, algorithm="poster formula")
 
 
 def _homogeneous_slack(comp: Composition, at: str) -> tuple[Fraction, int, Fraction] | None:
@@ -85,30 +85,30 @@ def _homogeneous_slack(comp: Composition, at: str) -> tuple[Fraction, int, Fract
     return e, k, slack
 
 
-def claim_seed000_slide_advanced(comp: Composition, at: str, *, digits: int) -> Enclosure:
-    """eps at total delta_g by the slide of seed 000: ``(k eps^2 + eps sqrt(k log(1/delta~)), k delta + delta~)``.
+def claim_slides_advanced(comp: Composition, at: str, *, digits: int) -> Enclosure:
+    """eps at total delta_g by the KOV15 talk slide: ``(k eps^2 + eps sqrt(k log(1/delta~)), k delta + delta~)``.
 
     The published advanced composition (DRV10 Thm III.3) has ``sqrt(2 k log(1/delta~))`` and
     ``k eps (e^eps - 1)``; the slide drops the factor 2.
     """
     hs = _homogeneous_slack(comp, at)
     if hs is None:
-        return Enclosure.infinite(digits, algorithm="seed-000 slide")
+        return Enclosure.infinite(digits, algorithm="slides formula")
     e, k, slack = hs
     return certify(lambda: k * arb_of_fraction(e) ** 2
                    + arb_of_fraction(e) * (k * (1 / arb_of_fraction(slack)).log()).sqrt(),
-                   digits, algorithm="seed-000 slide")
+                   digits, algorithm="slides formula")
 
 
-def claim_seed000_theorem_i(comp: Composition, at: str, *, digits: int) -> Enclosure:
-    """eps at total delta_g by "Composition Theorem I" as seed 000 writes it.
+def claim_slides_theorem_i(comp: Composition, at: str, *, digits: int) -> Enclosure:
+    """eps at total delta_g by "Composition Theorem I" as the KOV15 talk slides write it.
 
     Seed: ``min{k eps, k eps^2 + sqrt(k eps^2 log(e + 1/delta~))}`` at ``k delta + delta~``; KOV15 Thm 3.4
-    has ``k eps tanh(eps/2) + eps sqrt(2k log(e + sqrt(k eps^2)/delta~))`` (REFERENCE.md section 4).
+    has ``k eps tanh(eps/2) + eps sqrt(2k log(e + sqrt(k eps^2)/delta~))`` (docs/mathematics.md §4).
     """
     hs = _homogeneous_slack(comp, at)
     if hs is None:
-        return Enclosure.infinite(digits, algorithm="seed-000 theorem I")
+        return Enclosure.infinite(digits, algorithm="slides theorem I")
     e, k, slack = hs
 
     def compute() -> arb:
@@ -120,9 +120,9 @@ def claim_seed000_theorem_i(comp: Composition, at: str, *, digits: int) -> Enclo
     basic = k * e
     # min{k eps, second}: decided from the enclosure, exact when the basic term wins.
     if basic <= second.lower:
-        return Enclosure.exact_value(basic, digits, algorithm="seed-000 theorem I")
+        return Enclosure.exact_value(basic, digits, algorithm="slides theorem I")
     if second.upper < basic:
-        return certify(compute, digits, algorithm="seed-000 theorem I")
+        return certify(compute, digits, algorithm="slides theorem I")
     raise PrecisionError("cannot decide min{k eps, ...} for this erratum at the precision used")
 
 
@@ -130,7 +130,7 @@ def claim_dp_accounting_grid(comp: Composition, at: str, *, digits: int) -> Encl
     """eps at total delta_g restricted to the KOV15 grid ``(k-2i) eps``, as dp_accounting's
     ``advanced_composition`` answers: the least grid point whose optimal delta is <= delta_g.
 
-    The optimum between grid points is smaller (MV Thm 1.4; REFERENCE.md section 3).
+    The optimum between grid points is smaller (MV Thm 1.4; docs/mathematics.md §3).
     """
     from ..optimal import optimal_delta
 
@@ -155,8 +155,8 @@ def claim_dp_accounting_grid(comp: Composition, at: str, *, digits: int) -> Encl
 
 #: claim name (the ``method`` column of the errata table) -> (query, evaluator).
 CLAIMS: dict[str, tuple[str, Callable[..., Enclosure]]] = {
-    "seed-001-mv-condition": ("delta", claim_seed001_mv_condition),
-    "seed-000-slide-advanced": ("epsilon", claim_seed000_slide_advanced),
-    "seed-000-theorem-i": ("epsilon", claim_seed000_theorem_i),
+    "poster-mv-condition": ("delta", claim_poster_mv_condition),
+    "slides-advanced": ("epsilon", claim_slides_advanced),
+    "slides-theorem-i": ("epsilon", claim_slides_theorem_i),
     "dp_accounting-advanced_composition": ("epsilon", claim_dp_accounting_grid),
 }

@@ -37,13 +37,13 @@ METHOD_SOURCES: dict[str, str] = {
     "zcdp": "Bun-Steinke 2016 (eps-DP => eps tanh(eps/2)-zCDP; rho + 2 sqrt(rho log(1/delta)))",
     "zcdp-tight": "Bun-Steinke 2016; Canonne-Kamath-Steinke 2020 arXiv:2004.00010 (tight conversion)",
     "mv-approx": "Murtagh-Vadhan Thm 1.7 (approxComp, PSI-Library)",
-    "seed-001-mv-condition": "seed 001 (Murtagh-Vadhan poster) as transcribed; correct: MV Thm 1.5",
-    "seed-000-slide-advanced": "seed 000 (KOV slides) as transcribed; correct: DRV10 Thm III.3",
-    "seed-000-theorem-i": "seed 000 (KOV slides) 'Composition Theorem I' as transcribed; correct: KOV15 Thm 3.4",
-    "dp_accounting-advanced_composition": "dp_accounting advanced_composition (grid points only); REFERENCE.md section 3",
-    "basic-laplace": "Dwork-Roth 2014 Thm 3.16 with Laplace(k/eps) per query (seed 003)",
+    "poster-mv-condition": "the Murtagh-Vadhan TCC 2016 poster as transcribed; correct: MV Thm 1.5",
+    "slides-advanced": "the KOV15 ICML 2015 talk slides as transcribed; correct: DRV10 Thm III.3",
+    "slides-theorem-i": "the KOV15 ICML 2015 talk slides 'Composition Theorem I' as transcribed; correct: KOV15 Thm 3.4",
+    "dp_accounting-advanced_composition": "dp_accounting advanced_composition (grid points only); docs/mathematics.md §3",
+    "basic-laplace": "Dwork-Roth 2014 Thm 3.16 with Laplace(k/eps) per query (Steinke 2022, arXiv:2210.00597)",
     "optimal-laplace": "KOV15 Thm 3.3 applied to k (1/b)-DP Laplace mechanisms; least b by bisection with exact decisions",
-    "steinke-advanced": "Steinke 2022 advanced composition, footnote 2 (seed 003): Laplace(sqrt(k/(2 rho))), rho = eps^2/(4 log(1/delta) + 4 eps)",
+    "steinke-advanced": "Steinke 2022 advanced composition, footnote 2 (Steinke 2022, arXiv:2210.00597): Laplace(sqrt(k/(2 rho))), rho = eps^2/(4 log(1/delta) + 4 eps)",
 }
 
 BOUND_METHODS = ("basic", "drv10", "kov15-3.4", "kov15-3.4-2013", "kov15-3.5", "steinke", "zcdp", "zcdp-tight")
@@ -104,7 +104,7 @@ def basic_noise_scale(eps: Fraction, k: int) -> Fraction:
 def steinke_noise_scale(eps: Fraction, delta: Fraction, k: int, *, digits: int) -> Enclosure:
     """Laplace scale sqrt(k/(2 rho)), rho = eps^2/(4 log(1/delta) + 4 eps): k queries are (eps, delta)-DP.
 
-    Steinke 2022 (seed 003, footnote 2): Laplace(b) on a sensitivity-1 query is (1/b)-DP, so k of
+    Steinke 2022 (footnote 2): Laplace(b) on a sensitivity-1 query is (1/b)-DP, so k of
     them have sum eps_j^2 = k/b^2 = 2 rho, and advanced composition gives
     1/2 sum eps_j^2 + sqrt(2 log(1/delta) sum eps_j^2) = rho + sqrt(4 rho log(1/delta)) <= eps.
     """
@@ -120,7 +120,7 @@ def optimal_noise_scale(eps: Fraction, delta: Fraction, k: int, *, digits: int) 
     """The least Laplace scale b such that k sensitivity-1 queries with Laplace(b) are (eps, delta)-DP
     by the optimal composition of k (1/b)-DP mechanisms (KOV15 Thm 3.3).
 
-    Laplace(b) is exactly (1/b)-DP; delta_opt is non-decreasing in each eps_i (REFERENCE.md
+    Laplace(b) is exactly (1/b)-DP; delta_opt is non-decreasing in each eps_i (docs/mathematics.md
     section 2), so {eps_0 : k-fold eps_0-DP is (eps, delta)-DP} is an interval [0, eps_0*].  Bisection
     with exact decisions (``is_private``, never a guess) keeps lo private and hi not, so
     eps_0* lies in [lo, hi) and b* = 1/eps_0* in (1/hi, 1/lo].
@@ -198,7 +198,7 @@ def _verdict(claim: Enclosure, best: Enclosure, spec: RowSpec) -> str:
 
 
 def _region_vertex(comp: Composition, spec: RowSpec) -> Enclosure:
-    # A vertex (P_FA, P_MD) of the tradeoff curve of k (eps, delta)-DP mechanisms, REFERENCE.md
+    # A vertex (P_FA, P_MD) of the tradeoff curve of k (eps, delta)-DP mechanisms, docs/mathematics.md
     # section 3 (KOV15 section 2): with q = (1-delta)^k and p0 = e^eps/(1+e^eps),
     # vertex m = (sum_{j>=m} w0_j, sum_{j<m} w1_j), w0_j = q C(k,j) p0^(k-j) (1-p0)^j,
     # w1_j = q C(k,j) p0^j (1-p0)^(k-j).  Query "region_fa" gives the first coordinate, "region_md" the second.
@@ -349,8 +349,8 @@ def _het_rows() -> list[RowSpec]:
 
 def _exact_rows() -> list[RowSpec]:
     rows = []
-    src = "KOV15 Thm 3.3 / MV Thm 1.4 over Q (REFERENCE.md section 3, e^eps = 3/2, k = 10)"
-    # e^eps = 3/2, k = 10: the grid points eps_g = log((3/2)^(10-2i)) give the rationals of REFERENCE.md 3.
+    src = "KOV15 Thm 3.3 / MV Thm 1.4 over Q (docs/mathematics.md §3, e^eps = 3/2, k = 10)"
+    # e^eps = 3/2, k = 10: the grid points eps_g = log((3/2)^(10-2i)) give the rationals of docs/mathematics.md §3.
     for i in range(0, 6):
         rows.append(RowSpec("exact_rational", "delta", "optimal", "log(3/2)", "0", "10",
                             at=f"log({_fmt(Fraction(3, 2) ** (10 - 2 * i))})", note=f"i={i}", source=src))
@@ -394,7 +394,7 @@ def _repro_region_rows() -> list[RowSpec]:
         rows.append(RowSpec("repro_privacy_region", "delta", "optimal", e, d, str(k),
                             at=_fmt((k - 2 * i) * Fraction(e)), note=f"i={i}",
                             source="KOV15 Thm 3.3 grid (the region is the intersection of these regions)"))
-    src = "KOV15 section 2 / REFERENCE.md section 3: vertex m of the tradeoff curve (P_FA, P_MD)"
+    src = "KOV15 section 2 / docs/mathematics.md §3: vertex m of the tradeoff curve (P_FA, P_MD)"
     for m in range(k, -1, -1):
         for q in ("region_fa", "region_md"):
             rows.append(RowSpec("repro_privacy_region", q, "optimal", e, d, str(k), at=str(m),
@@ -438,14 +438,14 @@ def _repro_steinke_rows() -> list[RowSpec]:
 def _errata_rows() -> list[RowSpec]:
     rows = []
     cases = [
-        ("seed-001-mv-condition", (("1", "0", "2"),), "", "", "", "1.5",
+        ("poster-mv-condition", (("1", "0", "2"),), "", "", "", "1.5",
          "2-fold 1-DP: the poster's e^{eps_g |S|} makes every term negative"),
-        ("seed-001-mv-condition", (("0.1", "0"), ("0.2", "0"), ("0.3", "0"), ("0.5", "0"), ("0.7", "0")),
-         "", "", "", "0.6", "REFERENCE.md section 6 heterogeneous case"),
-        ("seed-000-slide-advanced", (), "0.1", "0", "30", "0.000001", "missing factor 2 under the square root"),
-        ("seed-000-slide-advanced", (), "0.01", "0", "100", "0.000000001", "missing factor 2 under the square root"),
-        ("seed-000-theorem-i", (), "0.1", "0", "30", "0.000001", "as transcribed"),
-        ("seed-000-theorem-i", (), "0.01", "0", "100", "0.000000001", "as transcribed"),
+        ("poster-mv-condition", (("0.1", "0"), ("0.2", "0"), ("0.3", "0"), ("0.5", "0"), ("0.7", "0")),
+         "", "", "", "0.6", "docs/mathematics.md §6 heterogeneous case"),
+        ("slides-advanced", (), "0.1", "0", "30", "0.000001", "missing factor 2 under the square root"),
+        ("slides-advanced", (), "0.01", "0", "100", "0.000000001", "missing factor 2 under the square root"),
+        ("slides-theorem-i", (), "0.1", "0", "30", "0.000001", "as transcribed"),
+        ("slides-theorem-i", (), "0.01", "0", "100", "0.000000001", "as transcribed"),
         ("dp_accounting-advanced_composition", (), "1", "0.001", "30", "0.06", "dp_accounting test value 22"),
         ("dp_accounting-advanced_composition", (), "1", "0.001", "30", "0.1", "dp_accounting test value 20"),
     ]
@@ -471,33 +471,33 @@ TABLES: tuple[TableSpec, ...] = (
               "The same compositions as optimal_delta at delta_g in {1e-3,1e-6,1e-9}; inf where "
               "delta_g < 1-(1-delta)^k.", METHOD_SOURCES["optimal"], _opt_epsilon_rows),
     TableSpec("bounds_epsilon", "Closed-form bounds beside the optimum: eps at total delta_g",
-              "Every closed-form bound of REFERENCE.md section 4 beside the optimum, for the compositions of "
-              "optimal_epsilon.", "REFERENCE.md section 4", _bounds_epsilon_rows, figure="bounds_looseness"),
+              "Every closed-form bound of docs/mathematics.md §4 beside the optimum, for the compositions of "
+              "optimal_epsilon.", "docs/mathematics.md §4", _bounds_epsilon_rows, figure="bounds_looseness"),
     TableSpec("bounds_delta", "Closed-form bounds beside the optimum: total delta at eps_g",
               "Every closed-form bound beside the optimum, k in {1,10,30,100,1000}, eps_g in {1,2,5}.",
-              "REFERENCE.md section 4", _bounds_delta_rows),
+              "docs/mathematics.md §4", _bounds_delta_rows),
     TableSpec("heterogeneous", "Optimal heterogeneous composition beside the bounds",
               "Lists of (eps_i, delta_i[, count]) mechanisms, both query directions.",
               METHOD_SOURCES["optimal-het"], _het_rows),
     TableSpec("exact_rational", "Exact rational tables (eps = log(p/q))",
               "When e^eps and e^eps_g are rational the optimal delta is an exact fraction; eps at delta_g is "
               "then the log of a rational on a segment whose closed form is rational.",
-              "KOV15 Thm 3.3; MV Thm 1.5; REFERENCE.md section 3", _exact_rows),
+              "KOV15 Thm 3.3; MV Thm 1.5; docs/mathematics.md §3", _exact_rows),
     TableSpec("repro_kov15_comparison", "Reproduction: 30-fold composition of (0.1, 0.001)-DP",
               "Optimal vs basic vs DRV10 vs KOV15 Thm 3.4: eps at total delta_g = k delta + delta~ across delta~ "
-              "(the comparison figure of KOV15 and seed 000).", "KOV15 ICML 2015, comparison figure",
+              "(the comparison figure of KOV15 and its talk slides).", "KOV15 ICML 2015, comparison figure",
               _repro_kov15_rows, figure="repro_kov15_comparison"),
     TableSpec("repro_privacy_region", "Reproduction: privacy region of the 10-fold composition of (0.4, 0.1)-DP",
               "The grid deltas and the vertices of the tradeoff curve (P_FA, P_MD).",
-              "KOV15 ICML 2015, privacy region figure; seed 000", _repro_region_rows, figure="repro_privacy_region"),
+              "KOV15 ICML 2015, privacy region figure; KOV15 talk slides", _repro_region_rows, figure="repro_privacy_region"),
     TableSpec("repro_mv_approx", "Reproduction: Murtagh-Vadhan approximation vs the KOV15 bound",
               "MV Thm 1.7 (eta = 0.1, and 0.01 for k = 10 or 0.05 beyond) beside KOV15 Thm 3.5 and the optimum, heterogeneous lists.",
-              "Murtagh-Vadhan poster (seed 001), 'algorithm outperforms bound provided in [3]'",
+              "Murtagh-Vadhan TCC 2016 poster, 'algorithm outperforms bound provided in [3]'",
               _repro_mv_rows, figure="repro_mv_approx"),
     TableSpec("repro_steinke_noise", "Reproduction: noise for k sensitivity-1 queries, basic vs advanced",
               "Laplace scale per query: basic composition k/eps (Theta(k)) vs Steinke's advanced composition "
               "sqrt(k/(2 rho)) (Theta(sqrt k)), and the least scale the optimal composition of k (1/b)-DP "
-              "mechanisms allows.", "Steinke 2022 (seed 003)", _repro_steinke_rows,
+              "mechanisms allows.", "Steinke 2022 (arXiv:2210.00597)", _repro_steinke_rows,
               figure="repro_steinke_noise"),
     TableSpec("errata", "Errata: published formulas that are wrong, with exact counterexamples",
               "Each claim row (the formula as written) is followed by the certified optimum for the same inputs; "
@@ -505,7 +505,7 @@ TABLES: tuple[TableSpec, ...] = (
               "the 2013 arXiv form of KOV15 Thm 3.4 (k eps^2 for k eps tanh(eps/2)) is never below the ICML form "
               "(tanh(eps/2) < eps), so it stays sound beyond eps <= 0.9; bounds_epsilon shows it above the optimum "
               "on every row.",
-              "REFERENCE.md sections 2-4", _errata_rows),
+              "docs/mathematics.md §2-§4", _errata_rows),
 )
 
 

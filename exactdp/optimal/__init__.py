@@ -41,7 +41,7 @@ def optimal_epsilon(comp: Composition, delta_g: object, *, digits: int = DEFAULT
 
 
 def is_private(comp: Composition, eps_g: object, delta_g: object) -> bool:
-    """Exactly whether ``comp`` is (eps_g, delta_g)-DP (never a guess; ARCHITECTURE.md 2.5)."""
+    """Exactly whether ``comp`` is (eps_g, delta_g)-DP (never a guess; docs/contracts.md §1.5)."""
     eps_g_r: ExactReal = parse_eps(eps_g, "eps_g")
     delta_g_q: Fraction = parse_delta(delta_g, "delta_g")
     from .decide import decide

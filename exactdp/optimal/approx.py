@@ -1,7 +1,7 @@
 """The Murtagh-Vadhan approximation algorithm for heterogeneous composition (MV Thm 1.7).
 
 Murtagh and Vadhan (TCC 2016; Theory of Computing 14(8) 2018, arXiv:1507.03113, Thm 1.7), as in
-Murtagh's PSI-Library ``approxComp`` and REFERENCE.md section 2: with
+Murtagh's PSI-Library ``approxComp`` and docs/mathematics.md §2: with
 ``beta = eta / (k + sum eps_i + 1)`` and ``eps_0 = log(1 + beta)``, round every eps_i up to
 ``eps_i' = a_i eps_0``, ``a_i = ceil(eps_i (1 + 1/beta))``; decide exactly, on the rounded
 instance, whether ``eps_g = a eps_0`` is feasible, and binary-search the least such a.  The answer

@@ -1,4 +1,4 @@
-"""Exact decision "is this composition (eps_g, delta_g)-DP?" (ARCHITECTURE.md section 2 item 5).
+"""Exact decision "is this composition (eps_g, delta_g)-DP?" (docs/contracts.md §1.5).
 
 For k equal mechanisms (KOV15 Thm 3.3 / MV Thm 1.4) the composition is (eps_g, delta_g)-DP iff
 

@@ -6,7 +6,7 @@ For the k-fold composition of (eps, delta)-DP mechanisms, with x = e^eps, r = e^
     delta_pure(eps_g) = (1+x)^{-k} sum_{l: (2l-k) eps > eps_g} C(k,l) (x^l - r x^{k-l})
 
 (Kairouz-Oh-Viswanath, ICML 2015, Thm 3.3 on the grid eps_g = (k-2i) eps; Murtagh-Vadhan 2018
-Thm 1.4/1.5 for any eps_g; REFERENCE.md section 3).  Write m for the least l with
+Thm 1.4/1.5 for any eps_g; docs/mathematics.md §3).  Write m for the least l with
 (2l-k) eps > eps_g and p = x/(1+x).  Then delta_pure = A_m - r B_m with
 
     A_m = P[Bin(k, p) >= m] = I_p(m, k-m+1),    B_m = P[Bin(k, 1-p) >= m] = I_{1-p}(m, k-m+1),
@@ -390,7 +390,7 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
     +inf exactly when delta_g < 1 - (1-delta)^k.  Otherwise delta_pure is affine in e^{eps_g}
     between breakpoints, delta_pure = A_m - e^{eps_g} B_m, so on the right segment the optimum is
     the closed form eps_g* = max(0, log((A_m - t)/B_m)), t = 1 - (1-delta_g)/(1-delta)^k
-    (REFERENCE.md section 2); exactly log(q) for a rational q when e^eps is rational.
+    (docs/mathematics.md §2); exactly log(q) for a rational q when e^eps is rational.
 
     >>> e = kov15_epsilon(Composition.homogeneous("0.1", "0.001", 30), Fraction(1, 20), digits=20)
     >>> e.lower_str()

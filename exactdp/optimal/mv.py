@@ -1,7 +1,7 @@
 """Optimal heterogeneous composition: Murtagh-Vadhan Thm 1.5, exact or certified for any eps_i.
 
 Murtagh and Vadhan (TCC 2016; Theory of Computing 14(8) 2018, arXiv:1507.03113, Thm 1.5), as
-corrected in REFERENCE.md section 2: the composition of (eps_i, delta_i)-DP mechanisms is
+corrected in docs/mathematics.md §2: the composition of (eps_i, delta_i)-DP mechanisms is
 (eps_g, delta_g)-DP iff ``delta_pure(eps_g) <= t`` with ``t = 1 - (1-delta_g)/prod(1-delta_i)`` and
 
     delta_pure(eps_g) = 1/prod(1+e^{eps_i}) * sum_S ( e^{eps(S)} - e^{eps_g} e^{eps(S^c)} )_+ .
@@ -12,7 +12,7 @@ randomized-response pairs) and ``L_S = eps(S) - eps(S^c)`` (its privacy loss).  
 outcomes into *atoms* of equal loss, sorted by loss; the atom list is symmetric (atom n-1-i is the
 complement of atom i), so with suffix sums ``SP[m] = sum_{i>=m} p_i`` and
 ``SQ[m] = sum_{i<=n-1-m} p_i`` we get ``delta_pure(x) = SP[m] - e^x SQ[m]``, m the first atom with
-loss > x (affine in e^x between breakpoints: the closed form of the inverse, REFERENCE.md 2).
+loss > x (affine in e^x between breakpoints: the closed form of the inverse, docs/mathematics.md §2).
 
 Three ways to build the atoms:
 
@@ -631,7 +631,7 @@ def _delta_on(prof: Profile | None, pd: Fraction, eps_g: ExactReal, digits: int)
 
 def _epsilon_on(prof: Profile | None, pd: Fraction, delta_g: Fraction, digits: int) -> Enclosure:
     alg = prof.algorithm if prof else "exact-counting"
-    # t = 1 - (1 - delta_g)/prod(1 - delta_i); no eps works iff t < 0 (REFERENCE.md 1)
+    # t = 1 - (1 - delta_g)/prod(1 - delta_i); no eps works iff t < 0 (docs/mathematics.md §1)
     t = 1 - (1 - delta_g) / pd
     if t < 0:
         return Enclosure.infinite(digits, alg)
@@ -740,7 +740,7 @@ def mv_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGIT
              accept_width: bool = False) -> Enclosure:
     """The optimal total delta at eps_g of any list of mechanisms (Murtagh-Vadhan Thm 1.5).
 
-    delta_opt(eps_g) = 1 - prod(1-delta_i) (1 - delta_pure(eps_g)), REFERENCE.md section 2.
+    delta_opt(eps_g) = 1 - prod(1-delta_i) (1 - delta_pure(eps_g)), docs/mathematics.md §2.
 
     >>> from exactdp import Composition, ExactReal
     >>> c = Composition.heterogeneous([("1", "0.1"), ("2", "0.2")])
@@ -756,7 +756,7 @@ def mv_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DI
                accept_width: bool = False) -> Enclosure:
     """The optimal eps at total delta_g (Murtagh-Vadhan Thm 1.5); +inf iff delta_g < 1 - prod(1-delta_i).
 
-    Closed form on the right segment: eps* = max(0, log((A_m - t)/B_m)), REFERENCE.md section 2.
+    Closed form on the right segment: eps* = max(0, log((A_m - t)/B_m)), docs/mathematics.md §2.
 
     >>> from exactdp import Composition
     >>> c = Composition.heterogeneous([("log(2)", 0), ("log(4)", 0)])

@@ -98,7 +98,7 @@ class Counterexample:
 def _basic_clears(claimed: Fraction, mechs: Sequence[tuple[Fraction, Fraction]], delta_g: Fraction) -> bool:
     """Cheap exact certificate of soundness: basic composition (Dwork-Roth Thm 3.16).
 
-    The composition is (sum eps_i, 1 - prod(1 - delta_i))-DP (REFERENCE.md section 4), so a
+    The composition is (sum eps_i, 1 - prod(1 - delta_i))-DP (docs/mathematics.md §4), so a
     claim >= sum eps_i at delta_g >= 1 - prod(1 - delta_i) is sound without the oracle.
     """
     tot = sum((e for e, _ in mechs), F(0))

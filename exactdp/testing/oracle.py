@@ -4,7 +4,7 @@ A DP accountant *claims an upper bound*: "the composition is (eps, delta_g)-DP w
 (or "with this delta at eps_g").  The claim is sound iff the claimed value is >= the optimum
 (KOV15 Thm 3.3 / Murtagh-Vadhan Thm 1.5).  :func:`judge_epsilon` / :func:`judge_delta` decide
 that exactly: first by the certified enclosure of the optimum, and when the claim falls inside
-the enclosure, by the exact decision ``is_private`` (ARCHITECTURE.md 2.5), which is never wrong.
+the enclosure, by the exact decision ``is_private`` (docs/contracts.md §1.5), which is never wrong.
 
 Nothing here imports hypothesis, pytest or a peer library.
 """
@@ -189,7 +189,7 @@ class Oracle:
         return optimal_delta(comp, eg, digits=digits or self.digits)
 
     def is_private(self, composition: Any, eps_g: Any, delta_g: Any) -> bool:
-        """Exactly whether ``composition`` is (eps_g, delta_g)-DP (ARCHITECTURE.md 2.5)."""
+        """Exactly whether ``composition`` is (eps_g, delta_g)-DP (docs/contracts.md §1.5)."""
         comp = as_composition(composition)
         eg = parse_eps(eps_g, "eps_g")
         dg = parse_delta(delta_g, "delta_g")

@@ -1,7 +1,7 @@
-"""The command-line contract (ARCHITECTURE.md section 3): exit statuses, one-line errors, JSON keys, batch.
+"""The command-line contract (docs/contracts.md §2): exit statuses, one-line errors, JSON keys, batch.
 
 Success cases use closed-form bound methods (basic, drv10, ...), whose values are checked against
-exact arithmetic or REFERENCE.md section 6, so these tests do not depend on the optimal solvers.
+exact arithmetic or docs/mathematics.md §6, so these tests do not depend on the optimal solvers.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def test_json_enclosure_contains_reference_value(capsys: pytest.CaptureFixture[s
     obj = json.loads(out)
     assert code == 0 and obj["exact"] is None and obj["digits"] == 25
     lo, hi = Fraction(Decimal(obj["lower"])), Fraction(Decimal(obj["upper"]))
-    golden = Fraction("2.3513548815514764138")  # REFERENCE.md section 6 (20 digits)
+    golden = Fraction("2.3513548815514764138")  # docs/mathematics.md §6 (20 digits)
     assert lo <= hi and abs(lo - golden) < Fraction(1, 10**19) and hi - lo <= Fraction(1, 10**23)
 
 

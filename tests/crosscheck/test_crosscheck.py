@@ -1,6 +1,6 @@
 """The cross-check machinery, with fake adapters whose answers are known exactly.
 
-The fake libraries answer with REFERENCE.md section 6 values (sound), the same values nudged
+The fake libraries answer with docs/mathematics.md §6 values (sound), the same values nudged
 below by a known relative amount (unsound: fp-level or material), or raise (error).  One test
 runs a real adapter when its library is importable.
 """
@@ -117,7 +117,7 @@ def test_cli_runs_and_writes_reports(tmp_path, capsys) -> None:  # noqa: ANN001
 @pytest.mark.skipif(importlib.util.find_spec("dp_accounting") is None, reason="dp_accounting not installed")
 def test_real_dp_accounting_adapter() -> None:
     """dp_accounting's RandomizedResponseDpEvent self-composition (0.6.0 ignores the count) and
-    its PLD from privacy parameters, on the REFERENCE.md anchor 30 x (0.1, 0) at delta_g = 1e-3."""
+    its PLD from privacy parameters, on the docs/mathematics.md anchor 30 x (0.1, 0) at delta_g = 1e-3."""
     rep = run_crosscheck([ADAPTERS["dp_accounting"]], [CASE_E], progress=None)
     by = {f.api: f for f in rep.findings}
     rdp = by["RdpAccountant(RandomizedResponseDpEvent)"]

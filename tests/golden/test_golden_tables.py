@@ -1,7 +1,7 @@
 """The committed golden tables: manifest, byte-for-byte regeneration of a subset, and sampled rows
 checked against independent evaluations written here from the formulas (mpmath at 60 digits:
 the KOV15 / Murtagh-Vadhan direct sums, bisection for eps, the closed-form bounds), plus the
-published values of REFERENCE.md section 6.
+published values of docs/mathematics.md §6.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def groups_of(row: dict[str, str]) -> list[tuple[mpmath.mpf, Fraction, int]]:
 
 def delta_opt(groups: list[tuple[mpmath.mpf, Fraction, int]], eps_g: mpmath.mpf) -> mpmath.mpf:
     """Optimal total delta at eps_g: MV Thm 1.5 summed over subsets, grouped by how many members of
-    each group of equal mechanisms a subset takes (REFERENCE.md section 2; KOV15 when one group)."""
+    each group of equal mechanisms a subset takes (docs/mathematics.md §2; KOV15 when one group)."""
     keep, den = mpmath.mpf(1), mpmath.mpf(1)
     for e, d, c in groups:
         keep *= (1 - mpmath.mpf(d.numerator) / d.denominator) ** c
@@ -162,7 +162,7 @@ def test_published_values_reference_section_6() -> None:
     within(by("heterogeneous", method="optimal", mechanisms=het, at="0.6")[0], "0.1952405344097087430920803")
     within(by("heterogeneous", method="optimal", mechanisms=het, at="0.01")[0], "1.643345315277604654141905")
     assert by("heterogeneous", method="optimal", mechanisms='[["1","0.1"],["2","0.2"]]', at="3")[0]["exact"] == "0.28"
-    # e^eps = 3/2, k = 10: delta_1..delta_5 exactly (REFERENCE.md section 3)
+    # e^eps = 3/2, k = 10: delta_1..delta_5 exactly (docs/mathematics.md §3)
     grid = {r["note"]: r["exact"] for r in by("exact_rational", eps="log(1.5)", k="10") if r["note"].startswith("i=")}
     assert [Fraction(grid[f"i={i}"]) for i in range(1, 6)] == [
         Fraction(6561, 1953125), Fraction(53217, 1953125), Fraction(205173, 1953125),
@@ -203,7 +203,7 @@ def test_sampled_bounds_against_their_formulas() -> None:
     for r in load_table("bounds_epsilon", directory=TABLES_DIR)[::7]:
         e, d, k, dg = M(r["eps"]), Fraction(r["delta"]), int(r["k"]), Fraction(r["at"])
         if r["method"] == "basic" and k <= 1000:  # (1-delta)^k exactly is slow beyond
-            # (k eps, k delta): eps_g = k eps when delta_g >= 1-(1-delta)^k (REFERENCE.md section 4), else inf
+            # (k eps, k delta): eps_g = k eps when delta_g >= 1-(1-delta)^k (docs/mathematics.md §4), else inf
             if dg >= 1 - (1 - d) ** k:
                 check_enclosure(r, k * e)
             else:
@@ -214,7 +214,7 @@ def test_sampled_bounds_against_their_formulas() -> None:
         elif r["method"] == "steinke" and dg > k * d:
             v = k * e**2 / 2 + mpmath.sqrt(2 * mpmath.log(1 / M(format(dg - k * d))) * k * e**2)
             check_enclosure(r, v)
-    # every closed-form bound is an upper bound on the optimum (REFERENCE.md section 4)
+    # every closed-form bound is an upper bound on the optimum (docs/mathematics.md §4)
     rows = load_table("bounds_epsilon", directory=TABLES_DIR)
     opt = {(r["eps"], r["delta"], r["k"], r["at"]): r for r in rows if r["method"] == "optimal"}
     for r in rows:
@@ -263,16 +263,16 @@ def test_reproductions_and_errata_against_their_formulas() -> None:
             check_enclosure(opt, delta_opt(g, M(opt["at"])))
         else:
             check_epsilon_row(opt, g)
-        if claim["method"].startswith("seed-000"):
+        if claim["method"].startswith("slides-"):
             (e, _, k), = g
             slack = M(claim["at"])
-            if claim["method"] == "seed-000-slide-advanced":
+            if claim["method"] == "slides-advanced":
                 v = k * e**2 + e * mpmath.sqrt(k * mpmath.log(1 / slack))
             else:
                 v = min(k * e, k * e**2 + mpmath.sqrt(k * e**2 * mpmath.log(mpmath.e + 1 / slack)))
             check_enclosure(claim, v)
             assert "UNSOUND" in claim["note"]  # these inputs are counterexamples
-        if claim["method"] == "seed-001-mv-condition" and claim["mechanisms"] == '[["1","0","2"]]':
+        if claim["method"] == "poster-mv-condition" and claim["mechanisms"] == '[["1","0","2"]]':
             assert claim["exact"] == "0" and "UNSOUND" in claim["note"]
 
 

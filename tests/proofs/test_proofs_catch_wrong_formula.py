@@ -94,7 +94,7 @@ def test_a_25th_digit_error_in_a_bound_fails(monkeypatch: pytest.MonkeyPatch, at
 
 
 def test_a_wrong_optimal_delta_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the seed poster's subtracted term e^{eps_g |S|}: for k equal eps = eps_g it gives delta_pure = 0
+    # the Murtagh-Vadhan poster's subtracted term e^{eps_g |S|}: for k equal eps = eps_g it gives delta_pure = 0
     def poster_kov15_delta(comp, eps_g, *, digits=30):
         eps, delta, k = comp.homogeneous_params()
         return Enclosure.exact_value(1 - (1 - delta) ** k, digits)

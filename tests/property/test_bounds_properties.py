@@ -1,7 +1,7 @@
 """Properties of the closed-form bounds: monotonicity, the two directions agree, soundness.
 
 Soundness (every bound certifies no less than the optimum) is checked against an independent
-oracle written here: the optimal delta of Murtagh-Vadhan Thm 1.5 (REFERENCE.md section 2) by brute
+oracle written here: the optimal delta of Murtagh-Vadhan Thm 1.5 (docs/mathematics.md §2) by brute
 force over subsets for short lists, and its homogeneous form (MV Thm 1.4 / KOV15 Thm 3.3) for k
 equal mechanisms, in mpmath at 50 digits.  When ``exactdp.optimal.kov15`` is implemented, the
 bounds are also compared with it.

@@ -1,5 +1,5 @@
 """Properties of the optimal heterogeneous composition (MV Thm 1.5): permutation invariance and
-monotonicity in every eps_i (REFERENCE.md section 2), checked exactly on log-rational inputs."""
+monotonicity in every eps_i (docs/mathematics.md §2), checked exactly on log-rational inputs."""
 
 from __future__ import annotations
 

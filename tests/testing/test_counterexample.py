@@ -1,8 +1,8 @@
 """The counterexample search refutes mis-transcribed bounds and clears published ones.
 
-Published statements are REFERENCE.md section 4 (DRV10 Thm III.3, KOV15 Thm 3.4/3.5, Steinke);
+Published statements are docs/mathematics.md §4 (DRV10 Thm III.3, KOV15 Thm 3.4/3.5, Steinke);
 every counterexample found is re-verified with an independent mpmath evaluation of the KOV15 /
-Murtagh-Vadhan profile at 50 digits (REFERENCE.md sections 2-3), not with exactdp's own oracle.
+Murtagh-Vadhan profile at 50 digits (docs/mathematics.md §2-§3), not with exactdp's own oracle.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The pytest plugin's fixtures, used as a DP library's test suite would use them.
 
 The plugin is loaded through the ``pytest11`` entry point; the golden values it hands out are
-REFERENCE.md section 6 values as written by the golden-table builder.
+docs/mathematics.md §6 values as written by the golden-table builder.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from exactdp import Composition
 
 
 def near(lower: object, upper: object, ref: str) -> bool:
-    """ref (REFERENCE.md, rounded to ~25 digits) lies within 1e-24 relative of [lower, upper]."""
+    """ref (docs/mathematics.md, rounded to ~25 digits) lies within 1e-24 relative of [lower, upper]."""
     r = Fraction(ref)
     slack = abs(r) * Fraction(1, 10**24)
     return Fraction(lower) - slack <= r <= Fraction(upper) + slack
@@ -24,7 +24,7 @@ pytest_plugins = ["pytester"]
 
 def test_oracle_fixture(exactdp_oracle) -> None:  # noqa: ANN001
     comp = Composition.homogeneous("0.1", "0.001", 30)
-    # REFERENCE.md 6: OptComp at delta_g = 0.05 is 0.8463026344747974060804514
+    # docs/mathematics.md §6: OptComp at delta_g = 0.05 is 0.8463026344747974060804514
     enc = exactdp_oracle.epsilon(comp, "0.05")
     assert near(enc.lower, enc.upper, "0.8463026344747974060804514")
     # delta at eps_g = 1.0: 0.03981841052213057502284336
@@ -38,7 +38,7 @@ def test_oracle_fixture(exactdp_oracle) -> None:  # noqa: ANN001
 def test_golden_fixture(exactdp_golden) -> None:  # noqa: ANN001
     rows = exactdp_golden("kov15_grid")
     assert rows and {"eps", "k", "at", "lower", "upper"} <= set(rows[0])
-    # REFERENCE.md 6: eps=0.1, delta=0.001, k=30, eps_g=1.0 -> 0.03981841052213057502284336
+    # docs/mathematics.md §6: eps=0.1, delta=0.001, k=30, eps_g=1.0 -> 0.03981841052213057502284336
     hit = [r for r in rows if (r["eps"], r["delta"], r["k"], r["query"], r["at"]) == ("0.1", "0.001", "30", "delta", "1")]
     assert hit and near(hit[0]["lower"], hit[0]["upper"], "0.03981841052213057502284336")
 

@@ -1,6 +1,6 @@
 """The testing kit: exact conversion of reported values, one-sided assertions, strategies.
 
-Reference values are REFERENCE.md section 6 (computed at 50 digits, matched by independent
+Reference values are docs/mathematics.md §6 (computed at 50 digits, matched by independent
 implementations); the ambiguous-claim logic is checked against a stub oracle with known answers.
 """
 
@@ -27,7 +27,7 @@ from exactdp.testing import (
     judge_epsilon,
 )
 
-HOMO = ("0.1", "0", 30)  # REFERENCE.md 6: exact optimum at delta_g = 1e-3 is 1.4811439805399072046...
+HOMO = ("0.1", "0", 30)  # docs/mathematics.md §6: exact optimum at delta_g = 1e-3 is 1.4811439805399072046...
 
 
 def test_import_is_light() -> None:
@@ -59,7 +59,7 @@ def test_as_composition_forms() -> None:
 
 
 def test_published_bounds_are_sound() -> None:
-    # REFERENCE.md 6, eps=0.1, k=30, pure, delta=1e-3: basic 3, DRV10 2.3513548815514764138,
+    # docs/mathematics.md §6, eps=0.1, k=30, pure, delta=1e-3: basic 3, DRV10 2.3513548815514764138,
     # KOV 3.4 2.0957506835726820081, Steinke 2.1858421273245335394, optimum 1.4811439805399072046
     for claim in ("3", "2.3513548815514764138", "2.0957506835726820081", "2.1858421273245335394",
                   "1.48114398053990721", 1.4811439805399075):
@@ -87,7 +87,7 @@ def test_tolerance_forgives_only_small_slips() -> None:
 
 
 def test_infeasible_delta_g() -> None:
-    # delta_g = 0.02 < 1 - 0.999^30 = 0.0295...: no finite eps is private (REFERENCE.md 1)
+    # delta_g = 0.02 < 1 - 0.999^30 = 0.0295...: no finite eps is private (docs/mathematics.md §1)
     comp = ("0.1", "0.001", 30)
     with pytest.raises(UnsoundClaimError, match=r"\+inf"):
         assert_sound(1000, composition=comp, delta_g="0.02")
@@ -96,7 +96,7 @@ def test_infeasible_delta_g() -> None:
 
 
 def test_delta_direction_and_exact_ties() -> None:
-    # REFERENCE.md 6: (1, 0.1) then (2, 0.2): delta(3) = 0.28 exactly
+    # docs/mathematics.md §6: (1, 0.1) then (2, 0.2): delta(3) = 0.28 exactly
     comp = [("1", "0.1"), ("2", "0.2")]
     assert assert_sound_delta("0.28", composition=comp, eps_g=3).sound  # an exact tie is sound
     assert assert_sound_delta(0.28, composition=comp, eps_g=3).sound  # float 0.28 > 28/100

@@ -1,4 +1,4 @@
-"""exactdp.bounds against an independent mpmath oracle written from REFERENCE.md section 4.
+"""exactdp.bounds against an independent mpmath oracle written from docs/mathematics.md §4.
 
 The oracle evaluates each published eps formula at 80 digits (mpmath ``mp``), and obtains the delta
 direction by *numerical* inversion (bisection in log delta), not by the closed-form inverses the
@@ -236,7 +236,7 @@ def test_delta_matches_oracle(method: str, cname: str) -> None:
         assert 0 <= enc.lower and enc.upper <= 1
 
 
-# -- REFERENCE.md section 6 pins: eps=0.1, k=30, pure, delta_g=1e-3 -------------------------------
+# -- docs/mathematics.md §6 pins: eps=0.1, k=30, pure, delta_g=1e-3 -------------------------------
 
 PINS = {
     "basic": "3",
@@ -250,14 +250,14 @@ PINS = {
 def test_reference_values(method: str) -> None:
     comp = Composition.homogeneous("0.1", 0, 30)
     enc = getattr(bounds, f"{method}_epsilon")(comp, Fraction(1, 1000), digits=30)
-    golden = Fraction(PINS[method])  # 20 significant digits, rounded to nearest (REFERENCE.md section 6)
+    golden = Fraction(PINS[method])  # 20 significant digits, rounded to nearest (docs/mathematics.md §6)
     assert abs((enc.lower + enc.upper) / 2 - golden) <= Fraction(1, 2 * 10**19)
     if method == "basic":
         assert enc.exact == 3
 
 
 def test_steinke_footnote_rho() -> None:
-    """REFERENCE.md sections 4 and 6: rho = eps^2/(4 log(1/delta) + 4 eps) = 0.016874207542284743326 and
+    """docs/mathematics.md §4 and §6: rho = eps^2/(4 log(1/delta) + 4 eps) = 0.016874207542284743326 and
     rho + sqrt(4 rho log(1/delta)) <= eps, for eps = 1, delta = 1e-6."""
     def rho() -> arb:
         big_l = -arb_of_fraction(Fraction(1, 10**6)).log()

@@ -1,4 +1,4 @@
-"""Exact decisions for k equal mechanisms (ARCHITECTURE.md 2.5), at and around the boundary.
+"""Exact decisions for k equal mechanisms (docs/contracts.md §1.5), at and around the boundary.
 
 Oracles: exact Fraction arithmetic (the basic-composition boundary 1 - (1-delta)^k at eps_g = k eps
 is exact), brute force over the product of dominating pairs, and mpmath at 80 digits.

@@ -1,8 +1,8 @@
 """KOV15 Thm 3.3 / MV Thm 1.4 for k equal mechanisms, against independent oracles.
 
 Oracles: (1) brute force over all outcomes of the k-fold product of the dominating pair of
-REFERENCE.md section 1 (exact Fractions, e^eps rational); (2) an independent direct sum in mpmath
-at 80 digits; (3) the published values of REFERENCE.md section 6.
+docs/mathematics.md §1 (exact Fractions, e^eps rational); (2) an independent direct sum in mpmath
+at 80 digits; (3) the published values of docs/mathematics.md §6.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from exactdp.optimal.kov15 import kov15_delta, kov15_epsilon, kov15_grid
 # -- oracle 1: brute force over the product of the dominating pairs -------------------------------
 
 def dominating_pair(x: Fraction, delta: Fraction) -> tuple[list[Fraction], list[Fraction]]:
-    """REFERENCE.md section 1: P, Q on {0,1,2,3} with e^eps = x."""
+    """docs/mathematics.md §1: P, Q on {0,1,2,3} with e^eps = x."""
     P = [delta, (1 - delta) * x / (1 + x), (1 - delta) / (1 + x), Fraction(0)]
     Q = [Fraction(0), (1 - delta) / (1 + x), (1 - delta) * x / (1 + x), delta]
     return P, Q
@@ -79,7 +79,7 @@ def test_epsilon_brute_force_exact(x: Fraction, delta: Fraction, k: int) -> None
 
 
 def test_reference_exact_fractions() -> None:
-    """REFERENCE.md section 3: e^eps = 3/2, k = 10, delta_1..delta_5."""
+    """docs/mathematics.md §3: e^eps = 3/2, k = 10, delta_1..delta_5."""
     grid = kov15_grid(Composition.homogeneous("log(3/2)", 0, 10))
     assert [d.exact for _, _, d in grid] == [
         0, Fraction(6561, 1953125), Fraction(53217, 1953125), Fraction(205173, 1953125),
@@ -169,7 +169,7 @@ def test_beta_route_agrees_with_mpmath(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _near(kov15_epsilon(comp, Fraction(1, 20)), "0.8463026344747974060804514")
 
 
-# -- oracle 3: REFERENCE.md section 6 --------------------------------------------------------------
+# -- oracle 3: docs/mathematics.md §6 --------------------------------------------------------------
 
 def _near(enc: Enclosure, ref: str, tol: str = "1e-24") -> bool:
     r, t = Fraction(ref), Fraction(tol)

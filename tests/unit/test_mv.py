@@ -86,7 +86,7 @@ def rel_width(enc) -> Fraction:
     return (enc.upper - enc.lower) / enc.lower
 
 
-# -- reference values (REFERENCE.md section 6) -------------------------------------------------------
+# -- reference values (docs/mathematics.md §6) -------------------------------------------------------
 
 def test_reference_heterogeneous_pure():
     c = Composition.heterogeneous([(x, 0) for x in ["0.1", "0.2", "0.3", "0.5", "0.7"]])
@@ -204,7 +204,7 @@ def test_off_grid_two_values_200():
     assert ends(olo)[1] >= Fraction(1, 1000) >= ends(ohi)[0]
 
 
-# -- agreement with an independent homogeneous sum (REFERENCE.md section 3) ---------------------------
+# -- agreement with an independent homogeneous sum (docs/mathematics.md §3) ---------------------------
 
 def homogeneous_exact(y: Fraction, delta: Fraction, k: int, E: Fraction) -> Fraction:
     # MV Thm 1.4: (1+e^eps)^-k sum_{l: (2l-k) eps > eps_g} C(k,l)(e^{l eps} - e^{eps_g} e^{(k-l) eps})
@@ -225,7 +225,7 @@ def test_homogeneous_agreement_exact(y, delta, k):
 
 
 def test_homogeneous_agreement_rational():
-    # eps = 0.1, delta = 0.001, k = 30: REFERENCE.md section 6 values
+    # eps = 0.1, delta = 0.001, k = 30: docs/mathematics.md §6 values
     comp = Composition.heterogeneous([("0.1", "0.001", 30)])
     d = mv_delta(comp, ExactReal.parse("1"), digits=25)
     assert abs(d.lower - Fraction("0.03981841052213057502284336")) < Fraction(1, 10**25)

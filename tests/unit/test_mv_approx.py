@@ -1,6 +1,6 @@
 """The Murtagh-Vadhan approximation algorithm (MV Thm 1.7): its guarantee and its exact grid.
 
-Guarantee (REFERENCE.md section 2): OptComp(delta_g) <= eps* <= OptComp(e^{-eta/2} delta_g) + eta.
+Guarantee (docs/mathematics.md §2): OptComp(delta_g) <= eps* <= OptComp(e^{-eta/2} delta_g) + eta.
 OptComp is non-increasing in delta_g, so any rational d <= e^{-eta/2} delta_g gives
 OptComp(d) >= OptComp(e^{-eta/2} delta_g): checking eps* <= OptComp(d) + eta is implied by the
 theorem (and is tight up to the tiny gap between d and e^{-eta/2} delta_g).
