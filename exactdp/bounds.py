@@ -382,7 +382,7 @@ def drv10_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enclo
 
     >>> e = drv10_epsilon(Composition.homogeneous("0.1", 0, 30), Fraction(1, 1000), digits=20)
     >>> e.lower_str(), e.upper_str()   # docs/mathematics.md §6: 2.3513548815514764138
-    ('2.3513548815514764138', '2.3513548815514764139')
+    ('2.3513548815514764138', '2.35135488155147641381')
     """
     g = _groups(comp)
     return _advanced_epsilon(g, delta_g, digits, "drv10", _drv10_av(g))

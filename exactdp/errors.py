@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["ExactDPError", "InvalidParameterError", "InexactInputError", "PrecisionError"]
+__all__ = [
+    "ExactDPError",
+    "InvalidParameterError",
+    "InexactInputError",
+    "PrecisionError",
+    "MissingExtraError",
+    "TimeBudgetError",
+]
 
 
 class ExactDPError(Exception):
@@ -19,3 +26,19 @@ class InexactInputError(ExactDPError, TypeError):
 
 class PrecisionError(ExactDPError, ArithmeticError):
     """The requested width could not be certified within the precision cap."""
+
+
+class MissingExtraError(ExactDPError, ImportError):
+    """An optional dependency is not installed; the message names the extra that installs it."""
+
+
+class TimeBudgetError(PrecisionError):
+    """The time budget (``--max-seconds``) ran out before the answer was certified.
+
+    ``elapsed`` is the time spent (seconds); ``best`` the best certified enclosure reached, if any.
+    """
+
+    def __init__(self, message: str, *, elapsed: float = 0.0, best: object = None) -> None:  # float ok: seconds
+        super().__init__(message)
+        self.elapsed = elapsed
+        self.best = best

@@ -373,21 +373,24 @@ def _place_point(m: int, scale: int) -> str:
 
 
 def format_fraction(q: Fraction) -> str:
-    """An exact string: a finite decimal when q is one (``"0.001"``), else ``"p/q"``.
+    """The canonical exact string of a rational (docs/contracts.md §4).
 
-    >>> format_fraction(Fraction(1, 1000)), format_fraction(Fraction(1, 3))
-    ('0.001', '1/3')
+    A terminating decimal (optional ``-``, digits, optional ``.`` and digits, no exponent, no
+    trailing zeros) when the denominator is ``2^a 5^b``, otherwise ``p/q`` in lowest terms with
+    q > 1.  Both forms are read back exactly by ``fractions.Fraction``.
+
+    >>> format_fraction(Fraction(1, 1000)), format_fraction(Fraction(1, 3)), format_fraction(Fraction(-5, 2))
+    ('0.001', '1/3', '-2.5')
     """
     d = q.denominator
-    twos = fives = 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
+    twos = (d & -d).bit_length() - 1
+    d >>= twos
+    fives = 0
     while d % 5 == 0:
         d //= 5
         fives += 1
-    if d != 1 or max(twos, fives) > 60:
-        return f"{_istr(q.numerator)}/{_istr(q.denominator)}" if q.denominator != 1 else _istr(q.numerator)
+    if d != 1:
+        return f"{_istr(q.numerator)}/{_istr(q.denominator)}"
     scale = max(twos, fives)
     m = q * 10**scale
     return _place_point(int(m), scale) if m >= 0 else "-" + _place_point(int(-m), scale)
@@ -420,7 +423,7 @@ class Enclosure:
 
     >>> e = Enclosure.exact_value(Fraction(1, 3))
     >>> e.lower_str(), e.upper_str(), e.exact
-    ('0.333333333333333333333333333333', '0.333333333333333333333333333334', Fraction(1, 3))
+    ('0.3333333333333333333333333333333', '0.3333333333333333333333333333334', Fraction(1, 3))
     """
 
     lower: Fraction | float
@@ -479,14 +482,53 @@ class Enclosure:
             return Fraction(10**9)
         return (self.upper - self.lower) / m  # type: ignore[operator]
 
+    def clamped(self, low: Fraction, high: Fraction) -> "Enclosure":
+        """This enclosure intersected with [low, high], for a value known to lie there (a probability).
+
+        >>> Enclosure(Fraction(99, 100), Fraction(101, 100), 1).clamped(Fraction(0), Fraction(1)).upper
+        Fraction(1, 1)
+        """
+        lo, hi = self.lower, self.upper
+        if not isinstance(lo, float) and lo < low:
+            lo = low
+        if isinstance(hi, float) or hi > high:
+            hi = high
+        if lo == self.lower and hi == self.upper:
+            return self
+        if self.exact is not None:
+            return self
+        return Enclosure(lo, hi, self.digits, exact_log=self.exact_log if lo == hi else None,
+                         algorithm=self.algorithm)
+
     # strings and floats
+    def _printed(self) -> tuple[str, str]:
+        """Both ends as decimals, rounded outward, with enough digits that the printed interval
+        itself has relative width <= 10^-digits (docs/contracts.md §4)."""
+        if self.exact is not None:
+            s = _short_exact(self.exact, self.digits)
+            if s is not None:
+                return s, s
+        if isinstance(self.lower, float) or isinstance(self.upper, float):
+            return _fmt_end(self.lower, self.digits, "down"), _fmt_end(self.upper, self.digits, "up")
+        target = Fraction(1, 10**self.digits)
+        best = None
+        for n in range(self.digits, self.digits + 7):
+            lo, hi = decimal_string(self.lower, n, "down"), decimal_string(self.upper, n, "up")
+            best = (lo, hi)
+            a, b = Fraction(Decimal(lo)), Fraction(Decimal(hi))  # Decimal: no int-digits limit
+            m = min(abs(a), abs(b))
+            if a == b or (m > 0 and not (a < 0 < b) and b - a <= target * m):
+                break
+        assert best is not None
+        return best
+
     def lower_str(self) -> str:
-        """The lower end, ``digits`` significant digits, rounded toward -inf."""
-        return _short_exact(self.exact, self.digits) or _fmt_end(self.lower, self.digits, "down")
+        """The lower end, rounded toward -inf, with at least ``digits`` significant digits."""
+        return self._printed()[0]
 
     def upper_str(self) -> str:
-        """The upper end, ``digits`` significant digits, rounded toward +inf."""
-        return _short_exact(self.exact, self.digits) or _fmt_end(self.upper, self.digits, "up")
+        """The upper end, rounded toward +inf, with at least ``digits`` significant digits."""
+        return self._printed()[1]
 
     def float_lower(self) -> float:
         """The largest float64 <= lower (a safe lower bound for float-based libraries)."""
@@ -514,10 +556,13 @@ class Enclosure:
 
     def to_json(self) -> dict[str, Any]:
         """The result keys of the JSON contract (docs/contracts.md §2)."""
+        lo, hi = self._printed()
         out: dict[str, Any] = {
-            "lower": self.lower_str(),
-            "upper": self.upper_str(),
+            "lower": lo,
+            "upper": hi,
             "exact": format_fraction(self.exact) if self.exact is not None else None,
+            "float_lower": _json_float(self.float_lower()),
+            "float_upper": _json_float(self.float_upper()),
         }
         if self.exact_log is not None:
             out["exact_log"] = f"log({format_fraction(self.exact_log)})"
@@ -531,7 +576,15 @@ class Enclosure:
             return format_fraction(self.exact)
         if self.is_infinite:
             return "inf"
-        return f"[{self.lower_str()}, {self.upper_str()}]"
+        lo, hi = self._printed()
+        return f"[{lo}, {hi}]"
+
+
+def _json_float(x: float) -> float | str:
+    """A directed float for JSON: a number, or the string "inf"/"-inf" (JSON has no infinity)."""
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
 
 
 # -- the precision loop -------------------------------------------------------------------------
@@ -552,8 +605,8 @@ def certify(
     most ``10**-(digits + 2)``, so that outward rounding to ``digits`` significant digits keeps it
     within ``10**-digits``.  Past ``max_prec`` bits a :class:`PrecisionError` is raised.
 
-    >>> certify(lambda: arb(2).sqrt(), 10).lower_str()
-    '1.414213562'
+    >>> certify(lambda: arb(2).sqrt(), 10).lower_str()   # 11 digits keep the printed width <= 1e-10
+    '1.4142135623'
     """
     target = Fraction(1, 10 ** (digits + 2))
     prec = start_prec or int(digits * 3.33) + 64

@@ -133,11 +133,10 @@ def readme_text(specs: Sequence[TableSpec], counts: dict[str, int], figures: Ite
         "| `eps`, `delta`, `k` | a homogeneous composition: k mechanisms, each (eps, delta)-DP; empty for a heterogeneous row |",
         "| `mechanisms` | a heterogeneous composition, compact JSON `[[eps, delta(, count)], ...]` of strings; empty for a homogeneous row |",
         "| `at` | the query point: eps_g for `delta`, total delta_g for `epsilon`, the vertex index for `region_*` |",
-        "| `lower`, `upper` | the certified enclosure, `digits` significant digits, rounded outward (lower toward -inf, upper toward +inf); `inf` is exact +infinity |",
+        "| `lower`, `upper` | the certified enclosure, rounded outward (lower toward -inf, upper toward +inf) with at least `digits` significant digits and as many more as needed for the printed interval itself to have relative width <= 10^-digits; `inf` is exact +infinity |",
         "| `exact` | the exact value `p/q` (or a finite decimal) when the value is rational, else empty |",
         "| `exact_log` | `log(q)` when the value is exactly log of the rational q, else empty |",
-        "| `digits` | significant digits: the certified interval has relative width <= 10^-(digits+2); its outward "
-        "rounding to `digits` significant digits adds at most one unit in the last place at each end |",
+        "| `digits` | significant digits certified: the printed interval [`lower`, `upper`] has relative width <= 10^-digits |",
         "| `float_lower`, `float_upper` | the largest float64 <= lower and the smallest float64 >= upper (Python `repr`), safe bounds for float code |",
         "| `note` | remarks: the grid index, delta~ of a reproduction, the verdict of an erratum |",
         "| `source` | where the statement computed is published |",

@@ -43,7 +43,7 @@ def enclosure_cells(enc: Enclosure) -> dict[str, str]:
     >>> from fractions import Fraction
     >>> c = enclosure_cells(Enclosure.exact_value(Fraction(1, 3), digits=5))
     >>> c["lower"], c["upper"], c["exact"], c["float_lower"], c["float_upper"]
-    ('0.33333', '0.33334', '1/3', '0.3333333333333333', '0.33333333333333337')
+    ('0.333333', '0.333334', '1/3', '0.3333333333333333', '0.33333333333333337')
     """
     from ..numbers import format_fraction
 

@@ -305,7 +305,7 @@ def kov15_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DI
     >>> kov15_delta(c, ExactReal.log(Fraction(3, 2) ** 8), digits=10).exact
     Fraction(6561, 1953125)
     >>> str(kov15_delta(Composition.homogeneous("0.1", "0.001", 30), ExactReal.parse("1"), digits=20))
-    '[0.039818410522130575022, 0.039818410522130575023]'
+    '[0.0398184105221305750228, 0.0398184105221305750229]'
     """
     _require_homogeneous(comp)
     h = _Hom(comp)

@@ -27,8 +27,8 @@ def test_json_exact_vertices_and_grid(capsys: pytest.CaptureFixture[str]) -> Non
     obj = json.loads(out)
     assert obj["inputs"] == {"eps": "log(1.5)", "delta": "0", "k": 10}
     assert len(obj["vertices"]) == 10 + 4
-    assert obj["vertices"][0] == {"p_fa": {"lower": "0", "upper": "0", "exact": "0"},
-                                  "p_md": {"lower": "1", "upper": "1", "exact": "1"}}
+    assert obj["vertices"][0] == {"p_fa": {"lower": "0", "upper": "0", "exact": "0", "float_lower": 0.0, "float_upper": 0.0},
+                                  "p_md": {"lower": "1", "upper": "1", "exact": "1", "float_lower": 1.0, "float_upper": 1.0}}
     # docs/mathematics.md §3: delta_1 = 6561/1953125
     assert Fraction(obj["grid"][1]["delta"]["exact"]) == Fraction(6561, 1953125)
     # the vertex for m = k: P_FA = (1/(1+x))^10 with x = 3/2, exact
