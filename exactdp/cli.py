@@ -5,8 +5,11 @@
     exactdp check   COMPOSITION --eps-g EPS_G --delta-g DELTA_G [--json]   # exit 0 private, 1 not
     exactdp batch   < queries.jsonl > results.jsonl
 
-Exit status: 0 success (``check``: private), 1 ``check``: not private, 2 bad input,
-3 the requested digits could not be certified within the precision cap.
+Exit status (docs/contracts.md §3): 0 success (``check``: private), 1 ``check``: not private,
+2 bad input or usage (one line on stderr, nothing written), 3 the requested digits could not be
+certified within the precision or time cap, 4 ``check`` could not decide within its budget (the
+message gives the time spent), 5 an internal error (a bug: please report it), 130 interrupted.
+``batch`` exits with the largest status of its lines (a "not private" answer counts as 0).
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ import argparse
 import csv
 import io
 import json
+import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -24,14 +29,22 @@ from typing import Any, TextIO
 
 from . import __version__
 from .composition import Composition
-from .errors import ExactDPError, InvalidParameterError, PrecisionError
+from . import progress
+from .errors import ExactDPError, InvalidParameterError, PrecisionError, TimeBudgetError
+from .files import decode_text, read_text
 from .methods import METHODS, get_method
-from .numbers import DEFAULT_DIGITS, Enclosure, format_fraction, parse_delta, parse_digits, parse_eps
+from .numbers import DEFAULT_DIGITS, Enclosure, format_fraction, parse_delta, parse_digits, parse_eps, parse_rational
 
 __all__ = ["build_parser", "main", "run_query"]
 
-EXIT_OK, EXIT_NOT_PRIVATE, EXIT_USAGE, EXIT_PRECISION = 0, 1, 2, 3
+EXIT_OK, EXIT_NOT_PRIVATE, EXIT_USAGE, EXIT_PRECISION, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130
 _FORWARDED = ("region", "tables", "crosscheck")
+
+_EXIT_HELP = """\
+exit status: 0 success (check: private), 1 check: not private, 2 bad input (one line on stderr,
+nothing written), 3 the requested digits could not be certified within the precision or time cap,
+4 check could not decide within its budget, 5 internal error (a bug: please report), 130 interrupted."""
 
 _EPILOG_NUMBERS = """\
 numbers are exact: '0.1' is exactly 1/10, '1e-6', '1/3', and for an eps 'log(3/2)' means
@@ -77,10 +90,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"exactdp: error: {message} (see '{self.prog} --help')\n")
 
 
+_COMP_USAGE = "(--eps E [--delta D] --k K | --mechanism E[,D] ... | --mechanisms FILE)"
+
+
 def _add_composition(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group(
-        "composition",
-        "either k equal mechanisms (--eps, --delta, --k) or a list (--mechanism ... or --mechanisms FILE)",
+        "composition (required: one of the three forms)",
+        "k equal mechanisms (--eps E [--delta D] --k K), or a list (--mechanism E[,D] repeated, "
+        "or --mechanisms FILE)",
     )
     g.add_argument("--eps", metavar="E", help="eps of each of the k mechanisms, e.g. 0.1 or 'log(3/2)'")
     g.add_argument("--delta", metavar="D", help="delta of each of the k mechanisms (default 0)")
@@ -88,7 +105,13 @@ def _add_composition(p: argparse.ArgumentParser) -> None:
     g.add_argument("--mechanism", metavar="E[,D]", action="append",
                    help="one (E, D)-DP mechanism; repeat for a heterogeneous list")
     g.add_argument("--mechanisms", metavar="FILE",
-                   help="CSV lines 'eps,delta[,count]' or JSON [[eps, delta, count?], ...]; '-' reads stdin")
+                   help="UTF-8 CSV lines 'eps,delta[,count]' or JSON [[eps, delta, count?], ...]; '-' reads stdin")
+
+
+def _add_budget(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-seconds", metavar="S", default=None,
+                   help="time budget; past it the command stops with exit status 3 (check: 4) and says "
+                        "how far it got (default: no limit)")
 
 
 def _add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
@@ -98,6 +121,7 @@ def _add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
         p.add_argument("--eta", metavar="ETA", help="accuracy parameter of --method mv-approx (e.g. 0.01)")
     p.add_argument("--digits", default=str(DEFAULT_DIGITS), metavar="N",
                    help=f"significant digits certified (default {DEFAULT_DIGITS})")
+    _add_budget(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (the batch result format)")
 
 
@@ -118,40 +142,48 @@ def build_parser() -> argparse.ArgumentParser:
             "  exactdp epsilon --eps 0.1 --delta 0.001 --k 30 --at-delta 0.05\n"
             "  exactdp delta --eps 0.1 --delta 0.001 --k 30 --at-eps 1 --method kov15-3.4\n"
             "  exactdp check --mechanism 1,0.1 --mechanism 2,0.2 --eps-g 3 --delta-g 0.28\n\n"
-            "methods (--method):\n" + _METHODS_HELP + "\n\n" + _EPILOG_NUMBERS
+            "methods (--method):\n" + _METHODS_HELP + "\n\n" + _EPILOG_NUMBERS + "\n\n" + _EXIT_HELP
         ),
     )
     parser.add_argument("--version", action="version", version=f"exactdp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("delta", help="the total delta at a given eps_g", formatter_class=fmt,
+                       usage=f"exactdp delta {_COMP_USAGE} --at-eps EPS_G [options]",
                        description="The smallest total delta such that the composition is (eps_g, delta)-DP.",
-                       epilog=_EXAMPLES["delta"] + "\n\n" + _EPILOG_NUMBERS)
+                       epilog=_EXAMPLES["delta"] + "\n\n" + _EPILOG_NUMBERS + "\n\n" + _EXIT_HELP)
     _add_composition(p)
-    p.add_argument("--at-eps", metavar="EPS_G", help="the global eps_g (required)")
+    p.add_argument("--at-eps", metavar="EPS_G", required=True, help="the global eps_g")
     _add_common(p)
 
     p = sub.add_parser("epsilon", help="the eps_g at a given total delta_g", formatter_class=fmt,
+                       usage=f"exactdp epsilon {_COMP_USAGE} --at-delta DELTA_G [options]",
                        description="The least eps_g such that the composition is (eps_g, delta_g)-DP "
                                    "(inf when no eps_g works).",
-                       epilog=_EXAMPLES["epsilon"] + "\n\n" + _EPILOG_NUMBERS)
+                       epilog=_EXAMPLES["epsilon"] + "\n\n" + _EPILOG_NUMBERS + "\n\n" + _EXIT_HELP)
     _add_composition(p)
-    p.add_argument("--at-delta", metavar="DELTA_G", help="the total delta_g (required)")
+    p.add_argument("--at-delta", metavar="DELTA_G", required=True, help="the total delta_g")
     _add_common(p)
 
     p = sub.add_parser("check", help="is the composition (eps_g, delta_g)-DP? exit 0 yes, 1 no",
                        formatter_class=fmt,
-                       description="An exact yes/no, never wrong, even exactly at the boundary.",
-                       epilog=_EXAMPLES["check"] + "\n\n" + _EPILOG_NUMBERS)
+                       usage=f"exactdp check {_COMP_USAGE} --eps-g EPS_G --delta-g DELTA_G [options]",
+                       description="An exact yes/no, never wrong, even exactly at the boundary: exit 0 private,\n"
+                                   "1 not private.  When it cannot decide within its budget (--max-seconds, or the\n"
+                                   "precision cap) it says so with exit status 4 and the time spent; never a guess.",
+                       epilog=_EXAMPLES["check"] + "\n\n" + _EPILOG_NUMBERS + "\n\n" + _EXIT_HELP)
     _add_composition(p)
-    p.add_argument("--eps-g", metavar="EPS_G", help="the global eps_g (required)")
-    p.add_argument("--delta-g", metavar="DELTA_G", help="the global delta_g (required)")
+    p.add_argument("--eps-g", metavar="EPS_G", required=True, help="the global eps_g")
+    p.add_argument("--delta-g", metavar="DELTA_G", required=True, help="the global delta_g")
+    _add_budget(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     p = sub.add_parser("batch", help="JSON lines in (stdin), JSON lines out (stdout)", formatter_class=fmt,
                        description="Answer one query per input line.", epilog=_EXAMPLES["batch"])
     p.add_argument("--digits", default=None, metavar="N",
                    help=f"default significant digits for lines without 'digits' (default {DEFAULT_DIGITS})")
+    p.add_argument("--jobs", default="1", metavar="N",
+                   help="answer the queries in N parallel processes (the output keeps the input order)")
 
     for name, help_ in (("region", "the privacy region (tradeoff curve) of k equal mechanisms"),
                         ("tables", "build, verify and export the golden tables"),
@@ -164,32 +196,41 @@ def build_parser() -> argparse.ArgumentParser:
 # -- building a query from CLI arguments or a batch object -------------------------------------
 
 def _read_mechanisms_file(path: str) -> Composition:
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text()
-    except OSError as e:
-        raise InvalidParameterError(f"mechanisms={path!r} cannot be read: {e.strerror}") from None
+    text = read_text(path, "mechanisms")
+    where = "standard input" if path == "-" else repr(path)
     stripped = text.strip()
     if not stripped:
-        raise InvalidParameterError(f"mechanisms={path!r} is empty")
+        raise InvalidParameterError(f"mechanisms file {where} is empty")
     if stripped[0] in "[{":
         try:
             data = json.loads(stripped, parse_float=Decimal, parse_int=int, parse_constant=_reject_json_constant)
         except json.JSONDecodeError as e:
-            raise InvalidParameterError(f"mechanisms={path!r} is not valid JSON: {e}") from None
+            raise InvalidParameterError(f"mechanisms file {where} is not valid JSON: {e}") from None
         if isinstance(data, dict):
             data = data.get("mechanisms")
-        return _mechanisms_from_json(data, f"mechanisms={path!r}")
+        return _mechanisms_from_json(data, f"mechanisms file {where}")
     rows = []
-    for lineno, row in enumerate(csv.reader(io.StringIO(text)), 1):
+    lines = text.splitlines()
+    for lineno, line in enumerate(lines, 1):
+        try:
+            row = next(csv.reader([line], strict=True), [])
+        except csv.Error as e:
+            raise InvalidParameterError(f"mechanisms file {where} line {lineno}: not CSV ({e})") from None
         cells = [c.strip() for c in row]
         if not cells or not any(cells) or cells[0].startswith("#"):
             continue
-        if lineno == 1 and cells[0].lower() in ("eps", "epsilon"):
+        if not rows and cells[0].lower() in ("eps", "epsilon"):
             continue  # header
         if not 1 <= len(cells) <= 3:
-            raise InvalidParameterError(f"mechanisms file {path!r} line {lineno}={row!r} must be 'eps,delta[,count]'")
-        rows.append(cells)
-    return Composition.heterogeneous(rows)
+            raise InvalidParameterError(
+                f"mechanisms file {where} line {lineno}: {line.strip()!r} must be 'eps,delta[,count]'")
+        try:
+            rows.append(Composition.heterogeneous([cells]).groups[0])
+        except ExactDPError as e:
+            raise InvalidParameterError(f"mechanisms file {where} line {lineno}: {_err_line(e)}") from None
+    if not rows:
+        raise InvalidParameterError(f"mechanisms file {where} has no mechanism lines")
+    return Composition(tuple(rows))
 
 
 def _mechanisms_from_json(data: Any, what: str) -> Composition:
@@ -198,9 +239,14 @@ def _mechanisms_from_json(data: Any, what: str) -> Composition:
     rows: list[Any] = []
     for i, m in enumerate(data):
         if isinstance(m, dict):
+            unknown = sorted(set(m) - {"eps", "delta", "count"})
+            if unknown:
+                raise InvalidParameterError(f"{what}[{i}] has unknown keys {unknown}; known: eps, delta, count")
             m = [m.get("eps"), m.get("delta", 0)] + ([m["count"]] if "count" in m else [])
         if isinstance(m, list):
             m = [str(v) if isinstance(v, Decimal) else v for v in m]
+        elif not isinstance(m, (str, int)) or isinstance(m, bool):
+            raise InvalidParameterError(f"{what}[{i}]={m!r} must be [eps, delta(, count)]")
         rows.append(m)
     return Composition.heterogeneous(rows)
 
@@ -239,18 +285,33 @@ def _json_value(v: Any) -> Any:
     return str(v) if isinstance(v, Decimal) else v
 
 
+def parse_seconds(x: Any, name: str = "max_seconds") -> float | None:
+    """A time budget in seconds (a positive exact number), or None."""
+    if x is None:
+        return None
+    s = parse_rational(_json_value(x), name)
+    if s <= 0:
+        raise InvalidParameterError(f"{name}={x!r} must be a positive number of seconds")
+    return s.numerator / s.denominator  # float ok: a clock budget, never a result
+
+
+_QUERY_KEYS = {"query", "method", "digits", "eps", "delta", "k", "mechanisms", "at_eps", "at_delta",
+               "eps_g", "delta_g", "eta", "max_seconds", "id"}
+
+
 def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> dict[str, Any]:
-    """Answer one query object (the batch format) and return the result object."""
+    """Answer one query object (the batch format) and return the result object.
+
+    A ``max_seconds`` key bounds the time spent (:class:`~exactdp.errors.TimeBudgetError` past it).
+    """
     if not isinstance(obj, dict):
         raise InvalidParameterError(f"query={obj!r} must be a JSON object")
     query = obj.get("query")
     if query not in ("delta", "epsilon", "check"):
         raise InvalidParameterError(f"query={query!r} must be 'delta', 'epsilon' or 'check'")
-    known = {"query", "method", "digits", "eps", "delta", "k", "mechanisms", "at_eps", "at_delta",
-             "eps_g", "delta_g", "eta"}
-    unknown = sorted(set(obj) - known)
+    unknown = sorted(set(obj) - _QUERY_KEYS)
     if unknown:
-        raise InvalidParameterError(f"keys={unknown} are not query keys; known: {sorted(known)}")
+        raise InvalidParameterError(f"keys={unknown} are not query keys; known: {sorted(_QUERY_KEYS)}")
     o = {key: _json_value(v) for key, v in obj.items()}
     if "mechanisms" in obj:
         if any(key in obj for key in ("eps", "delta", "k")):
@@ -261,34 +322,42 @@ def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> d
     digits = parse_digits(o.get("digits", default_digits))
     method = o.get("method", "optimal")
     options = _method_options(method, o.get("eta"))
+    budget = parse_seconds(o.get("max_seconds"))
     inputs = comp.to_inputs()
     result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs}
-    if query == "delta":
-        at = _require(o, "at_eps")
-        eps_g = parse_eps(at, "at_eps")
-        inputs["at_eps"] = str(eps_g)
-        enc = get_method(method).delta(comp, eps_g, digits=digits, **options)
-        result.update(_enclosure_fields(enc, digits))
-    elif query == "epsilon":
-        at = _require(o, "at_delta")
-        delta_g = parse_delta(at, "at_delta")
-        inputs["at_delta"] = format_fraction(delta_g)
-        enc = get_method(method).epsilon(comp, delta_g, digits=digits, **options)
-        result.update(_enclosure_fields(enc, digits))
-    else:
-        if method != "optimal":
-            raise InvalidParameterError(f"method={method!r}: check answers only for the optimal method")
-        eps_g = parse_eps(_require(o, "eps_g"), "eps_g")
-        delta_g = parse_delta(_require(o, "delta_g"), "delta_g")
-        inputs["eps_g"], inputs["delta_g"] = str(eps_g), format_fraction(delta_g)
-        from .optimal import is_private
+    with progress.task(query, max_seconds=budget):
+        if query == "delta":
+            eps_g = parse_eps(_require(o, "at_eps"), "at_eps")
+            inputs["at_eps"] = str(eps_g)
+            enc = get_method(method).delta(comp, eps_g, digits=digits, **options)
+            result.update(_enclosure_fields(enc, digits))
+        elif query == "epsilon":
+            delta_g = parse_delta(_require(o, "at_delta"), "at_delta")
+            inputs["at_delta"] = format_fraction(delta_g)
+            enc = get_method(method).epsilon(comp, delta_g, digits=digits, **options)
+            result.update(_enclosure_fields(enc, digits))
+        else:
+            if method != "optimal":
+                raise InvalidParameterError(f"method={method!r}: check answers only for the optimal method")
+            eps_g = parse_eps(_require(o, "eps_g"), "eps_g")
+            delta_g = parse_delta(_require(o, "delta_g"), "delta_g")
+            inputs["eps_g"], inputs["delta_g"] = str(eps_g), format_fraction(delta_g)
+            from .optimal import is_private
 
-        result.update({"lower": None, "upper": None, "exact": None, "private": is_private(comp, eps_g, delta_g),
-                       "digits": None})
-        return result
+            start = time.monotonic()
+            private = is_private(comp, eps_g, delta_g)
+            result.update({"lower": None, "upper": None, "exact": None, "private": private, "digits": None,
+                           "seconds": round(time.monotonic() - start, 3)})
+            return _with_id(result, obj)
     if "eta" in options:
         inputs["eta"] = format_fraction(options["eta"])
     result["private"] = None
+    return _with_id(result, obj)
+
+
+def _with_id(result: dict[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
+    if "id" in obj:
+        result["id"] = obj["id"]
     return result
 
 
@@ -303,8 +372,6 @@ def _method_options(method: str, eta: Any) -> dict[str, Any]:
     if "eta" in spec.options:
         if eta is None:
             raise InvalidParameterError(f"eta=None: method={method!r} needs --eta (for example 0.01)")
-        from .numbers import parse_rational
-
         e = parse_rational(eta, "eta")
         if e <= 0:
             raise InvalidParameterError(f"eta={eta!r} must satisfy eta > 0")
@@ -316,14 +383,25 @@ def _method_options(method: str, eta: Any) -> dict[str, Any]:
 
 def _enclosure_fields(enc: Enclosure, digits: int) -> dict[str, Any]:
     out = enc.to_json()
-    out["digits"] = digits
+    out["digits"] = enc.digits if enc.digits < digits else digits
     return out
 
 
 # -- output ------------------------------------------------------------------------------------
 
+_SHOW_MAX = 120
+
+
+def _shown(s: str) -> str:
+    """A long exact string shortened for a terminal (the JSON output keeps it whole)."""
+    if len(s) <= _SHOW_MAX:
+        return s
+    return f"{s[:40]}...{s[-20:]} ({len(s)} characters; --json prints it whole)"
+
+
 def _human(result: dict[str, Any], comp_text: str) -> str:
     q, inputs = result["query"], result["inputs"]
+    comp_text = _shown(comp_text)
     if q == "check":
         verdict = "private" if result["private"] else "NOT private"
         return f"{comp_text} is {verdict} at (eps_g, delta_g) = ({inputs['eps_g']}, {inputs['delta_g']})"
@@ -331,22 +409,48 @@ def _human(result: dict[str, Any], comp_text: str) -> str:
     where = f"at eps_g = {inputs['at_eps']}" if q == "delta" else f"at delta_g = {inputs['at_delta']}"
     head = f"{result['method']} {name} for {comp_text} {where}"
     if result.get("exact") is not None:
-        body = f"{name} = {result['exact']} (exact)"
-        if "/" in result["exact"]:
+        body = f"{name} = {_shown(result['exact'])} (exact)"
+        if "/" in result["exact"] or len(result["exact"]) > _SHOW_MAX:
             body += f"\n  {result['lower']} <= {name} <= {result['upper']}"
     elif result["lower"] == "inf":
         body = f"{name} = inf (no finite eps_g is certified at this delta_g)"
     else:
         body = f"{result['lower']} <= {name} <= {result['upper']}"
         if result.get("exact_log"):
-            body += f"\n  {name} = {result['exact_log']} exactly"
+            body += f"\n  {name} = {_shown(result['exact_log'])} exactly"
     if result.get("algorithm"):
         body += f"\n  (algorithm: {result['algorithm']})"
     return head + "\n  " + body
 
 
 def _err_line(e: BaseException) -> str:
-    return str(e).replace("\n", " ")
+    return " ".join(str(e).split())
+
+
+def status_of(exc: BaseException, query: str | None = None) -> int:
+    """The exit status a query failing with ``exc`` gets (docs/contracts.md §3)."""
+    if isinstance(exc, (PrecisionError, MemoryError)):
+        return EXIT_UNDECIDED if query == "check" else EXIT_PRECISION
+    if isinstance(exc, (ExactDPError, NotImplementedError, json.JSONDecodeError, UnicodeDecodeError)):
+        return EXIT_USAGE
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    return EXIT_INTERNAL
+
+
+def error_message(exc: BaseException, query: str | None = None, seconds: float | None = None) -> str:
+    """The one-line message (without the program name) for a query failing with ``exc``."""
+    spent = f" after {seconds:.1f} s" if seconds is not None and not isinstance(exc, TimeBudgetError) else ""
+    if isinstance(exc, MemoryError):
+        return f"out of memory{spent}: this input needs more memory than is available"
+    if isinstance(exc, PrecisionError):
+        kind = "undecided" if query == "check" else "precision"
+        best = getattr(exc, "best", None)
+        extra = f"; best certified bracket {best}" if best is not None else ""
+        return f"{kind}{spent}: {_err_line(exc)}{extra}"
+    if status_of(exc, query) == EXIT_INTERNAL:
+        return f"internal error (a bug in exactdp, please report it): {type(exc).__name__}: {_err_line(exc)}"
+    return f"error: {_err_line(exc)}"
 
 
 def _cmd_query(args: argparse.Namespace, query: str) -> int:
@@ -362,6 +466,8 @@ def _cmd_query(args: argparse.Namespace, query: str) -> int:
             obj["at_eps"] = args.at_eps
         else:
             obj["at_delta"] = args.at_delta
+    if args.max_seconds is not None:
+        obj["max_seconds"] = args.max_seconds
     obj.update(comp.to_inputs())
     result = run_query(obj)
     if args.json:
@@ -373,31 +479,83 @@ def _cmd_query(args: argparse.Namespace, query: str) -> int:
     return EXIT_OK
 
 
-def _cmd_batch(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+# -- batch ---------------------------------------------------------------------------------------
+
+def _input_lines(stdin: Any) -> Iterator[tuple[int, str | None, str | None]]:
+    """(physical line number, text or None, decoding error or None) for every line of stdin."""
+    buf = getattr(stdin, "buffer", None)
+    if buf is not None:
+        for n, raw in enumerate(buf, 1):
+            try:
+                yield n, decode_text(raw if n > 1 else raw, f"line {n}"), None
+            except ExactDPError as e:
+                yield n, None, _err_line(e)
+    else:
+        for n, line in enumerate(stdin, 1):
+            yield n, line.lstrip("\ufeff") if n == 1 else line, None
+
+
+def _answer_line(item: tuple[int, str | None, str | None, int]) -> tuple[dict[str, Any], int]:
+    """The result object of one batch line and the exit status it stands for."""
+    n, line, decode_error, default_digits = item
+    if decode_error is not None:
+        return {"error": decode_error}, EXIT_USAGE
+    assert line is not None
+    obj: Any = None
+    start = time.monotonic()
+    try:
+        obj = json.loads(line, parse_float=Decimal, parse_constant=_reject_json_constant)
+        return run_query(obj, default_digits=default_digits), EXIT_OK
+    except json.JSONDecodeError as e:
+        out: dict[str, Any] = {"error": f"line {n}: not valid JSON: {e}"}
+        status = EXIT_USAGE
+    except (Exception, MemoryError) as e:  # one bad line never stops the batch
+        query = obj.get("query") if isinstance(obj, dict) else None
+        msg = error_message(e, query if isinstance(query, str) else None, time.monotonic() - start
+                            if isinstance(e, PrecisionError) else None)
+        out = {"error": f"line {n}: {msg[len('error: '):] if msg.startswith('error: ') else msg}"}
+        status = status_of(e, query if isinstance(query, str) else None)
+    if isinstance(obj, dict) and "id" in obj:
+        out["id"] = obj["id"]
+    return out, status
+
+
+def _cmd_batch(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
     default_digits = parse_digits(args.digits) if args.digits is not None else DEFAULT_DIGITS
-    n = bad = 0
-    for line in stdin:
-        if not line.strip():
-            continue
-        n += 1
-        try:
-            obj = json.loads(line, parse_float=Decimal, parse_constant=_reject_json_constant)
-            out = run_query(obj, default_digits=default_digits)
-        except json.JSONDecodeError as e:
-            out, bad = {"error": f"line {n} is not valid JSON: {e}"}, bad + 1
-        except (ExactDPError, NotImplementedError) as e:
-            out, bad = {"error": _err_line(e)}, bad + 1
-        except Exception as e:  # one bad line never stops the batch
-            out, bad = {"error": f"internal error: {type(e).__name__}: {_err_line(e)}"}, bad + 1
-        stdout.write(json.dumps(out) + "\n")
-        stdout.flush()
-    if sys.stderr.isatty() or n > 100:
-        print(f"exactdp batch: {n} queries, {bad} errors", file=sys.stderr)
-    return EXIT_OK
+    jobs = parse_digits(args.jobs, "jobs")
+    items: Iterable[tuple[int, str | None, str | None, int]] = (
+        (n, line, err, default_digits) for n, line, err in _input_lines(stdin)
+        if err is not None or (line is not None and line.strip()))
+    worst = EXIT_OK
+    count = bad = 0
+
+    def emit(results: Iterable[tuple[dict[str, Any], int]]) -> None:
+        nonlocal worst, count, bad
+        for out, status in results:
+            count += 1
+            bad += status != EXIT_OK
+            worst = max(worst, status)
+            stdout.write(json.dumps(out) + "\n")
+            stdout.flush()
+            progress.tick(f"{count} lines answered")
+
+    with progress.task("batch"):
+        if jobs > 1:
+            import multiprocessing
+
+            ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
+                                              else "spawn")
+            with ctx.Pool(jobs) as pool:
+                emit(pool.imap(_answer_line, items, chunksize=1))  # imap keeps the input order
+        else:
+            emit(map(_answer_line, items))
+    if sys.stderr.isatty() or count > 100 or bad:
+        print(f"exactdp batch: {count} queries, {bad} failed", file=sys.stderr)
+    return worst
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status (docs/contracts.md §3)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if not argv:
@@ -408,13 +566,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = argparse.Namespace(command=argv[0], rest=argv[1:])
     else:
         args = parser.parse_args(argv)
+    start = time.monotonic()
+    query = args.command if args.command in ("delta", "epsilon", "check") else None
     try:
-        if args.command in ("delta", "epsilon", "check"):
-            missing = {"delta": ("at_eps",), "epsilon": ("at_delta",), "check": ("eps_g", "delta_g")}[args.command]
-            for m in missing:
-                if getattr(args, m) is None:
-                    raise InvalidParameterError(f"{m}=None: '{args.command}' needs --{m.replace('_', '-')}")
-            return _cmd_query(args, args.command)
+        if query is not None:
+            return _cmd_query(args, query)
         if args.command == "batch":
             return _cmd_batch(args, sys.stdin, sys.stdout)
         if args.command == "region":
@@ -431,15 +587,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return crosscheck_main(args.rest)
         parser.print_help()
         return EXIT_USAGE
-    except PrecisionError as e:
-        print(f"exactdp: precision: {_err_line(e)}", file=sys.stderr)
-        return EXIT_PRECISION
-    except (ExactDPError, NotImplementedError) as e:
-        print(f"exactdp: error: {_err_line(e)}", file=sys.stderr)
-        return EXIT_USAGE
-    except ImportError as e:
-        print(f"exactdp: error: this part of exactdp is not available: {_err_line(e)}", file=sys.stderr)
-        return EXIT_USAGE
     except KeyboardInterrupt:
         print("exactdp: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # e.g. `exactdp batch ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except (Exception, MemoryError) as e:
+        if os.environ.get("EXACTDP_DEBUG"):
+            raise
+        seconds = time.monotonic() - start if isinstance(e, (PrecisionError, MemoryError)) else None
+        print(f"exactdp: {error_message(e, query, seconds)}", file=sys.stderr)
+        return status_of(e, query)

@@ -37,7 +37,9 @@ class MethodSpec:
         return getattr(importlib.import_module(self.module), attr)
 
     def delta(self, comp: Composition, eps_g: ExactReal, *, digits: int, **options: Any) -> Enclosure:
-        return self._load(self.delta_attr, "delta")(comp, eps_g, digits=digits, **options)
+        # a delta is a probability: every composition is (eps_g, 1)-DP, so [0, 1] may be intersected
+        enc = self._load(self.delta_attr, "delta")(comp, eps_g, digits=digits, **options)
+        return enc.clamped(Fraction(0), Fraction(1))
 
     def epsilon(self, comp: Composition, delta_g: Fraction, *, digits: int, **options: Any) -> Enclosure:
         return self._load(self.epsilon_attr, "epsilon")(comp, delta_g, digits=digits, **options)

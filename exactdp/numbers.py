@@ -611,7 +611,10 @@ def certify(
     target = Fraction(1, 10 ** (digits + 2))
     prec = start_prec or int(digits * 3.33) + 64
     last: arb | None = None
+    from . import progress
+
     while prec <= max_prec:
+        progress.tick(f"certifying {digits} digits at {prec} bits")
         with ctx.workprec(prec):
             x = compute()
         last = x

@@ -15,7 +15,9 @@ True
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -66,15 +68,36 @@ def task(label: str, *, max_seconds: float | None = None, stream: TextIO | None 
         out = outer.stream if stream == "auto" else out
     t = _Task(label, now, deadline, out, after)  # type: ignore[arg-type]
     token = _current.set(t)
+    alarm = _arm_alarm(t) if outer is None and deadline is not None else None
     try:
         yield
     finally:
+        if alarm is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, alarm)
         _current.reset(token)
         if t.width and t.stream is not None and outer is None:
             t.stream.write("\r" + " " * t.width + "\r")
             t.stream.flush()
         elif outer is not None:
             outer.width = max(outer.width, t.width)
+
+
+def _arm_alarm(t: _Task) -> object | None:
+    """A backstop for code that does not tick: SIGALRM one second past the deadline (main thread only)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getitimer(signal.ITIMER_REAL)[0] > 0:  # someone else's alarm is running: leave it
+        return None
+
+    def ring(signum: int, frame: object) -> None:
+        raise TimeBudgetError(f"the time budget ran out after {time.monotonic() - t.start:.1f} s ({t.label})",
+                              elapsed=time.monotonic() - t.start)
+
+    assert t.deadline is not None
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, max(t.deadline - time.monotonic(), 0.0) + 1.0)
+    return previous
 
 
 def tick(what: str = "") -> None:

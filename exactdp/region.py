@@ -189,6 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         comp = Composition.homogeneous(args.eps, args.delta, args.k)
         digits = parse_digits(args.digits)
+        if args.plot:  # before the work: the folder must exist and matplotlib be installed
+            from .files import check_output_path, require_extra
+
+            check_output_path(args.plot, "plot")
+            require_extra("matplotlib", "--plot")
         vertices = privacy_region(comp, digits=digits)
         grid = kov15_grid(comp, digits=digits) if args.grid else None
         if args.plot:
@@ -199,8 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ExactDPError, ValueError) as e:
         print(f"exactdp region: error: {e}", file=sys.stderr)
         return 2
-    except ImportError as e:
-        print(f"exactdp region: error: --plot needs matplotlib ({e})", file=sys.stderr)
+    except (ImportError, OSError) as e:
+        print(f"exactdp region: error: --plot: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     if args.json:
         out: dict[str, Any] = {

@@ -56,6 +56,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 1 <= args.digits <= 1000:
         print(f"exactdp crosscheck: error: digits={args.digits} must be in 1..1000", file=sys.stderr)
         return 2
+    from ..errors import ExactDPError
+    from ..files import check_output_path
+
+    try:  # before the sweep: a report that cannot be written is a one-line error, not lost work
+        for opt, path in (("json", args.json), ("markdown", args.markdown)):
+            if path and path != "-":
+                check_output_path(path, opt)
+    except ExactDPError as exc:
+        print(f"exactdp crosscheck: error: {exc}", file=sys.stderr)
+        return 2
     cases = sweep(quick=args.quick)
     if args.list:
         for a in adapters:

@@ -21,10 +21,12 @@ def optimal_delta(comp: Composition, eps_g: object, *, digits: int = DEFAULT_DIG
     if comp.is_homogeneous:
         from .kov15 import kov15_delta
 
-        return kov15_delta(comp, eps_g, digits=digits)
-    from .mv import mv_delta
+        enc = kov15_delta(comp, eps_g, digits=digits)
+    else:
+        from .mv import mv_delta
 
-    return mv_delta(comp, eps_g, digits=digits)
+        enc = mv_delta(comp, eps_g, digits=digits)
+    return enc.clamped(Fraction(0), Fraction(1))  # a probability
 
 
 def optimal_epsilon(comp: Composition, delta_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:

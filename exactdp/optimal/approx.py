@@ -23,6 +23,7 @@ from fractions import Fraction
 
 from flint import ctx
 
+from .. import progress
 from ..composition import Composition
 from ..errors import InvalidParameterError
 from ..numbers import DEFAULT_DIGITS, Enclosure, ExactReal, fraction_of_arb_endpoints
@@ -95,6 +96,7 @@ def mv_approx_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEF
     # least a* in [0, A] with eps_g = a* eps_0 feasible (a = A always is: delta_pure(A eps_0) = 0)
     lo, hi = 0, A
     while lo < hi:
+        progress.tick(f"binary search over {hi - lo + 1} grid points")
         mid = (lo + hi) // 2
         if feasible(mid):
             hi = mid

@@ -31,7 +31,7 @@ from fractions import Fraction
 from ..composition import Composition
 from ..errors import PrecisionError
 from ..numbers import ExactReal
-from .kov15 import _cmp_pow, _exact_AB, _Hom, _sign, _sign_dp_minus_t, _threshold
+from .kov15 import _cmp_pow, _exact_AB, _Hom, _sign, _sign_dp_minus_t, _threshold, check_k_max
 
 __all__ = ["decide"]
 
@@ -53,6 +53,7 @@ def decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
         return mv_decide(comp, eps_g, delta_g)
     eps_g = ExactReal.parse(eps_g, "eps_g")
     delta_g = Fraction(delta_g)
+    check_k_max(comp.k)
     h = _Hom(comp)
     if _cmp_pow(h.delta, h.k, delta_g) < 0:  # t < 0 <= delta_pure
         return False

@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from flint import arb, ctx, fmpz
 
+from .. import progress
 from ..composition import Composition
 from ..errors import InvalidParameterError, PrecisionError
 from ..numbers import DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify
@@ -45,6 +46,8 @@ __all__ = [
     "delta_pure_threshold",
     "EXACT_BITS",
     "DIRECT_K_MAX",
+    "K_MAX",
+    "check_k_max",
 ]
 
 #: exact rational results are used while k * (bits of e^eps and of 1 - delta) stays below this,
@@ -52,6 +55,9 @@ __all__ = [
 EXACT_BITS = 12_000
 #: the largest k summed term by term in Arb; above it the incomplete beta route is used.
 DIRECT_K_MAX = 1000
+#: the largest k the optimal engine accepts: up to it every query answers in seconds (Arb's
+#: incomplete beta at larger parameters can take minutes); the closed-form bounds answer any k.
+K_MAX = 10**15
 #: precision cap (bits) of a sign decision before the exact fallback is tried.
 _DECIDE_PREC = 1 << 13
 
@@ -70,6 +76,7 @@ def _refine_sign(ball, start: int = 64, max_prec: int = _DECIDE_PREC) -> int | N
     """Sign of the real computed by ``ball()`` (Arb), refining precision; None if still undecided."""
     prec = start
     while prec <= max_prec:
+        progress.tick(f"deciding a sign at {prec} bits")
         with ctx.workprec(prec):
             b = ball()
         if b.is_finite():
@@ -288,6 +295,15 @@ def _one_minus_c_enclosure(h: _Hom, digits: int) -> Enclosure:
 def _require_homogeneous(comp: Composition) -> None:
     if not isinstance(comp, Composition) or not comp.is_homogeneous:
         raise InvalidParameterError("comp must be a homogeneous Composition (k equal mechanisms)")
+    check_k_max(comp.k)
+
+
+def check_k_max(k: int) -> None:
+    """Refuse, up front, a k beyond what the optimal engine answers in bounded time."""
+    if k > K_MAX:
+        raise InvalidParameterError(
+            f"k={k} must be at most 10^15 for the optimal method (beyond it the certified incomplete beta "
+            "functions take minutes); the closed-form bounds answer any k, e.g. --method kov15-3.4 or zcdp-tight")
 
 
 def _alg(k: int) -> str:
@@ -426,6 +442,7 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
     lo, hi = m0, k           # g(hi) = 0 <= t;  delta_pure(0) > t
     ties: set[int] = set()
     while lo < hi:
+        progress.tick(f"locating the optimal segment among {hi - lo + 1} (k = {k})")
         mid = (lo + hi) // 2
         s = _sign_dp_minus_t(h, _GridEps(eps, 2 * mid - k), mid + 1, t_exact, delta_g)  # type: ignore[arg-type]
         if s is None:

@@ -47,6 +47,7 @@ from functools import cmp_to_key
 import gmpy2
 from flint import arb, ctx, fmpz, fmpz_poly
 
+from .. import progress
 from ..composition import Composition
 from ..errors import PrecisionError
 from ..numbers import (
@@ -228,6 +229,7 @@ class Profile:
         prec = _START_PREC
         tried_identity = False
         while prec <= MAX_PREC:
+            progress.tick(f"deciding a sign at {prec} bits")
             with ctx.workprec(prec):
                 sp, sq = self.sp_sq_arb(m)
                 v = sp - x.exp_arb() * sq - arb_of_fraction(t)
@@ -378,6 +380,7 @@ def _tree(polys: list[tuple[fmpz_poly, int]], F: int) -> tuple[fmpz_poly, int]:
         return fmpz_poly([1 << F]), 0
     scale = fmpz(1 << F)
     while len(polys) > 1:
+        progress.tick(f"multiplying {len(polys)} weight polynomials")
         polys.sort(key=lambda pe: pe[0].degree())
         (a, ea), (b, eb) = polys.pop(0), polys.pop(0)
         prod = (a * b) // scale
@@ -647,6 +650,7 @@ def _epsilon_on(prof: Profile | None, pd: Fraction, delta_g: Fraction, digits: i
     # smallest m >= m0 with delta_pure(L_m) <= t (true at m = n-1, where delta_pure = 0)
     lo, hi = m0, prof.n - 1
     while lo < hi:
+        progress.tick(f"locating the optimal segment among {hi - lo + 1} atoms")
         mid = (lo + hi) // 2
         if prof.sign_dp_minus_t(prof.loss(mid), mid + 1, t) <= 0:
             hi = mid
@@ -714,6 +718,8 @@ def _bracket(groups: Sequence[tuple[ExactReal, int]], digits: int, accept_width:
     target = Fraction(1, 10**digits)
     best: Enclosure | None = None
     while True:
+        progress.tick(f"bracketing on the grid 1/{N}" + (f", width {float(best.relative_width()):.2g}"  # float ok: message
+                                                          if best is not None and not best.is_infinite else ""))
         lo_p, hi_p = _bracket_profiles(groups, N)
         if hi_p is not None and isinstance(hi_p, GridProfile) and hi_p.A > GRID_CAP:
             break
@@ -806,6 +812,7 @@ def _decide_bracket(groups: Sequence[tuple[ExactReal, int]], pd: Fraction, eps_g
     k = sum(c for _, c in groups)
     N = max(1, int((1 << 12) / max(total + k, Fraction(1))))
     while True:
+        progress.tick(f"deciding on the grid 1/{N}")
         lo_p, hi_p = _bracket_profiles(groups, N)
         if isinstance(hi_p, GridProfile) and hi_p.A > GRID_CAP:
             raise PrecisionError(
