@@ -12,6 +12,7 @@ MODULES = [
     "exactdp.numbers",
     "exactdp.composition",
     "exactdp.methods",
+    "exactdp.optimal",
     "exactdp.bounds",
     "exactdp.optimal.kov15",
     "exactdp.optimal.mv",
