@@ -15,13 +15,23 @@ from __future__ import annotations
 
 from .assertions import UnsoundClaimError, assert_sound, assert_sound_delta
 from .counterexample import Counterexample, find_counterexample, find_counterexample_heterogeneous
-from .oracle import FP_LEVEL, Oracle, Verdict, as_composition, exact_of_reported, judge_delta, judge_epsilon
+from .oracle import (
+    FP_LEVEL,
+    InvalidClaimError,
+    Oracle,
+    Verdict,
+    as_composition,
+    exact_of_reported,
+    judge_delta,
+    judge_epsilon,
+)
 
 __all__ = [
     "FP_LEVEL",
     "Oracle",
     "Verdict",
     "UnsoundClaimError",
+    "InvalidClaimError",
     "Counterexample",
     "as_composition",
     "assert_sound",

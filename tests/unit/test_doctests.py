@@ -18,6 +18,8 @@ MODULES = [
     "exactdp.optimal.mv",
     "exactdp.optimal.approx",
     "exactdp.region",
+    "exactdp.testing.oracle",
+    "exactdp.testing.assertions",
 ]
 
 
