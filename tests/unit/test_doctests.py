@@ -20,6 +20,7 @@ MODULES = [
     "exactdp.region",
     "exactdp.testing.oracle",
     "exactdp.testing.assertions",
+    "exactdp.testing.counterexample",
 ]
 
 
