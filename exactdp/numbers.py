@@ -143,7 +143,7 @@ def _index(x: object) -> int | None:
         return None
     try:
         return operator.index(x)
-    except (TypeError, ValueError):  # e.g. a numpy array of more than one element
+    except Exception:  # e.g. a numpy array of more than one element: not an integer
         return None
 
 
@@ -181,7 +181,7 @@ class ExactReal:
     value: Fraction
 
     def __post_init__(self) -> None:
-        if self.kind not in ("rational", "log"):
+        if not isinstance(self.kind, str) or self.kind not in ("rational", "log"):
             raise InvalidParameterError(f"kind={self.kind!r} must be 'rational' or 'log'")
         if not isinstance(self.value, Fraction):
             object.__setattr__(self, "value", parse_rational(self.value, "value"))
