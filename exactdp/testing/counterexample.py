@@ -198,11 +198,11 @@ def _basic_clears(claimed: Fraction, mechs: Sequence[tuple[Fraction, Fraction]],
 class _Search:
     """Shared state of one search: the oracle, the tolerance, the counts."""
 
-    def __init__(self, name: str, fn: Any, *, oracle: Any, rel_tol: Any, max_examples: Any, shrink: Any,
-                 min_checked: Any, stats: Any) -> None:
+    def __init__(self, name: str, fn: Any, fn_name: str, *, oracle: Any, rel_tol: Any, max_examples: Any,
+                 shrink: Any, min_checked: Any, stats: Any) -> None:
         self.name = name
         if not callable(fn):
-            raise InvalidParameterError(f"{name}: the claim={_short(fn)} must be callable")
+            raise InvalidParameterError(f"{fn_name}={_short(fn)} must be callable")
         self.fn = fn
         self.oracle = Oracle(digits=15) if oracle is None else _oracle_of(oracle)
         self.rel_tol = _rel_tol(rel_tol)
@@ -249,14 +249,14 @@ class _Search:
         if self.counting:
             self.stats.declined += 1
             if self.stats.first_decline is None:
-                self.stats.first_decline = f"at {where()} the claim {what}"
+                self.stats.first_decline = f"at {where()}: the claim {what}"
         return None
 
     def _error(self, where: Callable[[], str], what: str) -> None:
         if self.counting:
             self.stats.errors += 1
             if self.stats.first_error is None:
-                self.stats.first_error = f"at {where()} the claim {what}"
+                self.stats.first_error = f"at {where()}: the claim {what}"
         return None
 
     def violation(self, claimed: Fraction | None, comp: Callable[[], Composition],
@@ -355,10 +355,11 @@ def find_counterexample(
     >>> find_counterexample(lambda eps, delta, k, dg: float("nan"))
     Traceback (most recent call last):
     ...
-    exactdp.testing.counterexample.VacuousSearchError: find_counterexample checked 0 of 648 claims (needs at least 324: min_checked=0.5 of those tried); 0 declined, 648 errors; first error at eps=0.01, delta=0, k=1, delta_g=0.000000000001 the claim returned nan, which is not a number; no counterexample was found, but a search that checks so few claims proves nothing
+    exactdp.testing.counterexample.VacuousSearchError: find_counterexample checked 0 of 648 claims (needs at least 324: min_checked=0.5 of those tried); 0 declined, 648 errors; first error at eps=0.01, delta=0, k=1, delta_g=0.000000000001: the claim returned nan, which is not a number; no counterexample was found, but a search that checks so few claims proves nothing
     """
-    search = _Search("find_counterexample", claimed_epsilon, oracle=oracle, rel_tol=rel_tol,
-                     max_examples=max_examples, shrink=shrink, min_checked=min_checked, stats=stats)
+    search = _Search("find_counterexample", claimed_epsilon, "claimed_epsilon", oracle=oracle,
+                     rel_tol=rel_tol, max_examples=max_examples, shrink=shrink, min_checked=min_checked,
+                     stats=stats)
     found = None
     for point in _homogeneous_points()[: search.max_examples]:
         claimed, v = _ask_h(search, point)
@@ -467,8 +468,9 @@ def find_counterexample_heterogeneous(
     >>> find_counterexample_heterogeneous(basic, stats=stats) is None, stats.summary()
     (True, 'tried 84: 73 checked, 11 declined, 0 errors')
     """
-    search = _Search("find_counterexample_heterogeneous", claimed_epsilon_list, oracle=oracle, rel_tol=rel_tol,
-                     max_examples=max_examples, shrink=shrink, min_checked=min_checked, stats=stats)
+    search = _Search("find_counterexample_heterogeneous", claimed_epsilon_list, "claimed_epsilon_list",
+                     oracle=oracle, rel_tol=rel_tol, max_examples=max_examples, shrink=shrink,
+                     min_checked=min_checked, stats=stats)
     points = [(m, dg) for dg in (F(1, 10**12), F(1, 2), F(1, 10**6), F(1, 10**3), F(1, 10), F(1, 100))
               for m in _heterogeneous_lists()]
     found = None
