@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .errors import InvalidParameterError
-from .numbers import ExactReal, format_fraction, parse_delta, parse_eps, parse_k
+from .errors import ExactDPError, InvalidParameterError
+from .numbers import ExactReal, format_fraction, parse_delta, parse_eps, parse_k, parse_rational
 
 __all__ = ["Mechanism", "Composition"]
 
@@ -71,15 +71,66 @@ class Composition:
 
     @classmethod
     def heterogeneous(cls, mechanisms: Iterable[Any]) -> "Composition":
-        """A list of mechanisms: each a Mechanism, an eps, or a pair/triple (eps, delta[, count])."""
-        if isinstance(mechanisms, (str, bytes)):
-            raise InvalidParameterError(f"mechanisms={mechanisms!r} must be a list of (eps, delta) pairs")
-        groups: list[tuple[Mechanism, int]] = []
-        for i, m in enumerate(mechanisms):
-            groups.append(_parse_entry(m, i))
+        """A list of mechanisms: each a Mechanism, a (Mechanism, count) pair, an eps, or a
+        tuple (eps[, delta[, count]]).  (A bare eps is fine here: the name says it is a list.)
+
+        >>> str(Composition.heterogeneous(["0.1", ("0.2", "1e-6", 2)]))
+        '(0.1, 0) + 2 x (0.2, 0.000001)'
+        """
+        if isinstance(mechanisms, (str, bytes, Mapping)) or not isinstance(mechanisms, Iterable):
+            raise InvalidParameterError(f"mechanisms={_short(mechanisms)} must be a list of (eps, delta) pairs")
+        groups = tuple(_parse_entry(m, i, bare_eps=True) for i, m in enumerate(mechanisms))
         if not groups:
             raise InvalidParameterError("mechanisms=[] must be a non-empty list")
-        return cls(tuple(groups))
+        return cls(groups)
+
+    @classmethod
+    def of(cls, obj: Any) -> "Composition":
+        """The one parser of composition shorthands, each form unambiguous.
+
+        Accepted: a Composition (returned as is); a dict ``{"eps", "delta", "k"}`` (delta
+        optional) or ``{"mechanisms": [...]}`` (as :meth:`heterogeneous`); a flat triple
+        ``(eps, delta, k)`` with an integer k, meaning k equal mechanisms; a list or tuple of
+        entries, each a Mechanism, a ``(Mechanism, count)`` pair, or an ``(eps, delta)`` /
+        ``(eps, delta, count)`` tuple.  Anything else, in particular a flat pair such as
+        ``("0.1", 30)``, raises :class:`InvalidParameterError` showing the unambiguous forms.
+
+        >>> str(Composition.of(("0.1", "0.001", 30)))
+        '30 x (0.1, 0.001)-DP'
+        >>> str(Composition.of([("1", "0.1"), ("2", "0.2", 3)]))
+        '(1, 0.1) + 3 x (2, 0.2)'
+        >>> Composition.of(("0.1", 30))
+        Traceback (most recent call last):
+        ...
+        exactdp.errors.InvalidParameterError: composition=('0.1', 30) is a flat list of numbers, which is ambiguous; write Composition.homogeneous('0.1', 0, 30) for 30 equal mechanisms, or [('0.1', 0), (30, 0)] for a list of (eps, delta) mechanisms
+        """
+        if isinstance(obj, Composition):
+            return obj
+        if isinstance(obj, Mapping):
+            return cls._of_mapping(obj)
+        if isinstance(obj, (list, tuple)):
+            if not obj:
+                raise InvalidParameterError(f"composition={obj!r} must be a non-empty list of mechanisms")
+            if all(_is_scalar(x) for x in obj):
+                if len(obj) == 3 and _is_integral(obj[2]):
+                    return cls.homogeneous(*obj)
+                raise InvalidParameterError(_flat_message(obj))
+            return cls(tuple(_parse_entry(m, i, bare_eps=False) for i, m in enumerate(obj)))
+        raise InvalidParameterError(
+            f"composition={_short(obj)} must be a Composition, an (eps, delta, k) triple, a list of "
+            "(eps, delta[, count]) entries, or a dict with keys eps, delta, k or mechanisms; for example "
+            "Composition.homogeneous('0.1', 0, 30) or [('0.1', 0), ('0.2', 0)]")
+
+    @classmethod
+    def _of_mapping(cls, obj: Mapping[Any, Any]) -> "Composition":
+        keys = set(obj)
+        if keys == {"mechanisms"}:
+            return cls.heterogeneous(obj["mechanisms"])
+        if {"eps", "k"} <= keys <= {"eps", "delta", "k"}:
+            return cls.homogeneous(obj["eps"], obj.get("delta", 0), obj["k"])
+        raise InvalidParameterError(
+            f"composition={_short(obj)} must have the keys eps, delta, k (delta optional) or mechanisms, "
+            f"got {', '.join(sorted(map(repr, keys))) or 'no keys'}")
 
     # -- views ------------------------------------------------------------------------------
     @property
@@ -127,14 +178,59 @@ class Composition:
         )
 
 
-def _parse_entry(m: object, i: int) -> tuple[Mechanism, int]:
+def _is_scalar(x: object) -> bool:
+    """Not a container, a mechanism or a composition: what a flat list of numbers is made of."""
+    return not isinstance(x, (list, tuple, Mapping, Mechanism, Composition))
+
+
+def _is_integral(x: object) -> bool:
+    """Whether x is an integer (of any sign: a flat triple with k = 0 is still a triple)."""
+    try:
+        parse_k(x)
+        return True
+    except ExactDPError:
+        pass
+    try:
+        return parse_rational(x).denominator == 1
+    except ExactDPError:
+        return False
+
+
+def _short(x: object, limit: int = 80) -> str:
+    r = repr(x)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def _flat_message(obj: list[Any] | tuple[Any, ...]) -> str:
+    """A flat list of numbers: say why it is refused and show both unambiguous ways to write it."""
+    if len(obj) == 2 and _is_integral(obj[1]):
+        hom = f"Composition.homogeneous({obj[0]!r}, 0, {obj[1]!r}) for {obj[1]} equal mechanisms"
+    elif len(obj) in (2, 3):
+        hom = f"Composition.homogeneous({obj[0]!r}, {obj[1]!r}, k) with an integer k for k equal mechanisms"
+    else:
+        hom = "Composition.homogeneous(eps, delta, k) for k equal mechanisms"
+    lst = ", ".join(f"({x!r}, 0)" for x in obj[:3]) + (", ..." if len(obj) > 3 else "")
+    return (f"composition={_short(obj)} is a flat list of numbers, which is ambiguous; write {hom}, "
+            f"or [{lst}] for a list of (eps, delta) mechanisms")
+
+
+def _parse_entry(m: object, i: int, *, bare_eps: bool) -> tuple[Mechanism, int]:
+    """One entry of a mechanism list -> (mechanism, count).
+
+    One branch per entry type: a new kind of mechanism (e.g. Gaussian) is one more branch here.
+    ``bare_eps`` (for :meth:`Composition.heterogeneous`) also takes an eps alone or ``(eps,)``.
+    """
+    where = f"mechanisms[{i}]"
     if isinstance(m, Mechanism):
         return m, 1
-    if isinstance(m, (list, tuple)):
-        if not 1 <= len(m) <= 3:
-            raise InvalidParameterError(f"mechanisms[{i}]={m!r} must be (eps[, delta[, count]])")
-        eps = parse_eps(m[0], f"mechanisms[{i}].eps")
-        delta = parse_delta(m[1], f"mechanisms[{i}].delta") if len(m) > 1 else Fraction(0)
-        count = parse_k(m[2], f"mechanisms[{i}].count") if len(m) > 2 else 1
+    if isinstance(m, (list, tuple)) and len(m) == 2 and isinstance(m[0], Mechanism):
+        return m[0], parse_k(m[1], f"{where}.count")
+    if isinstance(m, (list, tuple)) and (2 <= len(m) <= 3 or (bare_eps and len(m) == 1)):
+        eps = parse_eps(m[0], f"{where}.eps")
+        delta = parse_delta(m[1], f"{where}.delta") if len(m) > 1 else Fraction(0)
+        count = parse_k(m[2], f"{where}.count") if len(m) > 2 else 1
         return Mechanism(eps, delta), count
-    return Mechanism(parse_eps(m, f"mechanisms[{i}].eps")), 1
+    if bare_eps and _is_scalar(m):
+        return Mechanism(parse_eps(m, f"{where}.eps")), 1
+    shape = "an (eps[, delta[, count]]) tuple or an eps" if bare_eps else "an (eps, delta[, count]) tuple"
+    raise InvalidParameterError(f"{where}={_short(m)} must be a Mechanism, a (Mechanism, count) pair or {shape}")

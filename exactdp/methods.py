@@ -15,7 +15,7 @@ from typing import Any
 
 from .composition import Composition
 from .errors import InvalidParameterError
-from .numbers import DEFAULT_DIGITS, Enclosure, ExactReal, parse_delta, parse_digits, parse_eps
+from .numbers import DEFAULT_DIGITS, Enclosure, ExactReal, parse_delta, parse_digits, parse_eps, parse_rational
 
 __all__ = ["MethodSpec", "METHODS", "method_names", "get_method", "delta", "epsilon"]
 
@@ -83,15 +83,46 @@ def get_method(name: str) -> MethodSpec:
     return METHODS[name]
 
 
-def delta(comp: Composition, eps_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
+def _options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
+    """The method's options, each known to it and parsed exactly (eta: a rational > 0)."""
+    for name in options:
+        if name not in spec.options:
+            allowed = f"the options {', '.join(spec.options)}" if spec.options else "no options"
+            raise InvalidParameterError(f"{name}={options[name]!r}: method={spec.name!r} takes {allowed}")
+    out: dict[str, Any] = {}
+    for name in spec.options:
+        if options.get(name) is None:
+            raise InvalidParameterError(f"{name}=None: method={spec.name!r} needs {name} (for example 0.01)")
+        v = parse_rational(options[name], name)
+        if v <= 0:
+            raise InvalidParameterError(f"{name}={options[name]!r} must satisfy {name} > 0")
+        out[name] = v
+    return out
+
+
+def delta(comp: Any, eps_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
           **options: Any) -> Enclosure:
-    """The smallest total delta that ``method`` certifies for ``comp`` at ``eps_g``."""
+    """The smallest total delta that ``method`` certifies for ``comp`` at ``eps_g``.
+
+    ``comp`` is anything :meth:`Composition.of` accepts.
+
+    >>> print(delta(("0.1", 0, 30), "1", method="basic", digits=10))
+    1
+    """
     spec = get_method(method)
-    return spec.delta(comp, parse_eps(eps_g, "eps_g"), digits=parse_digits(digits), **options)
+    comp = Composition.of(comp)
+    return spec.delta(comp, parse_eps(eps_g, "eps_g"), digits=parse_digits(digits), **_options(spec, options))
 
 
-def epsilon(comp: Composition, delta_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
+def epsilon(comp: Any, delta_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
             **options: Any) -> Enclosure:
-    """The eps that ``method`` certifies for ``comp`` at total ``delta_g`` (+inf when none)."""
+    """The eps that ``method`` certifies for ``comp`` at total ``delta_g`` (+inf when none).
+
+    ``comp`` is anything :meth:`Composition.of` accepts.
+
+    >>> print(epsilon(("0.1", 0, 30), "1e-3", method="basic", digits=10))
+    3
+    """
     spec = get_method(method)
-    return spec.epsilon(comp, parse_delta(delta_g, "delta_g"), digits=parse_digits(digits), **options)
+    comp = Composition.of(comp)
+    return spec.epsilon(comp, parse_delta(delta_g, "delta_g"), digits=parse_digits(digits), **_options(spec, options))

@@ -13,6 +13,7 @@ error, so a ball turned into exact endpoints is a rigorous enclosure.
 from __future__ import annotations
 
 import math
+import operator
 import re
 import sys
 from collections.abc import Callable
@@ -85,7 +86,7 @@ def parse_rational(x: object, name: str = "value") -> Fraction:
     >>> parse_rational("1/3")
     Fraction(1, 3)
     """
-    if isinstance(x, bool):
+    if _is_bool(x):
         raise InexactInputError(f"{name}={x!r} must be a number, not a bool")
     if isinstance(x, float):
         raise InexactInputError(
@@ -114,14 +115,41 @@ def parse_rational(x: object, name: str = "value") -> Fraction:
         if _NUM_RE.match(s):
             return _fraction_of_decimal(Decimal(s), name, x)
         if _FRAC_RE.match(s):
-            num, den = s.split("/")
-            if int(den) == 0:
+            num, den = (_int_of_digits(t) for t in s.split("/"))
+            if den == 0:
                 raise InvalidParameterError(f"{name}={x!r} has a zero denominator")
-            return Fraction(int(num), int(den))
+            return Fraction(num, den)
         raise InvalidParameterError(
             f"{name}={x!r} is not an exact number; write a decimal ('0.1', '1e-6') or a fraction ('1/3')"
         )
+    n = _index(x)
+    if n is not None:  # numpy integers and anything else implementing __index__
+        return Fraction(n)
     raise InexactInputError(f"{name}={x!r} (type {_type_name(x)}) is not an exact number")
+
+
+def _is_bool(x: object) -> bool:
+    """A Python or numpy bool (numpy is never imported: its bool is recognised by name)."""
+    t = type(x)
+    return isinstance(x, bool) or (t.__module__ == "numpy" and t.__name__ in ("bool", "bool_"))
+
+
+def _index(x: object) -> int | None:
+    """``operator.index(x)`` for an integer-like x (numpy integer, gmpy2.mpz, ...), else None.
+
+    A bool and a float (including numpy floats, which have no ``__index__``) are not integers.
+    """
+    if _is_bool(x) or isinstance(x, float) or not hasattr(type(x), "__index__"):
+        return None
+    try:
+        return operator.index(x)
+    except Exception:  # e.g. a numpy array of more than one element: not an integer
+        return None
+
+
+def _int_of_digits(s: str) -> int:
+    """int(s) for a string of digits (with sign and spaces), without CPython's 4300-digit limit."""
+    return int(Decimal(s.strip()))
 
 
 #: Largest decimal exponent accepted in an input ("1e-100000" is fine, "1e-100000000" is refused:
@@ -153,7 +181,7 @@ class ExactReal:
     value: Fraction
 
     def __post_init__(self) -> None:
-        if self.kind not in ("rational", "log"):
+        if not isinstance(self.kind, str) or self.kind not in ("rational", "log"):
             raise InvalidParameterError(f"kind={self.kind!r} must be 'rational' or 'log'")
         if not isinstance(self.value, Fraction):
             object.__setattr__(self, "value", parse_rational(self.value, "value"))
@@ -257,19 +285,28 @@ def parse_delta(x: object, name: str = "delta") -> Fraction:
 
 
 def parse_k(x: object, name: str = "k") -> int:
-    """A positive integer (a bool is refused; an integral string or Fraction is accepted)."""
-    if isinstance(x, bool):
+    """A positive integer: an int, a numpy integer or anything with ``__index__``, an integral
+    string, Fraction or Decimal.  A bool (Python or numpy) and a float are refused.
+
+    >>> parse_k("30"), parse_k(Fraction(30))
+    (30, 30)
+    >>> parse_k(1.0)
+    Traceback (most recent call last):
+    ...
+    exactdp.errors.InvalidParameterError: k=1.0 must be a positive integer
+    """
+    if _is_bool(x):
         raise InvalidParameterError(f"{name}={x!r} must be a positive integer, not a bool")
     if isinstance(x, int):
         v = x
     elif isinstance(x, str) and re.fullmatch(r"\s*\+?\d+\s*", x):
-        v = int(x)
+        v = _int_of_digits(x)
+    elif (n := _index(x)) is not None:
+        v = n
     else:
         try:
             q = parse_rational(x, name)
-        except InexactInputError:
-            raise InvalidParameterError(f"{name}={x!r} must be a positive integer") from None
-        except InvalidParameterError:
+        except (InexactInputError, InvalidParameterError):
             raise InvalidParameterError(f"{name}={x!r} must be a positive integer") from None
         if q.denominator != 1:
             raise InvalidParameterError(f"{name}={x!r} must be a positive integer")
@@ -434,15 +471,29 @@ class Enclosure:
     algorithm: str | None = None
 
     def __post_init__(self) -> None:
+        for name in ("lower", "upper"):
+            v = getattr(self, name)
+            if not (isinstance(v, Fraction) or (isinstance(v, float) and math.isinf(v))):
+                object.__setattr__(self, name, parse_rational(v, name))  # +-inf is the only float
+        object.__setattr__(self, "digits", parse_digits(self.digits))
+        for name in ("exact", "exact_log"):
+            v = getattr(self, name)
+            if v is not None and not isinstance(v, Fraction):
+                object.__setattr__(self, name, parse_rational(v, name))
+        if self.exact_log is not None and self.exact_log <= 0:
+            raise InvalidParameterError(f"exact_log={self.exact_log} must be > 0")
+        if self.algorithm is not None and not isinstance(self.algorithm, str):
+            raise InvalidParameterError(f"algorithm={self.algorithm!r} must be a string or None")
         if not (self.lower <= self.upper):
-            raise ValueError(f"lower={self.lower} must be <= upper={self.upper}")
+            raise InvalidParameterError(f"lower={self.lower} must be <= upper={self.upper}")
         if self.exact is not None and not (self.lower == self.exact == self.upper):
-            raise ValueError("an exact enclosure must have lower == exact == upper")
+            raise InvalidParameterError("an exact enclosure must have lower == exact == upper")
 
     # constructors
     @classmethod
     def exact_value(cls, q: Fraction, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
-        q = Fraction(q)
+        """The exact rational ``q`` (lower == exact == upper)."""
+        q = parse_rational(q, "q")
         return cls(q, q, digits, exact=q, algorithm=algorithm)
 
     @classmethod
@@ -452,7 +503,10 @@ class Enclosure:
     @classmethod
     def log_of(cls, q: Fraction, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
         """The exact value log(q), q > 0 rational, certified to ``digits``."""
-        q = Fraction(q)
+        q = parse_rational(q, "q")
+        digits = parse_digits(digits)
+        if q <= 0:
+            raise InvalidParameterError(f"q={format_fraction(q)} must be > 0")
         if q == 1:
             return cls.exact_value(Fraction(0), digits, algorithm)
         enc = certify(lambda: arb_of_fraction(q).log(), digits)

@@ -7,6 +7,7 @@ algorithm (constant time in k), any other to the heterogeneous one.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from ..composition import Composition
 from ..numbers import DEFAULT_DIGITS, Enclosure, ExactReal, parse_delta, parse_digits, parse_eps
@@ -14,8 +15,15 @@ from ..numbers import DEFAULT_DIGITS, Enclosure, ExactReal, parse_delta, parse_d
 __all__ = ["optimal_delta", "optimal_epsilon", "is_private"]
 
 
-def optimal_delta(comp: Composition, eps_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
-    """The optimal total delta at eps_g (KOV15 Thm 3.3 / MV Thm 1.5), certified or exact."""
+def optimal_delta(comp: Any, eps_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
+    """The optimal total delta at eps_g (KOV15 Thm 3.3 / MV Thm 1.5), certified or exact.
+
+    ``comp`` is anything :meth:`Composition.of` accepts.
+
+    >>> print(optimal_delta([("1", "0.1"), ("2", "0.2")], 3))
+    0.28
+    """
+    comp = Composition.of(comp)
     eps_g = parse_eps(eps_g, "eps_g")
     digits = parse_digits(digits)
     if comp.is_homogeneous:
@@ -29,8 +37,15 @@ def optimal_delta(comp: Composition, eps_g: object, *, digits: int = DEFAULT_DIG
     return enc.clamped(Fraction(0), Fraction(1))  # a probability
 
 
-def optimal_epsilon(comp: Composition, delta_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
-    """The optimal eps at total delta_g (+inf exactly when delta_g < 1 - prod(1 - delta_i))."""
+def optimal_epsilon(comp: Any, delta_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
+    """The optimal eps at total delta_g (+inf exactly when delta_g < 1 - prod(1 - delta_i)).
+
+    KOV15 Thm 3.3 / MV Thm 1.5; ``comp`` is anything :meth:`Composition.of` accepts.
+
+    >>> print(optimal_epsilon(("0.1", "0.001", 30), "0.05", digits=10))
+    [0.8463026344, 0.8463026345]
+    """
+    comp = Composition.of(comp)
     delta_g = parse_delta(delta_g, "delta_g")
     digits = parse_digits(digits)
     if comp.is_homogeneous:
@@ -42,8 +57,13 @@ def optimal_epsilon(comp: Composition, delta_g: object, *, digits: int = DEFAULT
     return mv_epsilon(comp, delta_g, digits=digits)
 
 
-def is_private(comp: Composition, eps_g: object, delta_g: object) -> bool:
-    """Exactly whether ``comp`` is (eps_g, delta_g)-DP (never a guess; docs/contracts.md §1.5)."""
+def is_private(comp: Any, eps_g: object, delta_g: object) -> bool:
+    """Exactly whether ``comp`` is (eps_g, delta_g)-DP (never a guess; docs/contracts.md §1.5).
+
+    >>> is_private(("0.1", "0.001", 30), "0.85", "0.05")
+    True
+    """
+    comp = Composition.of(comp)
     eps_g_r: ExactReal = parse_eps(eps_g, "eps_g")
     delta_g_q: Fraction = parse_delta(delta_g, "delta_g")
     from .decide import decide

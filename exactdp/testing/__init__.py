@@ -3,7 +3,8 @@
 - :func:`assert_sound` / :func:`assert_sound_delta`: one-sided checks of a reported eps or delta
   against the certified optimum (KOV15 Thm 3.3 / Murtagh-Vadhan Thm 1.5);
 - :func:`find_counterexample` / :func:`find_counterexample_heterogeneous`: search for an exact
-  counterexample to a claimed composition bound;
+  counterexample to a claimed composition bound, never passing vacuously (:class:`SearchStats`,
+  :class:`VacuousSearchError`);
 - :class:`Oracle`: the object the pytest fixture ``exactdp_oracle`` hands out;
 - :mod:`exactdp.testing.strategies`: hypothesis strategies (imports hypothesis);
 - :mod:`exactdp.testing.plugin`: the pytest fixtures (``exactdp_oracle``, ``exactdp_golden``).
@@ -14,15 +15,37 @@ Importing this package imports neither hypothesis nor pytest.
 from __future__ import annotations
 
 from .assertions import UnsoundClaimError, assert_sound, assert_sound_delta
-from .counterexample import Counterexample, find_counterexample, find_counterexample_heterogeneous
-from .oracle import FP_LEVEL, Oracle, Verdict, as_composition, exact_of_reported, judge_delta, judge_epsilon
+from .counterexample import (
+    DECLINES,
+    MIN_CHECKED,
+    Counterexample,
+    SearchStats,
+    VacuousSearchError,
+    find_counterexample,
+    find_counterexample_heterogeneous,
+)
+from .oracle import (
+    FP_LEVEL,
+    InvalidClaimError,
+    Oracle,
+    Verdict,
+    as_composition,
+    exact_of_reported,
+    judge_delta,
+    judge_epsilon,
+)
 
 __all__ = [
     "FP_LEVEL",
     "Oracle",
     "Verdict",
     "UnsoundClaimError",
+    "InvalidClaimError",
     "Counterexample",
+    "SearchStats",
+    "VacuousSearchError",
+    "DECLINES",
+    "MIN_CHECKED",
     "as_composition",
     "assert_sound",
     "assert_sound_delta",

@@ -10,9 +10,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .oracle import Oracle, Verdict, judge_delta, judge_epsilon
+from .oracle import InvalidClaimError, Oracle, Verdict, _rel_tol, judge_delta, judge_epsilon
 
-__all__ = ["UnsoundClaimError", "assert_sound", "assert_sound_delta"]
+__all__ = ["InvalidClaimError", "UnsoundClaimError", "assert_sound", "assert_sound_delta"]
 
 
 class UnsoundClaimError(AssertionError):
@@ -23,20 +23,10 @@ class UnsoundClaimError(AssertionError):
         self.verdict = verdict
 
 
-def _tol(rel_tol: Any) -> Fraction:
-    from ..numbers import parse_rational
-
-    t = parse_rational(rel_tol, "rel_tol") if not isinstance(rel_tol, float) else Fraction(rel_tol)  # float ok: a tolerance, not a certified value
-    if t < 0:
-        raise ValueError(f"{rel_tol=} must be >= 0")
-    return t
-
-
-def _check(v: Verdict, rel_tol: Any) -> Verdict:
+def _check(v: Verdict, tol: Fraction) -> Verdict:
     if v.sound:
         return v
-    t = _tol(rel_tol)
-    if t > 0 and v.relative_shortfall is not None and v.relative_shortfall <= t:
+    if tol > 0 and v.relative_shortfall is not None and v.relative_shortfall <= tol:
         return v
     raise UnsoundClaimError(v)
 
@@ -52,10 +42,13 @@ def assert_sound(
     """Assert that ``reported_epsilon`` >= the optimal eps of ``composition`` at total ``delta_g``.
 
     The optimum is OptComp(delta_g), KOV15 Thm 3.3 (equal mechanisms) or Murtagh-Vadhan Thm 1.5.
-    ``composition`` is a Composition, an ``(eps, delta, k)`` triple or a list of ``(eps, delta)``
-    pairs; a float reported value is taken at its exact binary value.  ``rel_tol`` lets a claim
-    pass that is below the optimum by at most that relative amount (e.g. ``"1e-12"`` to forgive
-    floating-point-level slips).  Returns the :class:`Verdict`; raises :class:`UnsoundClaimError`.
+    ``composition`` is anything :meth:`exactdp.Composition.of` accepts (a Composition, an
+    ``(eps, delta, k)`` triple, a list of ``(eps, delta[, count])`` entries); a float reported
+    value is taken at its exact binary value, +inf is trivially sound, and a value that is not a
+    number (None, NaN, -inf, a string such as "abc") fails with :class:`InvalidClaimError`.
+    ``rel_tol`` lets a claim pass that is below the optimum by at most that relative amount (e.g.
+    ``"1e-12"`` to forgive floating-point-level slips).  Returns the :class:`Verdict`; raises
+    :class:`UnsoundClaimError`.
 
     >>> from exactdp.testing import assert_sound
     >>> assert_sound(3, composition=("0.1", 0, 30), delta_g="1e-3").sound
@@ -64,8 +57,13 @@ def assert_sound(
     Traceback (most recent call last):
     ...
     exactdp.testing.assertions.UnsoundClaimError: composition 30 x (0.1, 0)-DP, delta_g=0.001: reported eps = 3152519739159347/2251799813685248 (~1.4), certified optimum in [1.4811439805399072046, 1.4811439805399072047] -> UNSOUND, 0.0548 relative below the optimum
+    >>> assert_sound(None, composition=("0.1", 0, 30), delta_g="1e-3")
+    Traceback (most recent call last):
+    ...
+    exactdp.testing.oracle.InvalidClaimError: reported eps=None is not a number; a claim must be a finite number or +inf (composition 30 x (0.1, 0)-DP, delta_g=0.001)
     """
-    return _check(judge_epsilon(reported_epsilon, composition, delta_g, oracle=oracle), rel_tol)
+    tol = _rel_tol(rel_tol)
+    return _check(judge_epsilon(reported_epsilon, composition, delta_g, oracle=oracle), tol)
 
 
 def assert_sound_delta(
@@ -80,5 +78,9 @@ def assert_sound_delta(
 
     The optimum is delta_opt(eps_g) of Murtagh-Vadhan Thm 1.5 (KOV15 Thm 3.3 when homogeneous).
     Same conventions as :func:`assert_sound`.
+
+    >>> assert_sound_delta("0.28", composition=[("1", "0.1"), ("2", "0.2")], eps_g=3).sound
+    True
     """
-    return _check(judge_delta(reported_delta, composition, eps_g, oracle=oracle), rel_tol)
+    tol = _rel_tol(rel_tol)
+    return _check(judge_delta(reported_delta, composition, eps_g, oracle=oracle), tol)

@@ -12,17 +12,19 @@ Nothing here imports hypothesis, pytest or a peer library.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Literal
 
 from ..composition import Composition
-from ..numbers import INF, Enclosure, ExactReal, format_fraction, parse_delta, parse_eps, parse_rational
+from ..errors import ExactDPError, InvalidParameterError
+from ..numbers import INF, Enclosure, ExactReal, format_fraction, parse_delta, parse_digits, parse_eps, parse_rational
 
 __all__ = [
     "FP_LEVEL",
+    "InvalidClaimError",
     "Oracle",
     "Verdict",
     "as_composition",
@@ -35,69 +37,137 @@ __all__ = [
 FP_LEVEL = Fraction(1, 10**9)
 
 
+class InvalidClaimError(AssertionError, ValueError):
+    """A reported value is not a number (None, NaN, -inf, a bool, a non-numeric string or object).
+
+    It claims nothing, so it is not a sound claim: the kit's assertions fail with this error.
+    (It is also a ValueError, which callers catching "not a number" already handle.)
+    """
+
+    def __init__(self, message: str, reported: Any = None) -> None:
+        super().__init__(message)
+        self.reported = reported
+
+
 def as_composition(composition: Any) -> Composition:
-    """A :class:`Composition` from a Composition, an ``(eps, delta, k)`` triple, or a mechanism list.
+    """A :class:`Composition` from any shorthand, exactly as :meth:`Composition.of` reads it.
 
     >>> str(as_composition(("0.1", "0.001", 30)))
     '30 x (0.1, 0.001)-DP'
     >>> str(as_composition([("1", "0.1"), ("2", "0.2")]))
     '(1, 0.1) + (2, 0.2)'
     """
-    if isinstance(composition, Composition):
-        return composition
-    if isinstance(composition, dict):
-        if "mechanisms" in composition:
-            return Composition.heterogeneous(composition["mechanisms"])
-        return Composition.homogeneous(composition["eps"], composition.get("delta", 0), composition["k"])
-    if isinstance(composition, tuple) and len(composition) == 3 and isinstance(composition[2], int) \
-            and not isinstance(composition[0], (tuple, list)):
-        return Composition.homogeneous(*composition)
-    if isinstance(composition, Iterable) and not isinstance(composition, (str, bytes)):
-        return Composition.heterogeneous(list(composition))
-    raise TypeError(
-        f"composition={composition!r} must be a Composition, an (eps, delta, k) triple or a list of (eps, delta) pairs"
-    )
+    return Composition.of(composition)
 
 
-def exact_of_reported(x: Any) -> Fraction | float:
-    """The exact value of a number some library reported: a Fraction, or ``INF``.
+def _short(x: Any, limit: int = 60) -> str:
+    try:
+        r = repr(x)
+    except Exception:  # a broken __repr__ must not hide the real problem
+        r = f"<{type(x).__name__} object>"
+    r = " ".join(r.split())
+    return r if len(r) <= limit else r[: limit - 3] + "..."
 
-    A float is taken at its exact binary value (that *is* what the library claimed); ``None``
-    and +inf mean "no finite claim" (``INF``).  NaN and -inf are refused with a ValueError.
 
-    >>> exact_of_reported(0.5), exact_of_reported(None), exact_of_reported("1/3")
+def _not_a_number(x: Any, name: str, why: str = "") -> InvalidClaimError:
+    return InvalidClaimError(
+        f"{name}={_short(x)} is not a number{why}; a claim must be a finite number or +inf", x)
+
+
+def exact_of_reported(x: Any, name: str = "reported") -> Fraction | float:
+    """The exact value of a number some library reported: a Fraction, or ``INF`` for +inf.
+
+    A float is taken at its exact binary value (that *is* what the library claimed); +inf
+    claims nothing and is ``INF`` (a trivially sound claim).  Anything that is not a number --
+    None, NaN, -inf, a bool, a non-numeric string or object -- raises
+    :class:`InvalidClaimError`: a claim that is not a number is not sound.
+
+    >>> exact_of_reported(0.5), exact_of_reported(float("inf")), exact_of_reported("1/3")
     (Fraction(1, 2), inf, Fraction(1, 3))
+    >>> exact_of_reported(None)
+    Traceback (most recent call last):
+    ...
+    exactdp.testing.oracle.InvalidClaimError: reported=None is not a number; a claim must be a finite number or +inf
     """
-    if x is None:
-        return INF
+    if x is None or isinstance(x, bool):
+        raise _not_a_number(x, name)
     if isinstance(x, Enclosure):
         return x.upper
-    if isinstance(x, (Fraction, int)) and not isinstance(x, bool):
+    if isinstance(x, (Fraction, int)):
         return Fraction(x)
     if isinstance(x, (str, Decimal)):
-        if isinstance(x, str) and x.strip().lower() in ("inf", "+inf", "infinity"):
+        if isinstance(x, str) and x.strip().lower() in ("inf", "+inf", "infinity", "+infinity"):
             return INF
-        return parse_rational(x, "reported")
+        if isinstance(x, Decimal) and x.is_infinite() and x > 0:
+            return INF
+        try:
+            return parse_rational(x, name)
+        except ExactDPError:
+            raise _not_a_number(x, name) from None
     if hasattr(x, "_mpf_"):  # mpmath mpf: exact mantissa and exponent
         import mpmath
 
         if mpmath.isinf(x) and x > 0:
             return INF
         if not mpmath.isfinite(x):
-            raise ValueError(f"reported={x!r} must be a number, not NaN or -inf")
+            raise _not_a_number(x, name, " (NaN or -inf)")
         man, exp = mpmath.mpf(x).man_exp
         return Fraction(int(man) * 2**int(exp)) if exp >= 0 else Fraction(int(man), 2 ** int(-exp))
     if hasattr(x, "as_integer_ratio") or isinstance(x, float):  # float, numpy floats
-        f = float(x)  # float ok: a binary float (or numpy scalar) converts to float64 without change
-        if math.isnan(f) or f == -math.inf:
-            raise ValueError(f"reported={x!r} must be a number, not NaN or -inf")
-        if f == math.inf:
-            return INF
-        return Fraction(f)
+        try:
+            f = float(x)  # float ok: only to classify NaN / +-inf; the value is read exactly below
+            if math.isnan(f) or f == -math.inf:
+                raise _not_a_number(x, name, " (NaN or -inf)")
+            if f == math.inf:
+                return INF
+            n, d = x.as_integer_ratio()  # exact, also for numpy's longdouble
+            return Fraction(int(n), int(d))
+        except InvalidClaimError:
+            raise
+        except Exception:
+            raise _not_a_number(x, name) from None
     try:
-        return parse_rational(x, "reported")
+        return parse_rational(x, name)  # gmpy2, flint, numpy integers (__index__), ...
+    except ExactDPError:
+        pass
+    try:
+        return Fraction(str(x))  # e.g. sympy's Rational and Integer
     except Exception:
-        return Fraction(str(x))
+        raise _not_a_number(x, name, f" (type {type(x).__name__})") from None
+
+
+def _claim(reported: Any, what: str, comp: Composition, at_name: str, at: Any) -> Fraction | float:
+    """The exact claim, or an InvalidClaimError naming the value and the query it answered."""
+    try:
+        return exact_of_reported(reported, f"reported {what}")
+    except InvalidClaimError as e:
+        raise InvalidClaimError(f"{e} (composition {comp}, {at_name}={at})", reported) from None
+
+
+def _rel_tol(x: Any, name: str = "rel_tol") -> Fraction:
+    """A relative tolerance: an exact rational >= 0 (a float is accepted at its exact value).
+
+    >>> _rel_tol("1e-12"), _rel_tol(0)
+    (Fraction(1, 1000000000000), Fraction(0, 1))
+    """
+    if isinstance(x, float):  # float ok: a tolerance, not a certified value
+        if not math.isfinite(x):
+            raise InvalidParameterError(f"{name}={x!r} must be a finite number >= 0")
+        t = Fraction(x)
+    else:
+        t = parse_rational(x, name)
+    if t < 0:
+        raise InvalidParameterError(f"{name}={x!r} must be >= 0")
+    return t
+
+
+def _oracle_of(oracle: Any) -> "Oracle":
+    """``oracle`` itself, or a fresh :class:`Oracle` for None; anything else is refused."""
+    if oracle is None:
+        return Oracle()
+    if not isinstance(oracle, Oracle):
+        raise InvalidParameterError(f"oracle={_short(oracle)} must be an exactdp.testing.Oracle or None")
+    return oracle
 
 
 def _show(x: Fraction | float) -> str:
@@ -168,25 +238,35 @@ class Oracle:
     delta_fn: Callable[..., Enclosure] | None = None
     decide_fn: Callable[..., bool] | None = None
 
+    def __post_init__(self) -> None:
+        self.digits = parse_digits(self.digits)
+        for name in ("epsilon_fn", "delta_fn", "decide_fn"):
+            fn = getattr(self, name)
+            if fn is not None and not callable(fn):
+                raise InvalidParameterError(f"{name}={_short(fn)} must be callable or None")
+
+    def _digits(self, digits: Any) -> int:
+        return self.digits if digits is None else parse_digits(digits)
+
     def epsilon(self, composition: Any, delta_g: Any, *, digits: int | None = None) -> Enclosure:
         """The optimal eps of ``composition`` at total ``delta_g`` (KOV15 Thm 3.3 / MV Thm 1.5)."""
         comp = as_composition(composition)
         dg = parse_delta(delta_g, "delta_g")
         if self.epsilon_fn is not None:
-            return self.epsilon_fn(comp, dg, digits=digits or self.digits)
+            return self.epsilon_fn(comp, dg, digits=self._digits(digits))
         from ..optimal import optimal_epsilon
 
-        return optimal_epsilon(comp, dg, digits=digits or self.digits)
+        return optimal_epsilon(comp, dg, digits=self._digits(digits))
 
     def delta(self, composition: Any, eps_g: Any, *, digits: int | None = None) -> Enclosure:
         """The optimal total delta of ``composition`` at ``eps_g`` (KOV15 Thm 3.3 / MV Thm 1.5)."""
         comp = as_composition(composition)
         eg = parse_eps(eps_g, "eps_g")
         if self.delta_fn is not None:
-            return self.delta_fn(comp, eg, digits=digits or self.digits)
+            return self.delta_fn(comp, eg, digits=self._digits(digits))
         from ..optimal import optimal_delta
 
-        return optimal_delta(comp, eg, digits=digits or self.digits)
+        return optimal_delta(comp, eg, digits=self._digits(digits))
 
     def is_private(self, composition: Any, eps_g: Any, delta_g: Any) -> bool:
         """Exactly whether ``composition`` is (eps_g, delta_g)-DP (docs/contracts.md §1.5)."""
@@ -219,11 +299,15 @@ def judge_epsilon(reported: Any, composition: Any, delta_g: Any, *, oracle: Orac
     The optimum is OptComp(delta_g) (KOV15 Thm 3.3 / MV Thm 1.5).  A claim that lands inside
     the certified enclosure is settled by the exact decision: eps is sound iff the composition
     is (eps, delta_g)-DP, since privacy is monotone in eps_g and the optimum is attained.
+    A claim that is not a number raises :class:`InvalidClaimError`; +inf is trivially sound.
+
+    >>> judge_epsilon("1.5", ("0.1", 0, 30), "1e-3").sound
+    True
     """
-    oracle = oracle or Oracle()
+    oracle = _oracle_of(oracle)
     comp = as_composition(composition)
     dg = parse_delta(delta_g, "delta_g")
-    rep = exact_of_reported(reported)
+    rep = _claim(reported, "eps", comp, "delta_g", format_fraction(dg))
     opt = oracle.epsilon(comp, dg)
     if isinstance(rep, float):  # +inf claims nothing
         return Verdict("epsilon", comp, dg, rep, opt, True)
@@ -241,12 +325,16 @@ def judge_delta(reported: Any, composition: Any, eps_g: Any, *, oracle: Oracle |
     """Whether a reported total delta at ``eps_g`` is >= the optimal delta, decided exactly.
 
     The optimum is delta_opt(eps_g) = 1 - prod(1-delta_i)(1 - delta_pure(eps_g)) (MV Thm 1.5);
-    a claim inside the enclosure is settled by ``is_private(comp, eps_g, claim)``.
+    a claim inside the enclosure is settled by ``is_private(comp, eps_g, claim)``.  A claim that
+    is not a number raises :class:`InvalidClaimError`; +inf (or any delta >= 1) is trivially sound.
+
+    >>> judge_delta("0.28", [("1", "0.1"), ("2", "0.2")], 3).sound
+    True
     """
-    oracle = oracle or Oracle()
+    oracle = _oracle_of(oracle)
     comp = as_composition(composition)
     eg = parse_eps(eps_g, "eps_g")
-    rep = exact_of_reported(reported)
+    rep = _claim(reported, "delta", comp, "eps_g", eg)
     opt = oracle.delta(comp, eg)
     if isinstance(rep, float) or rep >= 1 or rep >= opt.upper:
         return Verdict("delta", comp, eg, rep, opt, True)

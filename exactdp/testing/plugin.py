@@ -6,7 +6,8 @@ Fixtures for a DP library's own test suite:
   ``.delta(comp, eps_g)`` (certified enclosures), ``.is_private(comp, eps_g, delta_g)`` (exact),
   and ``.judge_epsilon`` / ``.judge_delta`` (one-sided verdicts on a reported value);
 - ``exactdp_golden``: a loader of the golden tables, ``exactdp_golden("kov15_grid")`` -> rows
-  (dicts of strings); the test is skipped with a clear message when the tables are absent.
+  (dicts of strings); an unknown table (or missing tables) fails the test with a clear message
+  listing the tables, never skips it.
 
 The module stays light: exactdp's numerics are imported when a fixture is first used.
 """
@@ -23,27 +24,34 @@ __all__ = ["GoldenTables", "exactdp_oracle", "exactdp_golden"]
 class GoldenTables:
     """Callable loader of golden tables: ``golden(name)`` -> list of row dicts (strings).
 
-    A missing table (or a checkout without ``tables/``) skips the calling test.
+    A table that does not exist fails the calling test (``pytest.fail``) with the list of the
+    tables that do; so does an installation without tables (the wheel ships them).  A golden
+    check never skips: a skipped check would pass vacuously.
     """
 
     def __call__(self, name: str) -> list[dict[str, str]]:
-        try:
-            from exactdp.golden import load_table
-        except ImportError as exc:  # the golden package is optional in a trimmed install
-            pytest.skip(f"exactdp golden tables unavailable: {exc}")
-        try:
-            return load_table(name)
-        except FileNotFoundError as exc:
-            pytest.skip(f"exactdp golden table {name!r} not found ({exc}); run 'exactdp tables build'")
+        from exactdp.golden import load_table
+
+        names = self.names()
+        if name not in names:
+            pytest.fail(f"exactdp golden table {name!r} does not exist; the tables are: {', '.join(names)}",
+                        pytrace=False)
+        return load_table(name)
 
     def names(self) -> list[str]:
-        """The tables present (skips the test when there are none)."""
-        try:
-            from exactdp.golden import available_tables
+        """The tables present (fails the test when there are none)."""
+        from exactdp.golden import available_tables, tables_dir
 
-            return available_tables()
-        except (ImportError, FileNotFoundError) as exc:
-            pytest.skip(f"exactdp golden tables unavailable: {exc}")
+        try:
+            names = available_tables(tables_dir())
+        except FileNotFoundError as exc:
+            pytest.fail(f"exactdp golden tables not found ({exc}); they ship with the exactdp wheel "
+                        "(exactdp/_tables): reinstall exactdp, or run 'exactdp tables build' in a checkout",
+                        pytrace=False)
+        if not names:
+            pytest.fail(f"exactdp golden tables directory {tables_dir()} holds no table; reinstall exactdp, "
+                        "or run 'exactdp tables build' in a checkout", pytrace=False)
+        return names
 
 
 @pytest.fixture(scope="session")

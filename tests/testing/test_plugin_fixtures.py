@@ -44,7 +44,10 @@ def test_golden_fixture(exactdp_golden) -> None:  # noqa: ANN001
 
 
 def test_plugin_in_a_user_suite(pytester) -> None:  # noqa: ANN001
-    """A user's test file with no imports of exactdp's plugin gets the fixtures; a missing table skips."""
+    """A user's test file with no imports of exactdp's plugin gets the fixtures; a missing table fails.
+
+    (Issue 10, item 7: it used to skip, so a typo in a table name passed vacuously.)
+    """
     pytester.makepyfile(
         test_user="""
         def test_my_accountant(exactdp_oracle):
@@ -58,4 +61,35 @@ def test_plugin_in_a_user_suite(pytester) -> None:  # noqa: ANN001
         """
     )
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, skipped=1)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*golden table 'no_such_table' does not exist; the tables are: *kov15_grid*"])
+
+
+def test_golden_fixture_fails_without_tables(monkeypatch) -> None:  # noqa: ANN001
+    import exactdp.golden
+    from exactdp.testing.plugin import GoldenTables
+
+    def no_tables(directory: object = None) -> object:
+        raise FileNotFoundError("no golden tables found")
+
+    monkeypatch.setattr(exactdp.golden, "tables_dir", no_tables)
+    for call in (lambda: GoldenTables()("kov15_grid"), lambda: GoldenTables().names()):
+        with pytest.raises(pytest.fail.Exception, match="golden tables not found .* ship with the exactdp wheel"):
+            call()
+
+
+def test_golden_fixture_fails_on_an_empty_tables_directory(monkeypatch, tmp_path) -> None:  # noqa: ANN001
+    import exactdp.golden
+    from exactdp.testing.plugin import GoldenTables
+
+    monkeypatch.setattr(exactdp.golden, "tables_dir", lambda directory=None: tmp_path)
+    with pytest.raises(pytest.fail.Exception, match="holds no table"):
+        GoldenTables()("kov15_grid")
+
+
+@pytest.mark.parametrize("name", ["no_such_table", "", "../tables/kov15_grid", None, 3])
+def test_golden_fixture_fails_on_an_unknown_name(name: object) -> None:
+    from exactdp.testing.plugin import GoldenTables
+
+    with pytest.raises(pytest.fail.Exception, match="does not exist; the tables are: .*optimal_epsilon"):
+        GoldenTables()(name)  # type: ignore[arg-type]

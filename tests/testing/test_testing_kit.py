@@ -6,8 +6,10 @@ implementations); the ambiguous-claim logic is checked against a stub oracle wit
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -15,9 +17,11 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from exactdp import Composition
+from exactdp.errors import ExactDPError
 from exactdp.numbers import INF, Enclosure
 from exactdp.testing import (
     FP_LEVEL,
+    InvalidClaimError,
     Oracle,
     UnsoundClaimError,
     as_composition,
@@ -31,8 +35,9 @@ HOMO = ("0.1", "0", 30)  # docs/mathematics.md §6: exact optimum at delta_g = 1
 
 
 def test_import_is_light() -> None:
-    code = ("import sys, exactdp.testing; "
-            "bad = [m for m in ('hypothesis', 'pytest', 'dp_accounting', 'sympy') if m in sys.modules]; "
+    code = ("import sys, exactdp, exactdp.testing; "
+            "exactdp.optimal_epsilon(('0.1', 0, 3), '0.1', digits=5); "
+            "bad = [m for m in ('hypothesis', 'pytest', 'dp_accounting', 'sympy', 'numpy') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
@@ -40,16 +45,58 @@ def test_import_is_light() -> None:
 
 def test_exact_of_reported() -> None:
     assert exact_of_reported(0.1) == Fraction(3602879701896397, 36028797018963968)
-    assert exact_of_reported(None) == INF and exact_of_reported(float("inf")) == INF
+    assert exact_of_reported(float("inf")) == INF and exact_of_reported("inf") == INF
     assert exact_of_reported("1e-6") == Fraction(1, 10**6)
     assert exact_of_reported(3) == 3
-    import numpy as np
+    np = pytest.importorskip("numpy")
     import mpmath
 
     assert exact_of_reported(np.float64(0.25)) == Fraction(1, 4)
+    assert exact_of_reported(np.int64(3)) == 3
+    assert exact_of_reported(np.longdouble(1) / 3) == Fraction(*(np.longdouble(1) / 3).as_integer_ratio())
     assert exact_of_reported(mpmath.mpf("0.375")) == Fraction(3, 8)
-    with pytest.raises(ValueError):
-        exact_of_reported(float("nan"))
+    assert exact_of_reported(Decimal("Infinity")) == INF and exact_of_reported(mpmath.inf) == INF
+    # issue 10: None is not a number any more (it was read as +inf); still a ValueError for old callers
+    for bad in (None, float("nan"), -math.inf, "abc", True):
+        with pytest.raises(ValueError):
+            exact_of_reported(bad)
+
+
+def _not_numbers() -> list[object]:
+    import mpmath
+
+    out: list[object] = [None, float("nan"), -math.inf, "-inf", "nan", "abc", "", object(), True, [], {},
+                         Decimal("NaN"), Decimal("-Infinity"), mpmath.nan, -mpmath.inf, 1j]
+    try:
+        import numpy as np
+    except ImportError:
+        return out
+    return out + [np.nan, np.float64("-inf"), np.True_, np.array([1.0, 2.0])]
+
+
+@pytest.mark.parametrize("bad", _not_numbers(), ids=repr)
+def test_a_claim_that_is_not_a_number_is_not_sound(bad: object) -> None:
+    for check, kw in ((assert_sound, dict(delta_g="1e-3")), (assert_sound_delta, dict(eps_g="1"))):
+        with pytest.raises(InvalidClaimError) as err:
+            check(bad, composition=HOMO, **kw)
+        msg = str(err.value)
+        assert "\n" not in msg and "is not a number" in msg and "30 x (0.1, 0)-DP" in msg
+        assert isinstance(err.value, AssertionError)
+    with pytest.raises(InvalidClaimError, match=r"reported eps=None is not a number"):
+        assert_sound(None, composition=HOMO, delta_g="1e-3")
+
+
+@pytest.mark.parametrize("inf", [math.inf, "inf", "+infinity", Decimal("Infinity")], ids=repr)
+def test_plus_infinity_is_a_trivially_sound_claim(inf: object) -> None:
+    assert assert_sound(inf, composition=HOMO, delta_g="1e-3").sound
+    assert assert_sound_delta(inf, composition=HOMO, eps_g="1").sound
+    assert assert_sound(inf, composition=("0.1", "0.001", 30), delta_g="0.02").sound  # even where eps = +inf
+
+
+@pytest.mark.parametrize("tol", [-1, "-1e-9", float("nan"), math.inf, "abc", None, object(), True])
+def test_bad_tolerance_is_refused_even_for_a_sound_claim(tol: object) -> None:
+    with pytest.raises(ExactDPError):
+        assert_sound(3, composition=HOMO, delta_g="1e-3", rel_tol=tol)
 
 
 def test_as_composition_forms() -> None:
@@ -91,8 +138,9 @@ def test_infeasible_delta_g() -> None:
     comp = ("0.1", "0.001", 30)
     with pytest.raises(UnsoundClaimError, match=r"\+inf"):
         assert_sound(1000, composition=comp, delta_g="0.02")
-    assert assert_sound(None, composition=comp, delta_g="0.02").sound
     assert assert_sound(float("inf"), composition=comp, delta_g="0.02").sound
+    with pytest.raises(InvalidClaimError):  # issue 10: None is not a claim (it used to pass as +inf)
+        assert_sound(None, composition=comp, delta_g="0.02")
 
 
 def test_delta_direction_and_exact_ties() -> None:

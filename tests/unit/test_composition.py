@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from decimal import Decimal
 from fractions import Fraction
 
@@ -121,3 +122,83 @@ def test_immutable() -> None:
 def test_str() -> None:
     assert str(Composition.homogeneous("0.1", "0.001", 30)) == "30 x (0.1, 0.001)-DP"
     assert str(Composition.heterogeneous([("1", "0.1"), ("2", "0.2")])) == "(1, 0.1) + (2, 0.2)"
+
+
+# -- Composition.of: the one parser of shorthands ----------------------------------------------------
+
+HOM = Composition.homogeneous("0.1", "0.001", 30)
+
+
+@pytest.mark.parametrize("obj", [HOM, ("0.1", "0.001", 30), ["0.1", "0.001", 30], ("1/10", "1e-3", "30"),
+                                 (Fraction(1, 10), Fraction(1, 1000), Fraction(30)), (Decimal("0.1"), "0.001", 30),
+                                 {"eps": "0.1", "delta": "0.001", "k": 30}, [("0.1", "0.001", 30)],
+                                 [(Mechanism.of("0.1", "0.001"), 30)], [Mechanism.of("0.1", "0.001")] * 30,
+                                 {"mechanisms": [["0.1", "0.001", "30"]]}, HOM.to_inputs()])
+def test_of_homogeneous_forms(obj: object) -> None:
+    assert Composition.of(obj) == HOM
+
+
+def test_of_returns_a_composition_as_is_and_round_trips_inputs() -> None:
+    assert Composition.of(HOM) is HOM
+    het = Composition.heterogeneous([("1", "0.1"), ("2", "0.2", 3)])
+    assert Composition.of(het.to_inputs()) == het
+    assert Composition.of([("1", "0.1"), ["2", "0.2", 3]]) == het
+    assert Composition.of([(Mechanism.of("1", "0.1"), 1), (Mechanism.of("2", "0.2"), 3)]) == het
+    assert Composition.of({"eps": "0.1", "k": 3}) == Composition.homogeneous("0.1", 0, 3)
+
+
+def test_of_takes_numpy_integers_for_k_and_counts() -> None:
+    np = pytest.importorskip("numpy")
+    assert Composition.of(("0.1", "0.001", np.int64(30))) == HOM
+    assert Composition.of({"eps": "0.1", "delta": "0.001", "k": np.uint16(30)}) == HOM
+    assert Composition.of([("0.1", "0.001", np.int32(30))]) == HOM
+    assert Composition.of([(Mechanism.of("0.1", "0.001"), np.int8(30))]) == HOM
+    assert Composition.homogeneous("0.1", "0.001", np.int64(30)) == HOM
+    with pytest.raises(InvalidParameterError, match="integer k"):
+        Composition.of(("0.1", "0.001", np.float64(30)))
+    with pytest.raises(InvalidParameterError):
+        Composition.of(("0.1", "0.001", np.True_))
+
+
+@pytest.mark.parametrize("flat", [("0.1", 30), ["0.1", 30], ("0.1", "0.2"), ["0.1", "0.2", "0.3"],
+                                  ("0.1", 0, "1.5"), ("1", "2", "3", "4"), ["0.5"]])
+def test_flat_lists_of_numbers_are_refused_with_both_unambiguous_forms(flat: object) -> None:
+    with pytest.raises(InvalidParameterError) as err:
+        Composition.of(flat)
+    msg = str(err.value)
+    assert "\n" not in msg and "ambiguous" in msg
+    assert "Composition.homogeneous(" in msg and f"[({flat[0]!r}, 0)" in msg
+
+
+def test_flat_pair_message_shows_the_two_readings() -> None:
+    with pytest.raises(InvalidParameterError, match=re.escape(
+            "write Composition.homogeneous('0.1', 0, 30) for 30 equal mechanisms, "
+            "or [('0.1', 0), (30, 0)] for a list of (eps, delta) mechanisms")):
+        Composition.of(("0.1", 30))
+
+
+@pytest.mark.parametrize("obj", [None, "0.1", b"0.1", 0.1, 3, True, object(), Mechanism.of("0.1"), (), [],
+                                 {}, {"eps": "0.1"}, {"k": 3}, {"eps": "0.1", "k": 3, "extra": 1},
+                                 {"mechanisms": [("0.1", 0)], "k": 3}, [("0.1", 0), "0.2"], [("0.1",)],
+                                 [("0.1", 0, 1, 2)], (("0.1", 0), 30), iter([("0.1", 0)]), {"x"}])
+def test_of_refuses_everything_else_with_a_typed_one_line_error(obj: object) -> None:
+    with pytest.raises(InvalidParameterError) as err:
+        Composition.of(obj)
+    assert "\n" not in str(err.value)
+
+
+def test_flat_triple_with_a_bad_integer_k_names_k() -> None:
+    with pytest.raises(InvalidParameterError, match="k=0 must be a positive integer"):
+        Composition.of(("0.1", 0, 0))
+
+
+@pytest.mark.parametrize("obj", [None, 3, object(), {"eps": "0.1"}, HOM, "0.1"])
+def test_heterogeneous_refuses_non_lists_with_a_typed_error(obj: object) -> None:
+    with pytest.raises(InvalidParameterError):
+        Composition.heterogeneous(obj)  # type: ignore[arg-type]
+
+
+def test_heterogeneous_keeps_bare_eps_entries() -> None:
+    c = Composition.heterogeneous(["0.1", ("0.2",), ("0.3", "0"), (Mechanism.of("0.4"), 2)])
+    assert [str(m.eps) for m, _ in c.groups] == ["0.1", "0.2", "0.3", "0.4"] and c.k == 5
+    assert Composition.heterogeneous(m for m in [("0.1", 0)]).k == 1  # any iterable

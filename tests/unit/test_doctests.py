@@ -12,11 +12,15 @@ MODULES = [
     "exactdp.numbers",
     "exactdp.composition",
     "exactdp.methods",
+    "exactdp.optimal",
     "exactdp.bounds",
     "exactdp.optimal.kov15",
     "exactdp.optimal.mv",
     "exactdp.optimal.approx",
     "exactdp.region",
+    "exactdp.testing.oracle",
+    "exactdp.testing.assertions",
+    "exactdp.testing.counterexample",
 ]
 
 

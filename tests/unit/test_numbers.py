@@ -188,6 +188,43 @@ def test_parse_k_rejects(x: object) -> None:
         parse_k(x)
 
 
+class _Index:
+    """An integer-like object that is neither an int nor a numpy type: it has only __index__."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __index__(self) -> int:
+        return self.n
+
+
+def test_parse_k_takes_numpy_integers_and_index_objects() -> None:
+    np = pytest.importorskip("numpy")
+    for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64):
+        assert parse_k(t(30)) == 30 and type(parse_k(t(30))) is int
+    assert parse_k(np.array(7)) == 7  # a 0-d integer array has __index__
+    assert parse_k(_Index(12)) == 12 and parse_k(gmpy2.mpz(3)) == 3 and parse_k(fmpz(4)) == 4
+    assert parse_rational(np.int64(-3)) == -3 and parse_rational(_Index(5)) == 5
+
+
+def test_parse_k_refuses_numpy_bools_floats_and_arrays() -> None:
+    np = pytest.importorskip("numpy")
+    for x in (np.True_, np.False_, np.float64(3.0), np.float32(3.0), np.array([1, 2]), np.int64(0), _Index(-1)):
+        with pytest.raises(InvalidParameterError, match="k="):
+            parse_k(x)
+    with pytest.raises(InvalidParameterError, match="not a bool"):
+        parse_k(np.True_)
+    with pytest.raises(InexactInputError, match="bool"):
+        parse_rational(np.bool_(True))
+
+
+def test_integers_beyond_the_int_string_limit() -> None:
+    # CPython refuses int() of strings over 4300 digits with a bare ValueError
+    big = "1" * 5000
+    assert parse_k(big) == int(Decimal(big))
+    assert parse_rational(big + "/3") == Fraction(int(Decimal(big)), 3)
+
+
 @pytest.mark.parametrize("x", [0, -3, "x", 10001, "2.5"])
 def test_parse_digits_rejects(x: object) -> None:
     with pytest.raises(InvalidParameterError, match="digits="):
@@ -255,10 +292,33 @@ def test_enclosure_infinite() -> None:
 
 
 def test_enclosure_validates() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidParameterError):
         Enclosure(Fraction(2), Fraction(1))
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidParameterError):
         Enclosure(Fraction(1), Fraction(2), exact=Fraction(1))
+
+
+@pytest.mark.parametrize("kw", [dict(lower=None), dict(upper="abc"), dict(lower=0.5), dict(upper=float("nan")),
+                                dict(digits=0), dict(digits="abc"), dict(digits=True), dict(exact=object()),
+                                dict(exact_log=Fraction(-1)), dict(algorithm=3), dict(lower=[])])
+def test_enclosure_refuses_junk_with_typed_errors(kw: dict) -> None:
+    args = dict(lower=Fraction(1), upper=Fraction(2))
+    args.update(kw)
+    with pytest.raises((InvalidParameterError, InexactInputError)):
+        Enclosure(**args)
+
+
+def test_enclosure_ends_may_be_ints_or_infinite() -> None:
+    e = Enclosure(1, 2)
+    assert isinstance(e.lower, Fraction) and e.contains("1.5")
+    assert Enclosure(Fraction(0), math.inf).upper == math.inf
+    for bad in (None, "abc", object(), 0.5):
+        with pytest.raises((InvalidParameterError, InexactInputError)):
+            Enclosure.exact_value(bad)
+        with pytest.raises((InvalidParameterError, InexactInputError)):
+            Enclosure.log_of(bad)
+    with pytest.raises(InvalidParameterError, match="q=-1 must be > 0"):
+        Enclosure.log_of(-1)
 
 
 def test_enclosure_log_of() -> None:

@@ -1,0 +1,215 @@
+"""Every public function refuses junk with a typed error: never a bare TypeError/AttributeError.
+
+The test is for the class, not the instance: each parameter of every public callable of
+``exactdp.__all__`` and of the testing kit (``exactdp.testing.__all__``) is replaced in turn by
+each junk value, the other arguments being valid; the call must either succeed or raise an
+``exactdp.errors.ExactDPError`` (the kit's assertions may also fail with the kit's own
+AssertionError subclasses).  A public name that is not covered here fails the coverage test, so
+a new function cannot escape the battery.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from fractions import Fraction
+from typing import Any, Callable
+
+import pytest
+
+import exactdp
+import exactdp.testing
+from exactdp import (
+    Composition,
+    Enclosure,
+    ExactReal,
+    Mechanism,
+    delta,
+    epsilon,
+    from_float,
+    is_private,
+    optimal_delta,
+    optimal_epsilon,
+    parse_delta,
+    parse_eps,
+)
+from exactdp.errors import ExactDPError
+from exactdp.numbers import parse_digits, parse_k, parse_rational, parse_real
+from exactdp.testing import (
+    InvalidClaimError,
+    Oracle,
+    UnsoundClaimError,
+    VacuousSearchError,
+    as_composition,
+    assert_sound,
+    assert_sound_delta,
+    exact_of_reported,
+    find_counterexample,
+    find_counterexample_heterogeneous,
+    judge_delta,
+    judge_epsilon,
+)
+
+
+class _Weird:
+    """An object whose every dunder used by duck typing misbehaves."""
+
+    def __index__(self) -> int:
+        raise RuntimeError("not an index")
+
+    def __repr__(self) -> str:
+        return "<weird>"
+
+
+def _junk() -> list[Any]:
+    out: list[Any] = [None, 1.5, "abc", "", [], (), object(), -1, 0, {"wrong": 1}, True, math.nan, math.inf,
+                      -math.inf, ("0.1", 30), b"0.1", 1j, _Weird(), Fraction(-1, 3), "nan", "-inf", "1e-100000000"]
+    try:
+        import numpy as np
+    except ImportError:
+        return out
+    return out + [np.float64(0.5), np.int64(-1), np.bool_(True), np.array([1, 2]), np.nan]
+
+
+JUNK = _junk()
+
+COMP = ("0.1", 0, 3)
+HET = [("0.1", 0), ("0.2", 0)]
+
+
+def _basic(eps: Fraction, delta: Fraction, k: int, dg: Fraction) -> Any:
+    return k * eps if dg >= 1 - (1 - delta) ** k else None
+
+
+def _basic_list(mechs: list[tuple[Fraction, Fraction]], dg: Fraction) -> Any:
+    return sum(e for e, _ in mechs) if all(d == 0 for _, d in mechs) else None
+
+
+# name -> (callable, valid positional args, valid keyword args)
+CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
+    "Composition": (Composition, (((Mechanism.of("0.1"), 3),),), {}),
+    "Composition.of": (Composition.of, (COMP,), {}),
+    "Composition.homogeneous": (Composition.homogeneous, ("0.1", 0, 3), {}),
+    "Composition.heterogeneous": (Composition.heterogeneous, (HET,), {}),
+    "Mechanism": (Mechanism, ("0.1", 0), {}),
+    "Mechanism.of": (Mechanism.of, ("0.1", 0), {}),
+    "ExactReal": (ExactReal, ("rational", Fraction(1, 2)), {}),
+    "ExactReal.parse": (ExactReal.parse, ("0.1",), {}),
+    "ExactReal.rational": (ExactReal.rational, ("0.1",), {}),
+    "ExactReal.log": (ExactReal.log, ("2",), {}),
+    "Enclosure": (Enclosure, (Fraction(1), Fraction(2)), {"digits": 5}),
+    "Enclosure.exact_value": (Enclosure.exact_value, (Fraction(1, 3),), {"digits": 5}),
+    "Enclosure.infinite": (Enclosure.infinite, (), {"digits": 5}),
+    "Enclosure.log_of": (Enclosure.log_of, (Fraction(2),), {"digits": 5}),
+    "Enclosure.contains": (Enclosure(Fraction(1), Fraction(2)).contains, ("1.5",), {}),
+    "from_float": (from_float, (0.5,), {}),
+    "parse_eps": (parse_eps, ("0.1",), {}),
+    "parse_delta": (parse_delta, ("0.1",), {}),
+    "parse_k": (parse_k, (3,), {}),
+    "parse_digits": (parse_digits, (3,), {}),
+    "parse_rational": (parse_rational, ("0.1",), {}),
+    "parse_real": (parse_real, ("0.1",), {}),
+    "delta": (delta, (COMP, "1"), {"method": "basic", "digits": 5}),
+    "epsilon": (epsilon, (COMP, "0.1"), {"method": "basic", "digits": 5}),
+    "epsilon mv-approx": (epsilon, (HET, "0.01"), {"method": "mv-approx", "digits": 5, "eta": "0.1"}),
+    "optimal_delta": (optimal_delta, (COMP, "1"), {"digits": 5}),
+    "optimal_epsilon": (optimal_epsilon, (COMP, "0.1"), {"digits": 5}),
+    "is_private": (is_private, (COMP, "1", "0.1"), {}),
+}
+
+ORACLE = Oracle(digits=5)
+KIT: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
+    "Oracle": (Oracle, (), {"digits": 5}),
+    "Oracle.epsilon": (ORACLE.epsilon, (COMP, "0.1"), {}),
+    "Oracle.delta": (ORACLE.delta, (COMP, "1"), {}),
+    "Oracle.is_private": (ORACLE.is_private, (COMP, "1", "0.1"), {}),
+    "Oracle.judge_epsilon": (ORACLE.judge_epsilon, (3, COMP, "0.1"), {}),
+    "Oracle.judge_delta": (ORACLE.judge_delta, ("1", COMP, "1"), {}),
+    "as_composition": (as_composition, (COMP,), {}),
+    "exact_of_reported": (exact_of_reported, ("0.5",), {}),
+    "judge_epsilon": (judge_epsilon, (3, COMP, "0.1"), {"oracle": ORACLE}),
+    "judge_delta": (judge_delta, ("1", COMP, "1"), {"oracle": ORACLE}),
+    "assert_sound": (assert_sound, (3,), {"composition": COMP, "delta_g": "0.1", "oracle": ORACLE}),
+    "assert_sound_delta": (assert_sound_delta, ("1",), {"composition": COMP, "eps_g": "1", "oracle": ORACLE}),
+    "find_counterexample": (find_counterexample, (_basic,), {"max_examples": 4, "min_checked": 0, "oracle": ORACLE}),
+    "find_counterexample_heterogeneous": (find_counterexample_heterogeneous, (_basic_list,),
+                                          {"max_examples": 4, "min_checked": 0, "oracle": ORACLE}),
+}
+KIT_FAILURES = (ExactDPError, InvalidClaimError, UnsoundClaimError, VacuousSearchError)
+
+# Public names that take no arguments, are constants, or are exception classes / result records.
+NOT_CALLED = {
+    "exactdp": {"__version__", "INF", "DEFAULT_DIGITS", "METHODS", "method_names", "ExactDPError",
+                "InvalidParameterError", "InexactInputError", "PrecisionError"},
+    "exactdp.testing": {"FP_LEVEL", "DECLINES", "MIN_CHECKED", "Verdict", "Counterexample", "SearchStats",
+                        "UnsoundClaimError", "InvalidClaimError", "VacuousSearchError"},
+}
+
+
+def _variants(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(parameter, how to call fn with that parameter replaced by a junk value x) for each parameter."""
+    out = []
+    for i, p in enumerate(inspect.signature(fn).parameters.values()):
+        if p.kind is p.VAR_KEYWORD:
+            out.append(("**" + p.name, lambda x: fn(*args, **{**kwargs, "junk_option": x})))
+        elif p.kind is p.VAR_POSITIONAL:
+            continue
+        elif p.kind is p.POSITIONAL_OR_KEYWORD and i < len(args):
+            out.append((p.name, lambda x, i=i: fn(*args[:i], x, *args[i + 1:], **kwargs)))
+        else:
+            out.append((p.name, lambda x, n=p.name: fn(*args, **{**kwargs, n: x})))
+    return out
+
+
+def _cases(table: dict[str, Any]) -> list[Any]:
+    return [pytest.param(name, param, call, id=f"{name}({param})")
+            for name, (fn, args, kwargs) in table.items() for param, call in _variants(fn, args, kwargs)]
+
+
+def test_the_valid_calls_are_valid() -> None:
+    for fn, args, kwargs in list(CORE.values()) + list(KIT.values()):
+        fn(*args, **kwargs)
+
+
+@pytest.mark.parametrize("name, param, call", _cases(CORE))
+def test_core_raises_only_typed_errors(name: str, param: str, call: Callable[[Any], Any]) -> None:
+    for x in JUNK:
+        try:
+            call(x)
+        except ExactDPError as e:
+            assert "\n" not in str(e), f"{name}({param}={x!r}): a multi-line message {e!r}"
+        except Exception as e:  # noqa: BLE001 - the point of the test
+            pytest.fail(f"{name}({param}={x!r}) raised {type(e).__name__}: {e}")
+
+
+@pytest.mark.parametrize("name, param, call", _cases(KIT))
+def test_kit_raises_only_typed_errors_or_kit_failures(name: str, param: str, call: Callable[[Any], Any]) -> None:
+    for x in JUNK:
+        try:
+            call(x)
+        except KIT_FAILURES as e:
+            assert "\n" not in str(e), f"{name}({param}={x!r}): a multi-line message {e!r}"
+        except Exception as e:  # noqa: BLE001 - the point of the test
+            pytest.fail(f"{name}({param}={x!r}) raised {type(e).__name__}: {e}")
+
+
+def _public_callables(module: Any) -> set[str]:
+    names = set()
+    for n in module.__all__:
+        if n in NOT_CALLED[module.__name__]:
+            continue
+        obj = getattr(module, n)
+        names.add(n)
+        if inspect.isclass(obj):  # its public constructors and methods that take arguments
+            for m, v in vars(obj).items():
+                if m.startswith("_") or isinstance(v, property):
+                    continue
+                f = getattr(obj, m)
+                if callable(f) and len(inspect.signature(f).parameters) > (0 if isinstance(v, classmethod) else 1):
+                    names.add(f"{n}.{m}")
+    return names
+
+
+def test_every_public_callable_is_in_the_battery() -> None:
+    assert _public_callables(exactdp) - set(CORE) == set()
+    assert _public_callables(exactdp.testing) - set(KIT) == set()
