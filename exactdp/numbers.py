@@ -542,6 +542,9 @@ class Enclosure:
         >>> Enclosure(Fraction(99, 100), Fraction(101, 100), 1).clamped(Fraction(0), Fraction(1)).upper
         Fraction(1, 1)
         """
+        low, high = parse_rational(low, "low"), parse_rational(high, "high")
+        if low > high:
+            raise InvalidParameterError(f"{low=} must be <= {high=}")
         lo, hi = self.lower, self.upper
         if not isinstance(lo, float) and lo < low:
             lo = low

@@ -43,7 +43,7 @@ def optimal_epsilon(comp: Any, delta_g: object, *, digits: int = DEFAULT_DIGITS)
     KOV15 Thm 3.3 / MV Thm 1.5; ``comp`` is anything :meth:`Composition.of` accepts.
 
     >>> print(optimal_epsilon(("0.1", "0.001", 30), "0.05", digits=10))
-    [0.8463026344, 0.8463026345]
+    [0.84630263447, 0.84630263448]
     """
     comp = Composition.of(comp)
     delta_g = parse_delta(delta_g, "delta_g")

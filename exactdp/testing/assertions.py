@@ -56,7 +56,7 @@ def assert_sound(
     >>> assert_sound(1.4, composition=("0.1", 0, 30), delta_g="1e-3")
     Traceback (most recent call last):
     ...
-    exactdp.testing.assertions.UnsoundClaimError: composition 30 x (0.1, 0)-DP, delta_g=0.001: reported eps = 3152519739159347/2251799813685248 (~1.4), certified optimum in [1.4811439805399072046, 1.4811439805399072047] -> UNSOUND, 0.0548 relative below the optimum
+    exactdp.testing.assertions.UnsoundClaimError: composition 30 x (0.1, 0)-DP, delta_g=0.001: reported eps = 3152519739159347/2251799813685248 (~1.4), certified optimum in [1.48114398053990720461, 1.48114398053990720462] -> UNSOUND, 0.0548 relative below the optimum
     >>> assert_sound(None, composition=("0.1", 0, 30), delta_g="1e-3")
     Traceback (most recent call last):
     ...
