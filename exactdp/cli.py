@@ -31,7 +31,7 @@ from .numbers import DEFAULT_DIGITS, Enclosure, format_fraction, parse_delta, pa
 __all__ = ["build_parser", "main", "run_query"]
 
 EXIT_OK, EXIT_NOT_PRIVATE, EXIT_USAGE, EXIT_PRECISION = 0, 1, 2, 3
-_FORWARDED = ("region", "tables", "crosscheck")
+_FORWARDED = ("region", "tables", "crosscheck", "proofs")
 
 _EPILOG_NUMBERS = """\
 numbers are exact: '0.1' is exactly 1/10, '1e-6', '1/3', and for an eps 'log(3/2)' means
@@ -155,7 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, help_ in (("region", "the privacy region (tradeoff curve) of k equal mechanisms"),
                         ("tables", "build, verify and export the golden tables"),
-                        ("crosscheck", "run other DP libraries against the exact oracle")):
+                        ("crosscheck", "run other DP libraries against the exact oracle"),
+                        ("proofs", "check the derivations behind exactdp with sympy")):
         p = sub.add_parser(name, help=help_, add_help=False)
         p.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
@@ -429,6 +430,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .crosscheck.cli import main as crosscheck_main
 
             return crosscheck_main(args.rest)
+        if args.command == "proofs":
+            from .proofs_launcher import main as proofs_main
+
+            return proofs_main(args.rest)
         parser.print_help()
         return EXIT_USAGE
     except PrecisionError as e:
