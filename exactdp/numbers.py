@@ -513,7 +513,7 @@ class Enclosure:
         return f
 
     def to_json(self) -> dict[str, Any]:
-        """The result keys of the JSON contract (docs/contracts.md §2)."""
+        """The result keys of the JSON contract (docs/contracts.md §4)."""
         out: dict[str, Any] = {
             "lower": self.lower_str(),
             "upper": self.upper_str(),
