@@ -39,7 +39,7 @@ __all__ = ["build_parser", "main", "run_query"]
 
 EXIT_OK, EXIT_NOT_PRIVATE, EXIT_USAGE, EXIT_PRECISION, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED = 130
-_FORWARDED = ("region", "tables", "crosscheck")
+_FORWARDED = ("region", "tables", "crosscheck", "proofs")
 
 _EXIT_HELP = """\
 exit status: 0 success (check: private), 1 check: not private, 2 bad input (one line on stderr,
@@ -187,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, help_ in (("region", "the privacy region (tradeoff curve) of k equal mechanisms"),
                         ("tables", "build, verify and export the golden tables"),
-                        ("crosscheck", "run other DP libraries against the exact oracle")):
+                        ("crosscheck", "run other DP libraries against the exact oracle"),
+                        ("proofs", "check the derivations behind exactdp with sympy")):
         p = sub.add_parser(name, help=help_, add_help=False)
         p.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
@@ -585,6 +586,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .crosscheck.cli import main as crosscheck_main
 
             return crosscheck_main(args.rest)
+        if args.command == "proofs":
+            from .proofs_launcher import main as proofs_main
+
+            return proofs_main(args.rest)
         parser.print_help()
         return EXIT_USAGE
     except KeyboardInterrupt:

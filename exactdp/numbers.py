@@ -612,7 +612,7 @@ class Enclosure:
         return f
 
     def to_json(self) -> dict[str, Any]:
-        """The result keys of the JSON contract (docs/contracts.md §2)."""
+        """The result keys of the JSON contract (docs/contracts.md §4)."""
         lo, hi = self._printed()
         out: dict[str, Any] = {
             "lower": lo,

@@ -103,8 +103,8 @@ def claim_slides_advanced(comp: Composition, at: str, *, digits: int) -> Enclosu
 def claim_slides_theorem_i(comp: Composition, at: str, *, digits: int) -> Enclosure:
     """eps at total delta_g by "Composition Theorem I" as the KOV15 talk slides write it.
 
-    Seed: ``min{k eps, k eps^2 + sqrt(k eps^2 log(e + 1/delta~))}`` at ``k delta + delta~``; KOV15 Thm 3.4
-    has ``k eps tanh(eps/2) + eps sqrt(2k log(e + sqrt(k eps^2)/delta~))`` (docs/mathematics.md §4).
+    Slides: ``min{k eps, k eps^2 + sqrt(k eps^2 log(e + 1/delta~))}`` at ``k delta + delta~``; KOV15 Thm 3.4
+    has ``k eps tanh(eps/2) + eps sqrt(2k log(e + sqrt(k eps^2)/delta~))`` (docs/mathematics.md §4; docs/errata.md §3).
     """
     hs = _homogeneous_slack(comp, at)
     if hs is None:

@@ -1,4 +1,4 @@
-"""The command-line contract (docs/contracts.md §2): exit statuses, one-line errors, JSON keys, batch.
+"""The command-line contract (docs/contracts.md §2-§4): exit statuses, one-line errors, JSON keys, batch.
 
 Success cases use closed-form bound methods (basic, drv10, ...), whose values are checked against
 exact arithmetic or docs/mathematics.md §6, so these tests do not depend on the optimal solvers.
