@@ -64,5 +64,14 @@ def table_meta(name: str, *, directory: Path | str | None = None) -> dict[str, A
 
 
 def available_tables(directory: Path | str | None = None) -> list[str]:
-    """The names of the tables present (sorted)."""
-    return sorted(p.stem for p in tables_dir(directory).glob("*.json") if p.name != "MANIFEST.json")
+    """The names of the tables present (sorted): those whose JSON the folder's manifest lists.
+
+    Other ``.json`` files in the folder are the user's, not tables (a build never touches them).
+    """
+    from .manifest import exactdp_manifest
+
+    root = tables_dir(directory)
+    man = exactdp_manifest(root)
+    if man is None:  # no manifest to go by: every JSON file but the manifest
+        return sorted(p.stem for p in root.glob("*.json") if p.name != "MANIFEST.json")
+    return sorted(f[:-len(".json")] for f in man.get("files", {}) if f.endswith(".json") and "/" not in f)
