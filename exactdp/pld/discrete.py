@@ -1,0 +1,515 @@
+"""Discretised privacy-loss laws on a grid, their composition, and the two certified bounds.
+
+Everything here is a ball computation (Arb, python-flint ``arb_poly``): a coefficient is a ball
+that contains the exact value of the law being represented, so no rounding direction has to be
+tracked by hand.  Two laws are built from one single-step model on the grid ``j h`` (docs/pld.md):
+
+* the **upper** law is the connect-the-dots pair of Doroshenko, Ghazi, Kamath, Kumar and
+  Manurangsi (PETS 2022): every likelihood ratio R = e^L under Q is split between the two grid
+  points around it, keeping its Q-mean (a mean-preserving spread), so the pair *dominates* the
+  true one (docs/pld.md §2); its law is a P-law on the grid, Q = P e^{-jh};
+* the **lower** law is the binning post-processing: outputs whose loss lies in (jh, (j+1)h] are
+  merged (docs/pld.md §3); it is *dominated* by the true pair, and it keeps both its P- and
+  Q-masses, because the merged likelihood ratio is not e^{jh}.
+
+Composition multiplies generating polynomials: the product of upper laws is the law of the
+product of dominating pairs; summing the bin indices of lower laws is a further post-processing
+of the product of binned pairs (docs/pld.md §4).  Truncation only moves mass in the safe
+direction: on the upper side, mass below the window moves up to its edge and mass above it
+moves to +inf; on the lower side, truncated outcomes are dropped, which can only lower the
+bound (docs/pld.md §5).  A law is *exact* when the model's losses all lie on the grid and it has
+no continuous part: then the upper, the lower and the true pair coincide and Q is P e^{-jh}.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from flint import arb, arb_poly, ctx
+
+from .. import progress
+from ..numbers import arb_of_fraction
+from .models import LossModel, Position
+
+__all__ = ["Law", "discretize", "compose", "power", "product", "delta_upper", "delta_lower",
+           "epsilon_upper", "epsilon_lower", "atom_bin", "tail_range"]
+
+
+@dataclass(frozen=True)
+class Law:
+    """A discretised law: coefficient i of ``P`` (and ``Q``) is the mass at grid index ``offset + i``.
+
+    ``upper``: a P-law of a dominating pair on the grid (Q-masses are P e^{-jh}).  Otherwise a
+    lower law: ``P`` and ``Q`` are the masses of merged outcomes (``Q`` is None when the law is
+    exact, i.e. Q = P e^{-jh}).  ``p_inf`` is the P-mass at +inf.  ``moved`` bounds the mass the
+    truncations moved or dropped (for diagnostics and the refinement's error budget).
+    """
+
+    h: Fraction
+    offset: int
+    P: arb_poly
+    Q: arb_poly | None
+    p_inf: arb
+    upper: bool
+    exact: bool
+    moved: arb
+
+    @property
+    def length(self) -> int:
+        return self.P.length()
+
+
+# -- single-step discretisation --------------------------------------------------------------------
+
+def atom_bin(pos: Position, h: Fraction) -> tuple[int, bool]:
+    """(j, on_edge): the bin (jh, (j+1)h] that holds the atom, and whether it sits at (j+1)h exactly."""
+    r = pos.rational()
+    if r is not None:
+        t = r / h
+        j = math.ceil(t) - 1
+        return j, t.denominator == 1
+    with ctx.workprec(96):
+        est = (pos.arb() / arb_of_fraction(h)).mid()
+    j = int(est.floor().unique_fmpz()) if est.is_finite() else 0
+    # correct with exact comparisons: want j h < x <= (j+1) h
+    while pos.cmp(j * h) <= 0:
+        j -= 1
+    while pos.cmp((j + 1) * h) > 0:
+        j += 1
+    return j, pos.cmp((j + 1) * h) == 0
+
+
+def tail_range(model: LossModel, h: Fraction, tau: Fraction) -> tuple[int, int]:
+    """Grid indices [jmin, jmax] outside which the continuous part has P-mass at most tau each side.
+
+    The atoms are always inside.  Only the *tightness* depends on this choice: mass outside is
+    moved (upper) or dropped (lower) by the discretisation, safely either way.
+    """
+    lo_f, hi_f = model.support()
+    with ctx.workprec(64):
+        atoms = [a for a in model.atoms()]
+    idx = [atom_bin(pos, h) for pos, _, _ in atoms]
+    lo_j = min((j for j, _ in idx), default=None)
+    hi_j = max((j + 1 for j, _ in idx), default=None)
+    if model.has_continuous():
+        t = arb_of_fraction(tau)
+
+        prec = 64 + max(0, -math.frexp(float(tau))[1])  # float ok: a working precision only
+
+        def edge_ok(j: int, side: str) -> bool:
+            with ctx.workprec(prec):
+                pf, ps, _, _ = model.cdf(arb_of_fraction(j * h))
+                return bool((pf if side == "lo" else ps) < t)
+
+        hf = float(h)  # float ok: only the search start for the grid range
+        # search outward from a point inside the bulk
+        start_lo = math.floor(max(lo_f, -1.0) / hf) if math.isfinite(lo_f) else -1
+        start_hi = math.ceil(min(hi_f, 1.0) / hf) if math.isfinite(hi_f) else 1
+        j = start_lo
+        step = max(1, int(0.5 / hf))
+        for _ in range(200):
+            if edge_ok(j, "lo"):
+                break
+            j -= step
+            step *= 2
+        else:
+            raise ArithmeticError(f"no left tail below {float(tau):.1e} found for {model!r}")  # float ok: message
+        lo_c = j
+        j = start_hi
+        step = max(1, int(0.5 / hf))
+        for _ in range(200):
+            if edge_ok(j, "hi"):
+                break
+            j += step
+            step *= 2
+        else:
+            raise ArithmeticError(f"no right tail below {float(tau):.1e} found for {model!r}")  # float ok: message
+        hi_c = j
+        # tighten by bisection toward the bulk (a coarse search overshoots by up to a factor 2)
+        lo_c = _bisect_edge(edge_ok, lo_c, start_lo, "lo")
+        hi_c = _bisect_edge(edge_ok, hi_c, start_hi, "hi")
+        if math.isfinite(lo_f):
+            lo_c = max(lo_c, math.floor(lo_f / hf) - 1)
+        if math.isfinite(hi_f):
+            hi_c = min(hi_c, math.ceil(hi_f / hf) + 1)
+        lo_j = lo_c if lo_j is None else min(lo_j, lo_c)
+        hi_j = hi_c if hi_j is None else max(hi_j, hi_c)
+    if lo_j is None or hi_j is None:
+        return 0, 1
+    return lo_j, max(hi_j, lo_j + 1)
+
+
+def _bisect_edge(ok: object, far: int, near: int, side: str) -> int:
+    """The index nearest to ``near`` that still satisfies ``ok`` (which holds at ``far``)."""
+    f = ok  # type: ignore[assignment]
+    a, b = (far, near) if side == "lo" else (near, far)
+    if side == "lo":
+        # ok(a) true; find the largest j in [a, b] with ok(j)
+        if f(b, "lo"):  # type: ignore[operator]
+            return b
+        while b - a > 1:
+            m = (a + b) // 2
+            if f(m, "lo"):  # type: ignore[operator]
+                a = m
+            else:
+                b = m
+        return a
+    if f(a, "hi"):  # type: ignore[operator]
+        return a
+    while b - a > 1:
+        m = (a + b) // 2
+        if f(m, "hi"):  # type: ignore[operator]
+            b = m
+        else:
+            a = m
+    return b
+
+
+def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int) -> tuple[Law, Law]:
+    """(upper, lower) laws of ``model`` on the grid ``h``, indices [jmin, jmax] (docs/pld.md §2-§3).
+
+    Upper, connect-the-dots, with B_j = (jh, (j+1)h], G_j = P(B_j) - e^{jh} Q(B_j) >= 0 and
+    D_j = e^{(j+1)h} - e^{jh}:
+
+        p_jmin = P(L <= jmin h) + e^{jmin h} (Q(B_jmin) - G_jmin/D_jmin)
+        p_j    = e^{jh} (G_{j-1}/D_{j-1} + Q(B_j) - G_j/D_j)          jmin < j < jmax
+        p_jmax = e^{jmax h} (G_{jmax-1}/D_{jmax-1} + Q(L > jmax h))
+        p_inf  = P(L = +inf) + P(jmax h < L < inf) - e^{jmax h} Q(L > jmax h)
+
+    Lower, binning: bin j holds (P(B_j), Q(B_j)); mass outside [jmin, jmax] is dropped.
+    """
+    with ctx.workprec(prec):
+        hb = arb_of_fraction(h)
+        n_bins = jmax - jmin  # bins jmin .. jmax-1
+        zero = arb(0)
+        Pb = [zero] * n_bins
+        Qb = [zero] * n_bins
+        PL = zero                  # P(L <= jmin h), finite part
+        PR = zero                  # P(jmax h < L < inf)
+        QR = zero                  # Q(L > jmax h)
+        on_grid = True
+        for pos, pm, qm in model.atoms():
+            j, edge = atom_bin(pos, h)
+            on_grid = on_grid and edge
+            if j < jmin:  # x <= jmin h
+                PL += pm
+            elif j >= jmax:
+                PR += pm
+                QR += qm
+            else:
+                Pb[j - jmin] += pm
+                Qb[j - jmin] += qm
+        cont = model.has_continuous()
+        if cont:
+            quads = []
+            for j in range(jmin, jmax + 1):
+                if (j - jmin) % 2048 == 0:
+                    progress.tick(f"discretising {model.name} ({j - jmin}/{n_bins} bins)")
+                quads.append(model.cdf(hb * j))
+            half = arb(1) / 2
+            for i in range(n_bins):
+                pf0, ps0, qf0, qs0 = quads[i]
+                pf1, ps1, qf1, qs1 = quads[i + 1]
+                # difference on the small side of the law: no tail is 1 minus a probability
+                dp = (pf1 - pf0) if pf1 < half else (ps0 - ps1)
+                dq = (qf1 - qf0) if qf1 < half else (qs0 - qs1)
+                Pb[i] += dp.nonnegative_part() if hasattr(dp, "nonnegative_part") else dp
+                Qb[i] += dq.nonnegative_part() if hasattr(dq, "nonnegative_part") else dq
+            PL += quads[0][0]
+            PR += quads[-1][1]
+            QR += quads[-1][3]
+        p_inf = model.p_inf()
+        exact = on_grid and not cont
+        # lower: the bins as they are
+        lower = Law(h, jmin, arb_poly(Pb if n_bins else [zero]), None if exact else arb_poly(Qb or [zero]),
+                    p_inf, upper=False, exact=exact, moved=PL + PR)
+        if exact:
+            # atoms at grid points: bin j's atom sits at (j+1) h; shift the index by one
+            P = arb_poly([zero] + Pb)
+            law = Law(h, jmin, P, None, p_inf, upper=False, exact=True, moved=arb(0))
+            return replace(law, upper=True), law
+        # upper: connect the dots
+        alpha = [(hb * j).exp() for j in range(jmin, jmax + 1)]
+        t = []
+        for i in range(n_bins):
+            d = alpha[i + 1] - alpha[i]
+            g = Pb[i] - alpha[i] * Qb[i]
+            t.append(g / d)
+        p = [zero] * (n_bins + 1)
+        if n_bins == 0:
+            p[0] = PL
+        else:
+            p[0] = PL + alpha[0] * (Qb[0] - t[0])
+            for i in range(1, n_bins):
+                p[i] = alpha[i] * (t[i - 1] + Qb[i] - t[i])
+            p[n_bins] = alpha[n_bins] * (t[n_bins - 1] + QR)
+        p_inf_up = p_inf + PR - alpha[n_bins] * QR
+        p = [_nonneg(x) for x in p]
+        upper = Law(h, jmin, arb_poly(p), None, _nonneg(p_inf_up), upper=True, exact=False, moved=arb(0))
+        return upper, lower
+
+
+def _nonneg(x: arb) -> arb:
+    """x intersected with [0, inf) (for a quantity known to be >= 0)."""
+    if x >= 0:
+        return x
+    lo, hi = x.lower(), x.upper()
+    if hi < 0:
+        raise ArithmeticError("a mass known to be >= 0 came out negative")
+    return arb(0).union(hi)
+
+
+# -- composition -------------------------------------------------------------------------------------
+
+def _poly_sum(p: arb_poly) -> arb:
+    return p(arb(1)) if p.length() else arb(0)
+
+
+def trim(law: Law, tau: arb) -> Law:
+    """Cut the tails of total P-mass at most ``tau`` each side (moved up / to +inf, or dropped)."""
+    c = law.P.coeffs()
+    n = len(c)
+    if n <= 2:
+        return law
+    lo, acc = 0, arb(0)
+    while lo < n - 1:
+        nxt = acc + c[lo]
+        if not nxt.upper() <= tau.lower():
+            break
+        acc = nxt
+        lo += 1
+    hi, acc_hi = n - 1, arb(0)
+    while hi > lo:
+        nxt = acc_hi + c[hi]
+        if not nxt.upper() <= tau.lower():
+            break
+        acc_hi = nxt
+        hi -= 1
+    if lo == 0 and hi == n - 1:
+        return law
+    keep = c[lo:hi + 1]
+    moved = law.moved + acc + acc_hi
+    if law.upper:
+        keep[0] = keep[0] + acc        # mass below the window moves up to its edge
+        return replace(law, offset=law.offset + lo, P=arb_poly(keep), p_inf=law.p_inf + acc_hi, moved=moved)
+    Q = law.Q
+    if Q is not None:
+        qc = Q.coeffs()
+        qc = qc + [arb(0)] * (n - len(qc))
+        Q = arb_poly(qc[lo:hi + 1])
+    return replace(law, offset=law.offset + lo, P=arb_poly(keep), Q=Q, moved=moved)
+
+
+def compose(a: Law, b: Law, tau: arb | None = None) -> Law:
+    """The law of the composition (product of pairs), truncated by ``tau``."""
+    if a.upper != b.upper or a.h != b.h:
+        raise ValueError("compose laws of the same side and grid")
+    P = a.P * b.P
+    if a.exact and b.exact:
+        Q = None
+    else:
+        qa = a.Q if a.Q is not None else _q_of_exact(a)
+        qb = b.Q if b.Q is not None else _q_of_exact(b)
+        Q = None if a.upper else qa * qb
+    # +inf: some component produced an output that Q never produces; 1-(1-a)(1-b) is monotone in a, b
+    p_inf = a.p_inf + b.p_inf - a.p_inf * b.p_inf
+    out = Law(a.h, a.offset + b.offset, P, Q, p_inf, a.upper, a.exact and b.exact, a.moved + b.moved)
+    return trim(out, tau) if tau is not None else out
+
+
+def _q_of_exact(law: Law) -> arb_poly:
+    """Q-masses of an exact law, P_j e^{-jh}."""
+    hb = arb_of_fraction(law.h)
+    c = law.P.coeffs()
+    x = (-hb).exp()
+    w = (-hb * law.offset).exp()
+    out = []
+    for v in c:
+        out.append(v * w)
+        w = w * x
+    return arb_poly(out)
+
+
+def power(law: Law, n: int, tau: arb | None = None) -> Law:
+    """The n-fold composition of ``law`` with itself (binary powering, truncated after each step)."""
+    result: Law | None = None
+    base = law
+    k = n
+    while k:
+        progress.tick(f"composing {n} steps ({base.length} grid points)")
+        if k & 1:
+            result = base if result is None else compose(result, base, tau)
+        k >>= 1
+        if k:
+            base = compose(base, base, tau)
+    assert result is not None
+    return result
+
+
+def product(laws: list[Law], tau: arb | None = None) -> Law:
+    """The composition of several laws, smallest first (a balanced product keeps the cost low)."""
+    items = sorted(laws, key=lambda l: l.length)
+    while len(items) > 1:
+        progress.tick(f"composing {len(items)} laws")
+        nxt = []
+        for i in range(0, len(items) - 1, 2):
+            nxt.append(compose(items[i], items[i + 1], tau))
+        if len(items) % 2:
+            nxt.append(items[-1])
+        items = sorted(nxt, key=lambda l: l.length)
+    return items[0]
+
+
+# -- queries --------------------------------------------------------------------------------------------
+
+def _tail_sums(P: arb_poly, start: int, x: arb) -> tuple[arb, arb]:
+    """(sum_{i >= start} c_i, sum_{i >= start} c_i x^i) of a polynomial's coefficients."""
+    n = P.length()
+    if start >= n:
+        return arb(0), arb(0)
+    if start <= 0:
+        return P(arb(1)), P(x)
+    tail = P.right_shift(start)
+    return tail(arb(1)), tail(x) * x ** start
+
+
+def delta_upper(law: Law, eps: arb) -> arb:
+    """delta(eps) of the law's pair: p_inf + sum_{jh > eps} P_j (1 - e^{eps - jh}), as a ball.
+
+    When eps cannot be placed between grid points at the working precision, both placements are
+    evaluated and the union returned, so the ball still contains the value.
+    """
+    hb = arb_of_fraction(law.h)
+    out: arb | None = None
+    for m in _first_above(law, eps):  # first index i with (offset + i) h > eps
+        A, B = _tail_sums(law.P, m, (-hb).exp())
+        B = B * (-hb * law.offset).exp()
+        v = law.p_inf + A - eps.exp() * B
+        out = v if out is None else out.union(v)
+    assert out is not None
+    return out
+
+
+def delta_lower(law: Law, eps: arb, *, search: int = 64) -> arb:
+    """A certified lower bound of delta(eps) from a dominated (binned) law: the best cut j0.
+
+    For any set T of outcomes, sum_{T} (P - e^eps Q) <= sum (P - e^eps Q)_+ = delta of the binned
+    pair <= the true delta (docs/pld.md §3); T = {j >= j0} is tried for j0 around the crossing.
+    """
+    hb = arb_of_fraction(law.h)
+    a = eps.exp()
+    if law.Q is None:  # exact law: Q = P e^{-jh}, the best cut is the crossing itself
+        v = delta_upper(replace(law, upper=True), eps)
+        return v
+    n = law.P.length()
+    c0 = _crossing(law, a)
+    best: arb | None = None
+    for j0 in sorted({max(0, min(n, c0 + d)) for d in range(-search, search + 1, max(1, search // 8))} | {c0}):
+        SP, _ = _tail_sums(law.P, j0, arb(1))
+        SQ, _ = _tail_sums(law.Q, j0, arb(1))
+        v = law.p_inf + SP - a * SQ
+        if best is None or v.lower() > best.lower():
+            best = v
+    assert best is not None
+    return best
+
+
+def _first_above(law: Law, eps: arb) -> list[int]:
+    """The first coefficient index i with (offset + i) h > eps: one index, or the two candidates when
+    eps lies within its ball's width of a grid point."""
+    t = eps / arb_of_fraction(law.h) - law.offset
+    lo = int(t.lower().floor().unique_fmpz()) + 1
+    hi = int(t.upper().floor().unique_fmpz()) + 1
+    return sorted({max(i, 0) for i in range(lo, hi + 1)})
+
+
+def _crossing(law: Law, a: arb) -> int:
+    """An index near where P_j - a Q_j changes sign (binary search on the coefficients)."""
+    n = law.P.length()
+    lo, hi = 0, n
+    assert law.Q is not None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        p, q = law.P[mid], law.Q[mid]
+        if (p - a * q).mid() > 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def epsilon_upper(law: Law, delta_g: arb) -> arb | None:
+    """The least eps >= 0 with delta_upper(eps) <= delta_g (a ball), or None when even eps = +inf fails.
+
+    On the segment between grid points m h and (m+1) h, delta_upper(eps) = A - e^eps B with
+    A = p_inf + sum_{j > m} P_j, B = sum_{j > m} P_j e^{-jh}, so eps = log((A - delta_g)/B).
+    """
+    if not law.p_inf < delta_g:
+        if law.p_inf.lower() >= delta_g.upper():
+            return None
+    hb = arb_of_fraction(law.h)
+    n = law.P.length()
+    zero = arb(0)
+    if delta_upper(law, zero).upper() <= delta_g.lower():
+        return zero
+    # binary search the segment: smallest grid point g = offset + i with delta_upper(g h) <= delta_g
+    lo, hi = max(0, -law.offset), n  # at i = n (beyond the support) delta_upper = p_inf < delta_g
+    while lo < hi:
+        progress.tick("locating eps on the upper curve")
+        mid = (lo + hi) // 2
+        v = delta_upper(law, hb * (law.offset + mid))
+        if v.mid() <= delta_g.mid():
+            hi = mid
+        else:
+            lo = mid + 1
+    # the crossing is in ((lo-1) h, lo h], where delta_upper is the line A - e^eps B of the terms
+    # j >= lo; the line's root is a candidate, *certified* by evaluating delta_upper there (every
+    # line lies below the convex curve, so a root alone would only be a lower bound)
+    i = lo
+    A, B = _tail_sums(law.P, i, (-hb).exp())
+    B = B * (-hb * law.offset).exp()
+    A = A + law.p_inf
+    r = (A - delta_g) / B
+    cands = []
+    if r > 0:
+        e = r.log()
+        u = e.upper()
+        cands += [u, u + u.abs_upper() * arb(2) ** (-ctx.prec // 2) + arb(2) ** (-ctx.prec // 2)]
+    seg_hi = hb * (law.offset + i)
+    cands += [seg_hi, seg_hi + hb, hb * (law.offset + n)]
+    for c in cands:
+        c = c.max(zero)
+        if delta_upper(law, c).upper() <= delta_g.lower():
+            return c
+    from ..errors import PrecisionError
+
+    raise PrecisionError("could not certify a point of the upper curve below delta_g at this precision")
+
+
+def epsilon_lower(law: Law, delta_g: arb, hint: arb | None = None, *, search: int = 64) -> arb:
+    """A certified lower bound of the optimal eps: max over cuts j0 of the crossing of its line.
+
+    For a cut j0, f(eps) = p_inf + S_P(j0) - e^eps S_Q(j0) <= delta_true(eps), so delta_true > delta_g
+    at every eps < log((p_inf + S_P - delta_g)/S_Q): the optimal eps is at least that.
+    """
+    if law.Q is None:
+        e = epsilon_upper(replace(law, upper=True), delta_g)
+        return arb(0) if e is None else e
+    n = law.P.length()
+    hb = arb_of_fraction(law.h)
+    if hint is None:
+        hint = arb(0)
+    c0 = _crossing(law, hint.exp())
+    best = arb(0)
+    for j0 in sorted({max(0, min(n - 1, c0 + d)) for d in range(-search, search + 1)}):
+        SP, _ = _tail_sums(law.P, j0, arb(1))
+        SQ, _ = _tail_sums(law.Q, j0, arb(1))
+        num = law.p_inf + SP - delta_g
+        if not num > 0 or not SQ > 0:
+            continue
+        e = (num / SQ).log()
+        if e.lower() > best.lower():
+            best = e
+    return best
