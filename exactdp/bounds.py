@@ -65,6 +65,7 @@ def _tight_cap(digits: int) -> int:
 # -- exact helpers ------------------------------------------------------------------------------
 
 def _groups(comp: Composition) -> _Groups:
+    comp.require_generic("a closed-form bound")
     return [(m.eps, m.delta, c) for m, c in comp.groups]
 
 

@@ -1,4 +1,10 @@
-"""The composition value object: which (eps_i, delta_i)-DP mechanisms run on the same data."""
+"""The composition value object: which mechanisms run on the same data, each with its count.
+
+A mechanism is either a generic (eps, delta)-DP :class:`Mechanism` (the worst case of its class,
+answered exactly by KOV15 / Murtagh-Vadhan) or a specific mechanism of :mod:`exactdp.mechanisms`
+(Gaussian, Laplace, k-ary randomized response, Poisson subsampling), answered by the Gaussian
+closed form or the certified PLD engine.
+"""
 
 from __future__ import annotations
 
@@ -51,16 +57,17 @@ class Composition:
     2
     """
 
-    groups: tuple[tuple[Mechanism, int], ...]
+    groups: tuple[tuple[Any, int], ...]
 
     def __post_init__(self) -> None:
         if not isinstance(self.groups, tuple) or not self.groups:
             raise InvalidParameterError(f"mechanisms={list(self.groups) if isinstance(self.groups, (list, tuple)) else self.groups!r} must be a non-empty list")
-        merged: dict[Mechanism, int] = {}
+        merged: dict[Any, int] = {}
         for g in self.groups:
-            if not (isinstance(g, tuple) and len(g) == 2 and isinstance(g[0], Mechanism)):
-                raise InvalidParameterError(f"group={g!r} must be a (Mechanism, count) pair")
-            merged[g[0]] = merged.get(g[0], 0) + parse_k(g[1], "count")
+            if not (isinstance(g, tuple) and len(g) == 2 and _is_mechanism(g[0])):
+                raise InvalidParameterError(f"group={_short(g)} must be a (mechanism, count) pair")
+            m = _normalise(g[0])
+            merged[m] = merged.get(m, 0) + parse_k(g[1], "count")
         object.__setattr__(self, "groups", tuple(merged.items()))
 
     # -- constructors -----------------------------------------------------------------------
@@ -139,15 +146,29 @@ class Composition:
         return sum(c for _, c in self.groups)
 
     @property
+    def is_generic(self) -> bool:
+        """Whether every mechanism is a generic (eps, delta)-DP one (the KOV15 / MV setting)."""
+        return all(isinstance(m, Mechanism) for m, _ in self.groups)
+
+    @property
     def is_homogeneous(self) -> bool:
-        return len(self.groups) == 1
+        """k equal generic (eps, delta)-DP mechanisms (the KOV15 setting)."""
+        return len(self.groups) == 1 and self.is_generic
 
     def homogeneous_params(self) -> tuple[ExactReal, Fraction, int]:
         """(eps, delta, k) of a homogeneous composition."""
         if not self.is_homogeneous:
-            raise InvalidParameterError("composition must be homogeneous (all mechanisms equal)")
+            raise InvalidParameterError("composition must be homogeneous (k equal (eps, delta)-DP mechanisms)")
         (m, c), = self.groups
         return m.eps, m.delta, c
+
+    def require_generic(self, what: str) -> None:
+        """Refuse, with one line, a composition of specific mechanisms where only (eps, delta) ones make sense."""
+        if not self.is_generic:
+            kinds = sorted({m.kind for m, _ in self.groups if not isinstance(m, Mechanism)})
+            raise InvalidParameterError(
+                f"{what} needs (eps, delta)-DP mechanisms; this composition has {', '.join(kinds)} mechanisms, "
+                "which the optimal method answers (--method optimal)")
 
     def mechanisms(self) -> Iterator[Mechanism]:
         """Every mechanism, expanded (k of them: mind a huge k)."""
@@ -157,16 +178,19 @@ class Composition:
 
     @property
     def is_pure(self) -> bool:
-        return all(m.delta == 0 for m, _ in self.groups)
+        return self.is_generic and all(m.delta == 0 for m, _ in self.groups)
 
     def to_inputs(self) -> dict[str, Any]:
-        """The ``inputs`` object of the JSON contract."""
+        """The ``inputs`` object of the JSON contract (a specific mechanism is its spec string)."""
         if self.is_homogeneous:
             eps, delta, k = self.homogeneous_params()
             return {"eps": str(eps), "delta": format_fraction(delta), "k": k}
-        out = []
+        out: list[Any] = []
         for m, c in self.groups:
-            out.append(m.to_strings() + ([str(c)] if c != 1 else []))
+            if isinstance(m, Mechanism):
+                out.append(m.to_strings() + ([str(c)] if c != 1 else []))
+            else:
+                out.append(m.spec() + (f",count={c}" if c != 1 else ""))
         return {"mechanisms": out}
 
     def __str__(self) -> str:
@@ -174,13 +198,32 @@ class Composition:
             eps, delta, k = self.homogeneous_params()
             return f"{k} x ({eps}, {format_fraction(delta)})-DP"
         return " + ".join(
-            (f"{c} x " if c != 1 else "") + f"({m.eps}, {format_fraction(m.delta)})" for m, c in self.groups
+            (f"{c} x " if c != 1 else "")
+            + (f"({m.eps}, {format_fraction(m.delta)})" if isinstance(m, Mechanism) else m.spec())
+            for m, c in self.groups
         )
+
+
+def _is_mechanism(x: object) -> bool:
+    from .mechanisms import SpecificMechanism
+
+    return isinstance(x, (Mechanism, SpecificMechanism))
+
+
+def _normalise(m: Any) -> Any:
+    from .mechanisms import normalise_mechanism
+
+    return normalise_mechanism(m)
 
 
 def _is_scalar(x: object) -> bool:
     """Not a container, a mechanism or a composition: what a flat list of numbers is made of."""
-    return not isinstance(x, (list, tuple, Mapping, Mechanism, Composition))
+    return not isinstance(x, (list, tuple, Mapping, Composition)) and not _is_mechanism(x) and not _is_spec(x)
+
+
+def _is_spec(x: object) -> bool:
+    """A mechanism spec string such as 'gaussian:sigma=1.1,count=100'."""
+    return isinstance(x, str) and ":" in x
 
 
 def _is_integral(x: object) -> bool:
@@ -221,9 +264,13 @@ def _parse_entry(m: object, i: int, *, bare_eps: bool) -> tuple[Mechanism, int]:
     ``bare_eps`` (for :meth:`Composition.heterogeneous`) also takes an eps alone or ``(eps,)``.
     """
     where = f"mechanisms[{i}]"
-    if isinstance(m, Mechanism):
-        return m, 1
-    if isinstance(m, (list, tuple)) and len(m) == 2 and isinstance(m[0], Mechanism):
+    if _is_mechanism(m):
+        return m, 1  # type: ignore[return-value]
+    if _is_spec(m):
+        from .mechanisms import parse_mechanism_spec
+
+        return parse_mechanism_spec(m)  # type: ignore[arg-type]
+    if isinstance(m, (list, tuple)) and len(m) == 2 and _is_mechanism(m[0]):
         return m[0], parse_k(m[1], f"{where}.count")
     if isinstance(m, (list, tuple)) and (2 <= len(m) <= 3 or (bare_eps and len(m) == 1)):
         eps = parse_eps(m[0], f"{where}.eps")
@@ -233,4 +280,5 @@ def _parse_entry(m: object, i: int, *, bare_eps: bool) -> tuple[Mechanism, int]:
     if bare_eps and _is_scalar(m):
         return Mechanism(parse_eps(m, f"{where}.eps")), 1
     shape = "an (eps[, delta[, count]]) tuple or an eps" if bare_eps else "an (eps, delta[, count]) tuple"
-    raise InvalidParameterError(f"{where}={_short(m)} must be a Mechanism, a (Mechanism, count) pair or {shape}")
+    raise InvalidParameterError(f"{where}={_short(m)} must be a mechanism, a (mechanism, count) pair, a spec such "
+                                f"as 'gaussian:sigma=1,count=10', or {shape}")

@@ -1,7 +1,13 @@
-"""Optimal composition: KOV15 Thm 3.3 (equal mechanisms) and Murtagh-Vadhan Thm 1.5 (any list).
+"""Optimal composition: the exact privacy profile of a composition, certified.
 
-The dispatch lives here: a composition whose mechanisms are all equal goes to the homogeneous
-algorithm (constant time in k), any other to the heterogeneous one.
+The dispatch lives here, by what the composition contains:
+
+* k equal generic (eps, delta)-DP mechanisms: KOV15 Thm 3.3 (constant time in k);
+* any list of generic mechanisms: Murtagh-Vadhan Thm 1.5 (exact counting or enumeration), and the
+  certified PLD engine where no exact profile is affordable;
+* Gaussian mechanisms only: the closed form (mu^2 adds; :mod:`exactdp.gaussian`);
+* anything else (Laplace, k-ary randomized response, Poisson subsampling, mixtures): the
+  certified PLD engine (:mod:`exactdp.pld`), a bracket whose width the answer states.
 """
 
 from __future__ import annotations
@@ -26,6 +32,15 @@ def optimal_delta(comp: Any, eps_g: object, *, digits: int = DEFAULT_DIGITS) -> 
     comp = Composition.of(comp)
     eps_g = parse_eps(eps_g, "eps_g")
     digits = parse_digits(digits)
+    if not comp.is_generic:
+        from ..gaussian import gaussian_delta, gaussian_mu2
+
+        mu2 = gaussian_mu2(comp)
+        if mu2 is not None:
+            return gaussian_delta(mu2, eps_g, digits=digits)
+        from ..pld.engine import pld_delta
+
+        return pld_delta(comp, eps_g, digits=digits)
     if comp.is_homogeneous:
         from .kov15 import kov15_delta
 
@@ -48,6 +63,15 @@ def optimal_epsilon(comp: Any, delta_g: object, *, digits: int = DEFAULT_DIGITS)
     comp = Composition.of(comp)
     delta_g = parse_delta(delta_g, "delta_g")
     digits = parse_digits(digits)
+    if not comp.is_generic:
+        from ..gaussian import gaussian_epsilon, gaussian_mu2
+
+        mu2 = gaussian_mu2(comp)
+        if mu2 is not None:
+            return gaussian_epsilon(mu2, delta_g, digits=digits)
+        from ..pld.engine import pld_epsilon
+
+        return pld_epsilon(comp, delta_g, digits=digits)
     if comp.is_homogeneous:
         from .kov15 import kov15_epsilon
 
@@ -66,6 +90,15 @@ def is_private(comp: Any, eps_g: object, delta_g: object) -> bool:
     comp = Composition.of(comp)
     eps_g_r: ExactReal = parse_eps(eps_g, "eps_g")
     delta_g_q: Fraction = parse_delta(delta_g, "delta_g")
+    if not comp.is_generic:
+        from ..gaussian import gaussian_decide, gaussian_mu2
+
+        mu2 = gaussian_mu2(comp)
+        if mu2 is not None:
+            return gaussian_decide(mu2, eps_g_r, delta_g_q)
+        from ..pld.engine import pld_decide
+
+        return pld_decide(comp, eps_g_r, delta_g_q)
     from .decide import decide
 
     return decide(comp, eps_g_r, delta_g_q)

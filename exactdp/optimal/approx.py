@@ -57,6 +57,7 @@ def _ceil_mul(e: ExactReal, m: Fraction) -> int:
 
 def mv_approx_grid(comp: Composition, eta: Fraction) -> tuple[Fraction, list[tuple[int, int]]]:
     """(1 + beta, [(a_i, count_i)]): the rounded instance of MV Thm 1.7 (exact)."""
+    comp.require_generic("method 'mv-approx'")
     k = comp.k
     total = sum(c * _upper(m.eps) for m, c in comp.groups)
     beta = Fraction(eta) / (k + total + 1)

@@ -596,6 +596,7 @@ class _NoExact(Exception):
 
 
 def _prod_one_minus_delta(comp: Composition) -> Fraction:
+    comp.require_generic("the Murtagh-Vadhan engine")
     pd = Fraction(1)
     for m, c in comp.groups:
         pd *= (1 - m.delta) ** c

@@ -1,0 +1,463 @@
+"""The certified PLD engine: a composition of mechanisms -> [lower, upper] for delta or eps.
+
+For each order of the neighbouring pair (one for symmetric mechanisms; "remove" and "add" once a
+mechanism is Poisson subsampled, docs/mathematics.md §7) the engine discretises every distinct
+mechanism on one grid ``h`` (connect-the-dots above, binning below), composes each group by
+binary powering and the groups by a balanced product, and answers from the two laws
+(:mod:`exactdp.pld.discrete`).  The answer for the composition is the larger of the orders.
+
+Accuracy: both bounds are second order in ``h`` (docs/pld.md §6), and when every loss of every
+mechanism lies on a common lattice (generic mechanisms with rational eps, k-ary randomized
+response) the grid *is* that lattice and the two laws are the true one: then only the truncation
+(at most ``tau`` of mass per cut) and the ball radii separate the bounds, so 30 digits are within
+reach (docs/pld.md §7).  Otherwise the grid is refined, width ~ C h^2 predicting the next step,
+until the requested digits are certified or the time budget would be exceeded; the best bracket
+is returned with the digits it certifies (``Enclosure.digits``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from flint import arb, ctx
+
+from .. import progress
+from ..composition import Composition, Mechanism
+from ..errors import InvalidParameterError, PrecisionError, TimeBudgetError
+from ..numbers import DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, fraction_of_arb_endpoints
+from .discrete import (Law, delta_lower, delta_upper, discretize, epsilon_lower, epsilon_upper, power, product,
+                       tail_range, trim)
+from .models import GenericPair, KaryRR, LossModel, model_of
+
+__all__ = ["pld_delta", "pld_epsilon", "pld_decide", "Plan", "plan", "DEFAULT_SECONDS", "MAX_POINTS"]
+
+#: default time budget (seconds) of a refinement when the caller sets none
+DEFAULT_SECONDS = 30.0
+#: the largest composed grid (points) the engine builds; past it the bracket reached is returned
+MAX_POINTS = 1 << 22
+
+ALGORITHM = "pld"
+ALGORITHM_LATTICE = "pld-lattice"
+
+
+# -- the plan: models per order, scale, lattice -------------------------------------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    """What the engine composes: for each order, the distinct (model, count) groups."""
+
+    orders: tuple[tuple[tuple[LossModel, int], ...], ...]
+    lattice: Fraction | None          # a common lattice of every loss (exact mode), or None
+    mean: float                       # float ok: heuristics only (grid sizes), never a result
+    sd: float                         # float ok: heuristics only
+    lo: float                         # float ok: a rough lower end of the composed finite losses
+    hi: float                         # float ok: a rough upper end
+    key: tuple
+
+
+def _moments(model: LossModel) -> tuple[float, float, float, float]:  # float ok: heuristics
+    """(mean, variance, min, max) of the finite single-step loss under P, roughly (for grid sizes)."""
+    with ctx.workprec(64):
+        atoms = [(float(p.arb().mid()), float(pm.mid())) for p, pm, _ in model.atoms()]  # float ok
+        lo, hi = model.support()
+        mass = [(x, w) for x, w in atoms]
+        if model.has_continuous():
+            # a coarse quadrature of the continuous part on its P-mass range
+            a = lo if math.isfinite(lo) else None
+            b = hi if math.isfinite(hi) else None
+            h = Fraction(1, 256)
+            from .discrete import tail_range as tr
+
+            jmin, jmax = tr(model, h, Fraction(1, 10**12))
+            prev = model.cdf(arb_of_fraction(jmin * h))
+            for j in range(jmin + 1, jmax + 1):
+                cur = model.cdf(arb_of_fraction(j * h))
+                w = float((cur[0] - prev[0]).mid())  # float ok
+                mass.append((float((j - 0.5) * h), w))  # float ok
+                prev = cur
+            lo = jmin * float(h) if a is None else a  # float ok
+            hi = jmax * float(h) if b is None else b  # float ok
+    tot = sum(w for _, w in mass) or 1.0
+    mean = sum(x * w for x, w in mass) / tot
+    var = sum((x - mean) ** 2 * w for x, w in mass) / tot
+    xs = [x for x, w in mass if w > 0]
+    return mean, var, min(xs, default=0.0), max(xs, default=0.0)
+
+
+def _lattice(groups: list[tuple[LossModel, int]]) -> Fraction | None:
+    """The gcd of every atom position when the models are atoms at rational losses, else None."""
+    g = Fraction(0)
+    for model, _ in groups:
+        if model.has_continuous() or not isinstance(model, (GenericPair, KaryRR)):
+            return None
+        with ctx.workprec(64):
+            for pos, _, _ in model.atoms():
+                r = pos.rational()
+                if r is None:
+                    return None
+                r = abs(r)
+                if r:
+                    g = Fraction(math.gcd(g.numerator * r.denominator, r.numerator * g.denominator),
+                                 g.denominator * r.denominator)
+    return g if g > 0 else Fraction(1)
+
+
+def plan(comp: Composition) -> Plan:
+    """The orders, the lattice and the rough scale of a composition."""
+    rem: dict[Any, int] = {}
+    add: dict[Any, int] = {}
+    asym = False
+    for mech, count in comp.groups:
+        o = model_of(mech)
+        rem[o.remove] = rem.get(o.remove, 0) + count
+        if o.add is not None:
+            asym = True
+        a = o.add if o.add is not None else o.remove
+        add[a] = add.get(a, 0) + count
+    orders = [tuple(rem.items())] + ([tuple(add.items())] if asym else [])
+    mean = var = lo = hi = 0.0
+    for model, count in orders[0]:
+        m, v, a, b = _moments(model)
+        mean += count * m
+        var += count * v
+        lo += count * a
+        hi += count * b
+    lat = _lattice(list(orders[0]))
+    key = tuple(tuple((m.key(), c) for m, c in o) for o in orders)
+    return Plan(tuple(orders), lat, mean, math.sqrt(var), lo, hi, key)
+
+
+# -- building the laws ------------------------------------------------------------------------------
+
+@dataclass
+class Built:
+    """The composed laws of every order at one grid."""
+
+    h: Fraction
+    prec: int
+    tau: Fraction
+    laws: list[tuple[Law, Law]]       # (upper, lower) per order
+    exact: bool
+    seconds: float                    # float ok: a timing
+
+
+def _models_by_identity(groups: tuple[tuple[LossModel, int], ...]) -> list[tuple[LossModel, int]]:
+    merged: dict[tuple, tuple[LossModel, int]] = {}
+    for m, c in groups:
+        k = m.key()
+        merged[k] = (m, merged[k][1] + c) if k in merged else (m, c)
+    return list(merged.values())
+
+
+def build(pl: Plan, h: Fraction, tau: Fraction, prec: int) -> Built:
+    """Discretise and compose every order at grid ``h`` (truncating at most ``tau`` of mass per cut)."""
+    start = time.monotonic()
+    laws = []
+    exact = True
+    with ctx.workprec(prec):
+        ta = arb_of_fraction(tau)
+        for groups in pl.orders:
+            ups, lows = [], []
+            for model, count in _models_by_identity(groups):
+                progress.tick(f"discretising {model.name} on the grid 1/{float(1 / h):.4g}")  # float ok: a message
+                jmin, jmax = tail_range(model, h, tau)
+                u, l = discretize(model, h, jmin, jmax, prec=prec)
+                exact = exact and u.exact
+                ups.append(power(trim(u, ta), count, ta))
+                lows.append(power(trim(l, ta), count, ta))
+            laws.append((product(ups, ta), product(lows, ta)))
+    return Built(h, prec, tau, laws, exact, time.monotonic() - start)
+
+
+_CACHE: dict[tuple, Built] = {}
+
+
+def _build_cached(pl: Plan, h: Fraction, tau: Fraction, prec: int) -> Built:
+    key = (pl.key, h, tau, prec)
+    if key not in _CACHE:
+        if len(_CACHE) >= 3:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = build(pl, h, tau, prec)
+    return _CACHE[key]
+
+
+# -- grids, precision, truncation -------------------------------------------------------------------
+
+def _prec_for(digits: int, scale: Fraction) -> int:
+    """Working precision: the digits, the size of the smallest quantity, and guard bits."""
+    small = max(0, -math.frexp(float(scale))[1]) if scale > 0 else 0  # float ok: a precision choice
+    return int(3.33 * (digits + 4)) + small + 48
+
+
+def _tau_for(digits: int, scale: Fraction, n_ops: int) -> Fraction:
+    """Mass that a truncation may move or drop: well below the requested accuracy of ``scale``."""
+    return max(scale, Fraction(1, 10**300)) / (10 ** (digits + 4) * max(n_ops, 1) * 8)
+
+
+def _n_ops(pl: Plan) -> int:
+    return sum(2 * max(c, 1).bit_length() + 2 for o in pl.orders for _, c in o) + 4
+
+
+def _grid_for(pl: Plan, points: float) -> Fraction:  # float ok: a grid size target
+    """A rational grid with about ``points`` points over the composed support."""
+    width = max(pl.hi - pl.lo, 1e-9) if math.isfinite(pl.hi - pl.lo) else 0.0
+    span = min(width, 24 * pl.sd + 1e-9) if width else 24 * pl.sd + 1e-9
+    span = max(span, 1e-6)
+    m = max(1, int(points / span))
+    return Fraction(1, m)
+
+
+def _on_lattice(pl: Plan, h: Fraction) -> Fraction:
+    """h moved to a divisor of the lattice (atoms at rational losses then sit on grid points)."""
+    if pl.lattice is None:
+        return h
+    m = max(1, math.ceil(pl.lattice / h))
+    return pl.lattice / m
+
+
+def _lattice_points(pl: Plan) -> float:  # float ok: a size estimate
+    if pl.lattice is None:
+        return math.inf
+    span = min(pl.hi - pl.lo, 30 * pl.sd + 2 * max(abs(pl.hi), abs(pl.lo), 1e-9) / max(1.0, 1.0))
+    return max(pl.hi - pl.lo, 0.0) / float(pl.lattice) if pl.sd == 0 else min(
+        (pl.hi - pl.lo), 30 * pl.sd) / float(pl.lattice)  # float ok
+
+
+# -- the refinement loop -------------------------------------------------------------------------------
+
+def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fraction,
+            bracket: Callable[[Built], tuple[Fraction | float, Fraction | float]],
+            done: Callable[[Fraction | float, Fraction | float], bool]) -> tuple[Fraction | float, Fraction | float, bool]:
+    """Build finer and finer grids until ``done(lower, upper)`` or the budget; the best bracket.
+
+    Returns (lower, upper, exact_lattice).  Brackets from different grids are intersected (each is
+    certified, so the intersection is too).
+    """
+    pl = plan(comp)
+    left = progress.remaining()
+    budget = max_seconds if max_seconds is not None else (0.9 * left if left is not None else DEFAULT_SECONDS)
+    start = time.monotonic()
+    n_ops = _n_ops(pl)
+    prec = _prec_for(digits, scale)
+    tau = _tau_for(digits, scale, n_ops)
+    lo: Fraction | float = Fraction(0)
+    hi: Fraction | float = math.inf
+    # exact lattice: one build at the lattice answers to the truncation and radii
+    lat_pts = _lattice_points(pl)
+    if pl.lattice is not None and lat_pts <= MAX_POINTS:
+        with progress.task("pld lattice"):
+            b = _build_cached(pl, pl.lattice, tau, prec)
+            l, u = bracket(b)
+        return l, u, True
+    points = 2048.0
+    h = _on_lattice(pl, _grid_for(pl, points))
+    last_width: float | None = None  # float ok: a prediction only
+    while True:
+        progress.tick(f"grid 1/{float(1 / h):.4g}"  # float ok: a message
+                      + (f", width {last_width:.2g}" if last_width is not None else ""))
+        try:
+            b = _build_cached(pl, h, tau, prec)
+            l, u = bracket(b)
+        except TimeBudgetError:
+            if isinstance(hi, float):
+                raise
+            return lo, hi, False  # the best bracket so far, certified
+        lo = max(lo, l) if not isinstance(l, float) else lo
+        if isinstance(u, float):
+            hi = u if isinstance(hi, float) else hi
+        else:
+            hi = u if isinstance(hi, float) else min(hi, u)
+        if done(lo, hi):
+            return lo, hi, False
+        width = _rel_width(lo, hi)
+        if width is None:
+            return lo, hi, False
+        elapsed = time.monotonic() - start
+        target = 10.0 ** (-digits)
+        factor = max(1 / 8, 0.85 * math.sqrt(target / width)) if width > 0 else 1 / 8
+        factor = min(factor, 0.7)
+        h_new = _on_lattice(pl, h * Fraction(factor).limit_denominator(1000))
+        cost = b.seconds * (float(h / h_new)) ** 1.25  # float ok: a prediction
+        if elapsed + cost > budget or _points(pl, h_new) > MAX_POINTS or h_new >= h:
+            return lo, hi, False
+        last_width = width
+        h = h_new
+
+
+def _points(pl: Plan, h: Fraction) -> float:  # float ok: a size estimate
+    return min(pl.hi - pl.lo if math.isfinite(pl.hi - pl.lo) else math.inf, 30 * pl.sd + 1) / float(h)  # float ok
+
+
+def _rel_width(lo: Fraction | float, hi: Fraction | float) -> float | None:  # float ok: a prediction
+    if isinstance(hi, float) or isinstance(lo, float):
+        return None
+    if lo <= 0:
+        return None if hi > 0 else 0.0
+    return float((hi - lo) / lo)  # float ok: a prediction
+
+
+def _endpoints(x: arb) -> tuple[Fraction, Fraction]:
+    return fraction_of_arb_endpoints(x)
+
+
+def _certified_digits(lo: Fraction | float, hi: Fraction | float, wanted: int) -> int:
+    """How many significant digits the bracket certifies (at most ``wanted``)."""
+    if isinstance(lo, float) or isinstance(hi, float) or lo == hi:
+        return wanted
+    if lo <= 0:
+        return 0
+    w = (hi - lo) / lo
+    d = 0
+    while d < wanted and w * 10 ** (d + 1) <= 1:
+        d += 1
+    return d
+
+
+def _enclosure(lo: Fraction | float, hi: Fraction | float, digits: int, exact: bool) -> Enclosure:
+    alg = ALGORITHM_LATTICE if exact else ALGORITHM
+    if isinstance(lo, float) and isinstance(hi, float):
+        return Enclosure.infinite(digits, alg)
+    d = _certified_digits(lo, hi, digits)
+    return Enclosure(lo, hi, max(d, 1) if d else 1, algorithm=alg) if not isinstance(hi, float) else \
+        Enclosure(lo, hi, 1, algorithm=alg)
+
+
+# -- public queries ------------------------------------------------------------------------------------
+
+def _check_comp(comp: Composition) -> None:
+    if not isinstance(comp, Composition):
+        raise InvalidParameterError("comp must be a Composition")
+
+
+def pld_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGITS,
+              max_seconds: float | None = None) -> Enclosure:
+    """A certified enclosure of the optimal delta at eps_g of any composition of mechanisms.
+
+    The lower end comes from dominated (binned) pairs, the upper from dominating
+    (connect-the-dots) pairs, both composed exactly in ball arithmetic (docs/pld.md); the larger
+    of the two orders of a subsampled composition is taken.  ``digits`` is the target; the
+    enclosure's ``digits`` says how many were certified within ``max_seconds``.
+    """
+    _check_comp(comp)
+    eps_g = ExactReal.parse(eps_g, "eps_g")
+    scale = _delta_scale(comp, eps_g)
+
+    def bracket(b: Built) -> tuple[Fraction, Fraction]:
+        with ctx.workprec(b.prec):
+            e = eps_g.arb()
+            lows, ups = [], []
+            for up, low in b.laws:
+                ups.append(delta_upper(up, e).upper())
+                lows.append(delta_lower(low, e).lower())
+            lo = max(_endpoints(x)[0] for x in lows)
+            hi = max(_endpoints(x)[1] for x in ups)
+        return max(lo, Fraction(0)), min(hi, Fraction(1))
+
+    def done(lo: Fraction | float, hi: Fraction | float) -> bool:
+        w = _rel_width(lo, hi)
+        return w is not None and w <= 10.0 ** (-digits) * 0.99
+
+    lo, hi, exact = _refine(comp, digits, max_seconds, scale, bracket, done)
+    return _enclosure(lo, hi, digits, exact).clamped(Fraction(0), Fraction(1))
+
+
+def _delta_scale(comp: Composition, eps_g: ExactReal) -> Fraction:
+    """A rough size of delta at eps_g (only sets precision and truncation; never a result)."""
+    pl = plan(comp)
+    with ctx.workprec(64):
+        e = float(eps_g.arb().mid())  # float ok: a scale estimate
+    if pl.sd == 0:
+        return Fraction(1, 10**6)
+    z = (e - pl.mean) / pl.sd
+    if z <= 0:
+        return Fraction(1, 100)
+    # a Gaussian tail with a generous margin (the true tail may be heavier: only costs precision)
+    logp = -z * z / 2 - math.log(max(z, 1.0)) - 1.0 - 20 * math.log(10)
+    return Fraction(math.exp(max(logp, -690))).limit_denominator(10**300) or Fraction(1, 10**300)
+
+
+def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DIGITS,
+                max_seconds: float | None = None) -> Enclosure:
+    """A certified enclosure of the optimal eps at total delta_g of any composition of mechanisms.
+
+    The upper end is a point where the dominating pairs' delta is certified <= delta_g; the lower
+    end the largest eps where a dominated pair's delta is certified > delta_g (docs/pld.md §8).
+    +inf exactly when the mass at +inf alone exceeds delta_g.
+    """
+    _check_comp(comp)
+    delta_g = Fraction(delta_g)
+    if delta_g <= 0:
+        scale = Fraction(1, 10**30)
+    else:
+        scale = delta_g
+
+    def bracket(b: Built) -> tuple[Fraction | float, Fraction | float]:
+        with ctx.workprec(b.prec):
+            d = arb_of_fraction(delta_g)
+            lows: list[Fraction] = []
+            highs: list[Fraction | float] = []
+            for up, low in b.laws:
+                eu = epsilon_upper(up, d)
+                highs.append(math.inf if eu is None else _endpoints(eu)[1])
+                el = epsilon_lower(low, d, hint=eu if eu is not None else None)
+                lows.append(_endpoints(el)[0])
+                if low.p_inf.lower() >= d.upper() or (low.p_inf > d):
+                    lows[-1] = math.inf  # type: ignore[call-overload]
+        lo = max(lows, key=lambda x: (isinstance(x, float), x))
+        hi = max(highs, key=lambda x: (isinstance(x, float), x))
+        return (max(lo, Fraction(0)) if not isinstance(lo, float) else lo), hi
+
+    def done(lo: Fraction | float, hi: Fraction | float) -> bool:
+        if isinstance(lo, float):
+            return True
+        w = _rel_width(lo, hi)
+        if w is None:
+            return not isinstance(hi, float) and hi == 0
+        return w <= 10.0 ** (-digits) * 0.99
+
+    lo, hi, exact = _refine(comp, digits, max_seconds, scale, bracket, done)
+    if isinstance(lo, float):
+        return Enclosure.infinite(digits, ALGORITHM_LATTICE if exact else ALGORITHM)
+    return _enclosure(lo, hi, digits, exact)
+
+
+def pld_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
+               max_seconds: float | None = None) -> bool:
+    """Whether the composition is (eps_g, delta_g)-DP, decided when the certified delta bracket
+    excludes delta_g; a tie within the budget raises :class:`TimeBudgetError` with the bracket."""
+    _check_comp(comp)
+    eps_g = ExactReal.parse(eps_g, "eps_g")
+    delta_g = Fraction(delta_g)
+    scale = max(delta_g, Fraction(1, 10**30))
+    state: dict[str, Any] = {}
+
+    def bracket(b: Built) -> tuple[Fraction, Fraction]:
+        with ctx.workprec(b.prec):
+            e = eps_g.arb()
+            lo = max(_endpoints(delta_lower(low, e).lower())[0] for _, low in b.laws)
+            hi = max(_endpoints(delta_upper(up, e).upper())[1] for up, _ in b.laws)
+        state["bracket"] = (lo, hi)
+        return lo, hi
+
+    def done(lo: Fraction | float, hi: Fraction | float) -> bool:
+        return (not isinstance(hi, float) and hi <= delta_g) or (not isinstance(lo, float) and lo > delta_g)
+
+    start = time.monotonic()
+    try:
+        lo, hi, _ = _refine(comp, 30, max_seconds, scale, bracket, done)
+    except TimeBudgetError as e:
+        lo, hi = state.get("bracket", (Fraction(0), Fraction(1)))
+        raise TimeBudgetError(f"{e}; delta is certified in [{float(lo):.6g}, {float(hi):.6g}]",  # float ok: message
+                              elapsed=time.monotonic() - start, best=state.get("bracket")) from None
+    if not isinstance(hi, float) and hi <= delta_g:
+        return True
+    if not isinstance(lo, float) and lo > delta_g:
+        return False
+    raise TimeBudgetError(
+        f"undecided within the budget: delta at eps_g is certified in [{float(lo):.10g}, {float(hi):.10g}] "  # float ok
+        f"and delta_g = {float(delta_g):.10g} lies inside", elapsed=time.monotonic() - start, best=(lo, hi))  # float ok
