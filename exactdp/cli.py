@@ -59,16 +59,26 @@ examples:
   exactdp delta --eps 0.1 --delta 0.001 --k 30 --at-eps 1
   exactdp delta --eps 'log(3/2)' --k 10 --at-eps 'log(9/4)'          # an exact fraction
   exactdp delta --mechanism 1,0.1 --mechanism 2,0.2 --at-eps 3 --json
-  exactdp delta --eps 0.1 --delta 0.001 --k 30 --at-eps 1 --method drv10""",
+  exactdp delta --eps 0.1 --delta 0.001 --k 30 --at-eps 1 --method drv10
+  exactdp delta --mechanism gaussian:sigma=2,count=100 --at-eps 1       # Gaussian closed form
+  exactdp delta --mechanism laplace:scale=2,count=2 --at-eps 0.2 --digits 8""",
     "epsilon": """\
 examples:
   exactdp epsilon --eps 0.1 --delta 0.001 --k 30 --at-delta 0.05
   exactdp epsilon --eps 0.1 --k 30 --at-delta 1e-3 --method kov15-3.4
-  exactdp epsilon --mechanisms mechanisms.csv --at-delta 1e-6 --digits 10 --json""",
+  printf '0.1,0,20\n0.5,1e-6,3\n' | exactdp epsilon --mechanisms - --at-delta 1e-3 --digits 10 --json
+  exactdp epsilon --mechanism gaussian:sigma=1,q=0.01,count=1000 --at-delta 1e-5 --digits 4   # DP-SGD
+  exactdp epsilon --mechanism laplace:scale=10,count=100 --at-delta 1e-6 --digits 6
+
+mechanisms other than generic (E, D) ones (Gaussian, Laplace, k-ary randomized response,
+Poisson subsampling with q=Q) are answered by the Gaussian closed form or by the certified PLD
+engine: a bracket [lower, upper] refined until --digits are certified or --max-seconds (default
+30 s for these) runs out; the JSON "digits" says how many digits the bracket certifies.""",
     "check": """\
 examples:
   exactdp check --eps 0.1 --delta 0.001 --k 30 --eps-g 1 --delta-g 0.05; echo $?   # 0: private
-  exactdp check --eps 1 --k 10 --eps-g 10 --delta-g 0                              # exactly at the boundary""",
+  exactdp check --eps 1 --k 10 --eps-g 10 --delta-g 0                              # exactly at the boundary
+  exactdp check --mechanism gaussian:sigma=1,q=0.01,count=1000 --eps-g 2 --delta-g 1e-5""",
     "batch": """\
 each input line is a JSON object: the keys of "inputs" plus "query", "method", "digits", e.g.
   {"query": "delta", "eps": "0.1", "delta": "0.001", "k": 30, "at_eps": "1"}
@@ -90,7 +100,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"exactdp: error: {message} (see '{self.prog} --help')\n")
 
 
-_COMP_USAGE = "(--eps E [--delta D] --k K | --mechanism E[,D] ... | --mechanisms FILE)"
+_COMP_USAGE = "(--eps E [--delta D] --k K | --mechanism SPEC ... | --mechanisms FILE)"
 
 
 def _add_composition(p: argparse.ArgumentParser) -> None:
@@ -102,10 +112,13 @@ def _add_composition(p: argparse.ArgumentParser) -> None:
     g.add_argument("--eps", metavar="E", help="eps of each of the k mechanisms, e.g. 0.1 or 'log(3/2)'")
     g.add_argument("--delta", metavar="D", help="delta of each of the k mechanisms (default 0)")
     g.add_argument("--k", metavar="K", help="number of mechanisms")
-    g.add_argument("--mechanism", metavar="E[,D]", action="append",
-                   help="one (E, D)-DP mechanism; repeat for a heterogeneous list")
+    g.add_argument("--mechanism", metavar="SPEC", action="append",
+                   help="one mechanism, repeatable: 'E[,D]' (a generic (E, D)-DP one), "
+                        "'gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]', "
+                        "'laplace:scale=B[,sensitivity=D][,q=Q][,count=N]', 'rr:eps=E[,categories=K][,q=Q][,count=N]'")
     g.add_argument("--mechanisms", metavar="FILE",
-                   help="UTF-8 CSV lines 'eps,delta[,count]' or JSON [[eps, delta, count?], ...]; '-' reads stdin")
+                   help="UTF-8 file, one mechanism per line: CSV 'eps,delta[,count]' or a SPEC; or JSON "
+                        "[[eps, delta, count?] or \"SPEC\", ...]; '-' reads stdin")
 
 
 def _add_budget(p: argparse.ArgumentParser) -> None:
@@ -220,6 +233,12 @@ def _read_mechanisms_file(path: str) -> Composition:
         cells = [c.strip() for c in row]
         if not cells or not any(cells) or cells[0].startswith("#"):
             continue
+        if ":" in cells[0]:  # a mechanism spec: the whole line, commas included
+            try:
+                rows.append(Composition.heterogeneous([line.strip()]).groups[0])
+            except ExactDPError as e:
+                raise InvalidParameterError(f"mechanisms file {where} line {lineno}: {_err_line(e)}") from None
+            continue
         if not rows and cells[0].lower() in ("eps", "epsilon"):
             continue  # header
         if not 1 <= len(cells) <= 3:
@@ -239,20 +258,40 @@ def _mechanisms_from_json(data: Any, what: str) -> Composition:
         raise InvalidParameterError(f"{what} must be a list of [eps, delta(, count)] entries")
     rows: list[Any] = []
     for i, m in enumerate(data):
-        if isinstance(m, dict):
+        if isinstance(m, dict) and "mechanism" in m:
+            m = _spec_of_dict(m, f"{what}[{i}]")
+        elif isinstance(m, dict):
             unknown = sorted(set(m) - {"eps", "delta", "count"})
             if unknown:
-                raise InvalidParameterError(f"{what}[{i}] has unknown keys {unknown}; known: eps, delta, count")
+                raise InvalidParameterError(f"{what}[{i}] has unknown keys {unknown}; known: eps, delta, count "
+                                            "(or 'mechanism' with its parameters)")
             m = [m.get("eps"), m.get("delta", 0)] + ([m["count"]] if "count" in m else [])
         if isinstance(m, list):
             m = [str(v) if isinstance(v, Decimal) else v for v in m]
         elif not isinstance(m, (str, int)) or isinstance(m, bool):
-            raise InvalidParameterError(f"{what}[{i}]={m!r} must be [eps, delta(, count)]")
+            raise InvalidParameterError(f"{what}[{i}]={m!r} must be [eps, delta(, count)] or a mechanism spec")
         rows.append(m)
     return Composition.heterogeneous(rows)
 
 
-def _parse_mechanism_arg(s: str) -> list[str]:
+def _spec_of_dict(m: dict[str, Any], what: str) -> str:
+    """{"mechanism": "gaussian", "sigma": "1.1", "count": 10} -> "gaussian:sigma=1.1,count=10"."""
+    kind = m["mechanism"]
+    if not isinstance(kind, str) or ":" in kind:
+        raise InvalidParameterError(f"{what}.mechanism={kind!r} must be a kind such as 'gaussian'")
+    items = []
+    for key, v in m.items():
+        if key == "mechanism":
+            continue
+        if isinstance(v, bool) or not isinstance(v, (str, int, Decimal)):
+            raise InvalidParameterError(f"{what}.{key}={v!r} must be a number (a string or a JSON number)")
+        items.append(f"{key}={v}")
+    return f"{kind}:" + ",".join(items)
+
+
+def _parse_mechanism_arg(s: str) -> list[str] | str:
+    if ":" in s:
+        return s.strip()  # a mechanism spec, parsed by Composition
     parts = [p.strip() for p in s.split(",")]
     if not 1 <= len(parts) <= 2 or not all(parts):
         raise InvalidParameterError(f"mechanism={s!r} must be 'E' or 'E,D' (for example '0.1,1e-6')")
@@ -385,6 +424,8 @@ def _method_options(method: str, eta: Any) -> dict[str, Any]:
 def _enclosure_fields(enc: Enclosure, digits: int) -> dict[str, Any]:
     out = enc.to_json()
     out["digits"] = enc.digits if enc.digits < digits else digits
+    if out["digits"] < digits and not enc.is_infinite:
+        out["digits_requested"] = digits  # a bracketing engine stopped early: say so
     return out
 
 
@@ -421,6 +462,9 @@ def _human(result: dict[str, Any], comp_text: str) -> str:
             body += f"\n  {name} = {_shown(result['exact_log'])} exactly"
     if result.get("algorithm"):
         body += f"\n  (algorithm: {result['algorithm']})"
+    if result.get("digits_requested") is not None:
+        body += (f"\n  ({result['digits']} significant digits certified of the {result['digits_requested']} "
+                 "requested, within the time budget; --max-seconds gives it more)")
     return head + "\n  " + body
 
 

@@ -35,7 +35,7 @@ def sympy_missing() -> str | None:
 
 
 def _registry() -> dict[str, Callable[[], Derivation]]:
-    from . import advanced, basic, mechanisms, optimal, properties
+    from . import advanced, basic, mechanisms, optimal, pld, properties
 
     builders = [
         basic.basic_composition,
@@ -56,6 +56,8 @@ def _registry() -> dict[str, Callable[[], Derivation]]:
         properties.group_privacy,
         properties.post_processing,
         properties.poisson_subsampling,
+        pld.pld_connect_the_dots,
+        pld.pld_binning_and_truncation,
     ]
     return {b.__name__: b for b in builders}
 

@@ -392,21 +392,47 @@ def delta_upper(law: Law, eps: arb) -> arb:
     return out
 
 
-def delta_lower(law: Law, eps: arb, *, search: int = 64) -> arb:
+def _float_mids(p: arb_poly, n: int) -> list[float]:  # float ok: only chooses cuts
+    """Coefficient midpoints as floats, padded to n (they only choose where to cut; every bound
+    is then evaluated in balls)."""
+    out = [float(c.mid()) for c in p.coeffs()]  # float ok: cut selection only
+    return out + [0.0] * (n - len(out))
+
+
+def _best_cuts(law: Law, score: object, count: int = 3) -> list[int]:
+    """The cut indices j0 with the largest ``score(SP, SQ)`` over suffix sums (float scan)."""
+    assert law.Q is not None
+    n = max(law.P.length(), law.Q.length())
+    P, Q = _float_mids(law.P, n), _float_mids(law.Q, n)
+    sp = sq = 0.0
+    best: list[tuple[float, int]] = []  # float ok: cut selection only
+    for j in range(n - 1, -1, -1):
+        sp += P[j]
+        sq += Q[j]
+        v = score(sp, sq)  # type: ignore[operator]
+        if v is not None:
+            best.append((v, j))
+            if len(best) > 4 * count:
+                best.sort(reverse=True)
+                del best[count:]
+    best.sort(reverse=True)
+    return [j for _, j in best[:count]] or [0]
+
+
+def delta_lower(law: Law, eps: arb) -> arb:
     """A certified lower bound of delta(eps) from a dominated (binned) law: the best cut j0.
 
     For any set T of outcomes, sum_{T} (P - e^eps Q) <= sum (P - e^eps Q)_+ = delta of the binned
-    pair <= the true delta (docs/pld.md §3); T = {j >= j0} is tried for j0 around the crossing.
+    pair <= the true delta (docs/pld.md §3).  A float scan over every cut T = {j >= j0} picks the
+    best few; each is evaluated in balls, and the best certified value is returned.
     """
-    hb = arb_of_fraction(law.h)
+    if law.Q is None:  # exact law: Q = P e^{-jh}, the exact profile itself
+        return delta_upper(replace(law, upper=True), eps)
     a = eps.exp()
-    if law.Q is None:  # exact law: Q = P e^{-jh}, the best cut is the crossing itself
-        v = delta_upper(replace(law, upper=True), eps)
-        return v
-    n = law.P.length()
-    c0 = _crossing(law, a)
+    af = float(a.mid())  # float ok: cut selection only
+    cuts = _best_cuts(law, lambda sp, sq: sp - af * sq)
     best: arb | None = None
-    for j0 in sorted({max(0, min(n, c0 + d)) for d in range(-search, search + 1, max(1, search // 8))} | {c0}):
+    for j0 in cuts:
         SP, _ = _tail_sums(law.P, j0, arb(1))
         SQ, _ = _tail_sums(law.Q, j0, arb(1))
         v = law.p_inf + SP - a * SQ
@@ -488,22 +514,32 @@ def epsilon_upper(law: Law, delta_g: arb) -> arb | None:
     raise PrecisionError("could not certify a point of the upper curve below delta_g at this precision")
 
 
-def epsilon_lower(law: Law, delta_g: arb, hint: arb | None = None, *, search: int = 64) -> arb:
+def epsilon_lower(law: Law, delta_g: arb, hint: arb | None = None) -> arb:
     """A certified lower bound of the optimal eps: max over cuts j0 of the crossing of its line.
 
-    For a cut j0, f(eps) = p_inf + S_P(j0) - e^eps S_Q(j0) <= delta_true(eps), so delta_true > delta_g
-    at every eps < log((p_inf + S_P - delta_g)/S_Q): the optimal eps is at least that.
+    For a cut j0, f(eps) = p_inf + S_P(j0) - e^eps S_Q(j0) <= delta_true(eps) (docs/pld.md §8), so
+    delta_true > delta_g at every eps < log((p_inf + S_P - delta_g)/S_Q): the optimal eps is at least
+    that.  A float scan picks the best cuts; each is evaluated in balls.
     """
     if law.Q is None:
         e = epsilon_upper(replace(law, upper=True), delta_g)
-        return arb(0) if e is None else e
-    n = law.P.length()
-    hb = arb_of_fraction(law.h)
-    if hint is None:
-        hint = arb(0)
-    c0 = _crossing(law, hint.exp())
+        if e is None:
+            return arb(0)
+        # the exact profile's crossing is certified from above by epsilon_upper; from below, the
+        # line of the crossing segment is a lower bound (every line lies below the curve)
+        return _exact_crossing_lower(law, delta_g, e)
+    pinf = float(law.p_inf.mid())  # float ok: cut selection only
+    dg = float(delta_g.mid())  # float ok: cut selection only
+    import math
+
+    def score(sp: float, sq: float) -> float | None:  # float ok: cut selection only
+        num = pinf + sp - dg
+        if num <= 0 or sq <= 0:
+            return None
+        return math.log(num) - math.log(sq)
+
     best = arb(0)
-    for j0 in sorted({max(0, min(n - 1, c0 + d)) for d in range(-search, search + 1)}):
+    for j0 in _best_cuts(law, score):
         SP, _ = _tail_sums(law.P, j0, arb(1))
         SQ, _ = _tail_sums(law.Q, j0, arb(1))
         num = law.p_inf + SP - delta_g
@@ -512,4 +548,22 @@ def epsilon_lower(law: Law, delta_g: arb, hint: arb | None = None, *, search: in
         e = (num / SQ).log()
         if e.lower() > best.lower():
             best = e
+    return best
+
+
+def _exact_crossing_lower(law: Law, delta_g: arb, e_up: arb) -> arb:
+    """A lower bound of the crossing of an exact law's profile: the best line root below e_up."""
+    hb = arb_of_fraction(law.h)
+    n = law.P.length()
+    best = arb(0)
+    t = (e_up / hb - law.offset).upper()
+    i0 = int(t.floor().unique_fmpz()) if t.is_finite() else n
+    for i in range(max(0, i0 - 2), min(n, i0 + 3)):
+        A, B = _tail_sums(law.P, i, (-hb).exp())
+        B = B * (-hb * law.offset).exp()
+        num = law.p_inf + A - delta_g
+        if num > 0 and B > 0:
+            v = (num / B).log()
+            if v.lower() > best.lower():
+                best = v
     return best

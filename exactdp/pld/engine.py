@@ -29,7 +29,7 @@ from flint import arb, ctx
 from .. import progress
 from ..composition import Composition, Mechanism
 from ..errors import InvalidParameterError, PrecisionError, TimeBudgetError
-from ..numbers import DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, fraction_of_arb_endpoints
+from ..numbers import DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify, fraction_of_arb_endpoints
 from .discrete import (Law, delta_lower, delta_upper, discretize, epsilon_lower, epsilon_upper, power, product,
                        tail_range, trim)
 from .models import GenericPair, KaryRR, LossModel, model_of
@@ -213,24 +213,20 @@ def _grid_for(pl: Plan, points: float) -> Fraction:  # float ok: a grid size tar
 
 
 def _on_lattice(pl: Plan, h: Fraction) -> Fraction:
-    """h moved to a divisor of the lattice (atoms at rational losses then sit on grid points)."""
-    if pl.lattice is None:
+    """h moved down to a divisor of the lattice when the lattice is coarser than h (atoms at
+    rational losses then sit on grid points); a lattice finer than h is ignored."""
+    if pl.lattice is None or pl.lattice < h:
         return h
-    m = max(1, math.ceil(pl.lattice / h))
-    return pl.lattice / m
+    return pl.lattice / math.ceil(pl.lattice / h)
 
 
 def _lattice_points(pl: Plan) -> float:  # float ok: a size estimate
-    if pl.lattice is None:
-        return math.inf
-    span = min(pl.hi - pl.lo, 30 * pl.sd + 2 * max(abs(pl.hi), abs(pl.lo), 1e-9) / max(1.0, 1.0))
-    return max(pl.hi - pl.lo, 0.0) / float(pl.lattice) if pl.sd == 0 else min(
-        (pl.hi - pl.lo), 30 * pl.sd) / float(pl.lattice)  # float ok
+    return math.inf if pl.lattice is None else _points(pl, pl.lattice)
 
 
 # -- the refinement loop -------------------------------------------------------------------------------
 
-def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fraction,
+def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fraction | None,
             bracket: Callable[[Built], tuple[Fraction | float, Fraction | float]],
             done: Callable[[Fraction | float, Fraction | float], bool]) -> tuple[Fraction | float, Fraction | float, bool]:
     """Build finer and finer grids until ``done(lower, upper)`` or the budget; the best bracket.
@@ -243,10 +239,24 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
     budget = max_seconds if max_seconds is not None else (0.9 * left if left is not None else DEFAULT_SECONDS)
     start = time.monotonic()
     n_ops = _n_ops(pl)
-    prec = _prec_for(digits, scale)
-    tau = _tau_for(digits, scale, n_ops)
     lo: Fraction | float = Fraction(0)
     hi: Fraction | float = math.inf
+    if scale is None:
+        # the size of the answer is unknown (a delta query): a coarse pass with a tiny truncation
+        # measures it, and sets the precision and truncation of the passes that count
+        h0 = _on_lattice(pl, _grid_for(pl, 256.0))
+        tau0, prec0 = Fraction(1, 10**40), _prec_for(4, Fraction(1, 10**40))
+        if pl.lattice is not None and _lattice_points(pl) <= MAX_POINTS:
+            h0 = pl.lattice
+        l0, u0 = bracket(_build_cached(pl, h0, tau0, prec0))
+        lo, hi = l0, u0
+        if done(lo, hi):
+            return lo, hi, pl.lattice is not None and h0 == pl.lattice
+        scale = l0 if not isinstance(l0, float) and l0 > 0 else (
+            u0 / 1000 if not isinstance(u0, float) and u0 > 0 else Fraction(1, 10**60))
+        scale = max(scale, Fraction(1, 10**300))
+    prec = _prec_for(digits, scale)
+    tau = _tau_for(digits, scale, n_ops)
     # exact lattice: one build at the lattice answers to the truncation and radii
     lat_pts = _lattice_points(pl)
     if pl.lattice is not None and lat_pts <= MAX_POINTS:
@@ -281,7 +291,7 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         target = 10.0 ** (-digits)
         factor = max(1 / 8, 0.85 * math.sqrt(target / width)) if width > 0 else 1 / 8
         factor = min(factor, 0.7)
-        h_new = _on_lattice(pl, h * Fraction(factor).limit_denominator(1000))
+        h_new = _on_lattice(pl, Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000)))))
         cost = b.seconds * (float(h / h_new)) ** 1.25  # float ok: a prediction
         if elapsed + cost > budget or _points(pl, h_new) > MAX_POINTS or h_new >= h:
             return lo, hi, False
@@ -290,7 +300,9 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
 
 
 def _points(pl: Plan, h: Fraction) -> float:  # float ok: a size estimate
-    return min(pl.hi - pl.lo if math.isfinite(pl.hi - pl.lo) else math.inf, 30 * pl.sd + 1) / float(h)  # float ok
+    width = pl.hi - pl.lo if math.isfinite(pl.hi - pl.lo) else math.inf
+    span = min(width, 30 * pl.sd) if pl.sd > 0 else width
+    return max(span, 1e-9) / float(h)  # float ok
 
 
 def _rel_width(lo: Fraction | float, hi: Fraction | float) -> float | None:  # float ok: a prediction
@@ -327,6 +339,126 @@ def _enclosure(lo: Fraction | float, hi: Fraction | float, digits: int, exact: b
         Enclosure(lo, hi, 1, algorithm=alg)
 
 
+# -- one mechanism, one step: the profile itself ------------------------------------------------------------
+
+def _single(comp: Composition) -> list[LossModel] | None:
+    """The loss models (one per order) when the composition is one mechanism run once."""
+    if len(comp.groups) != 1 or comp.groups[0][1] != 1:
+        return None
+    o = model_of(comp.groups[0][0])
+    return [o.remove] + ([o.add] if o.add is not None else [])
+
+
+def _profile_at(model: LossModel, x: ExactReal) -> arb:
+    """delta(x) of one pair, in Arb at the working precision:
+    p_inf + sum over atoms above x of (p - e^x q) + P_c(L > x) - e^x Q_c(L > x)."""
+    ex = x.exp_arb()
+    v = model.p_inf()
+    for pos, pm, qm in model.atoms():
+        if pos.cmp_real(x) > 0:
+            v += pm - ex * qm
+    if model.has_continuous():
+        _, ps, _, qs = model.cdf(x.arb())
+        v += ps - ex * qs
+    return v
+
+
+def _single_delta(models: list[LossModel], eps_g: ExactReal, digits: int) -> Enclosure:
+    def compute() -> arb:
+        vals = [_profile_at(m, eps_g) for m in models]
+        out = vals[0]
+        for v in vals[1:]:
+            out = out.max(v)
+        return out
+
+    if all(_profile_at_is_zero(m, eps_g) for m in models):
+        return Enclosure.exact_value(Fraction(0), digits, "pld-single-step")
+    return certify(compute, digits, algorithm="pld-single-step").clamped(Fraction(0), Fraction(1))
+
+
+def _profile_at_is_zero(model: LossModel, x: ExactReal) -> bool:
+    """Whether delta(x) = 0 exactly: no +inf mass, no atom above x, no continuous mass above x."""
+    with ctx.workprec(64):
+        if not model.p_inf().is_zero():
+            return False
+        if any(pos.cmp_real(x) > 0 for pos, _, _ in model.atoms()):
+            return False
+        if model.has_continuous():
+            _, ps, _, _ = model.cdf(x.arb())
+            return ps.is_zero()
+    return True
+
+
+def _single_epsilon(models: list[LossModel], delta_g: Fraction, digits: int) -> Enclosure:
+    """The least eps with delta(eps) <= delta_g for one step: the larger of the orders' roots."""
+    encs = [_single_epsilon_one(m, delta_g, digits) for m in models]
+    if any(e.is_infinite for e in encs):
+        return Enclosure.infinite(digits, "pld-single-step")
+    lo = max(e.lower for e in encs)  # type: ignore[type-var]
+    hi = max(e.upper for e in encs)  # type: ignore[type-var]
+    best = max(encs, key=lambda e: e.upper)  # type: ignore[arg-type, return-value]
+    if lo == hi and best.exact is not None:
+        return best
+    return Enclosure(lo, hi, digits, algorithm="pld-single-step")
+
+
+def _single_epsilon_one(model: LossModel, delta_g: Fraction, digits: int) -> Enclosure:
+    from ..roots import decreasing_root, sign_at
+
+    alg = "pld-single-step"
+    p_inf = model.p_inf_exact()
+    if p_inf > delta_g:  # delta(eps) >= p_inf > delta_g for every eps
+        return Enclosure.infinite(digits, alg)
+
+    def f(e: arb) -> arb:  # at a rational point e is exact, so the atoms are compared exactly
+        x = ExactReal.rational(_endpoints(e)[0])
+        return _profile_at(model, x) - arb_of_fraction(delta_g)
+
+    if sign_at(f, Fraction(0)) <= 0:
+        return Enclosure.exact_value(Fraction(0), digits, alg)
+    if p_inf == delta_g:
+        # delta decreases to p_inf: a continuous part never reaches it; atoms alone reach it at the
+        # largest atom, which is then the answer (delta > delta_g just below it)
+        if model.has_continuous():
+            return Enclosure.infinite(digits, alg)
+        with ctx.workprec(64):
+            tops = [pos for pos, pm, qm in model.atoms()]
+        top = tops[0]
+        for pos in tops[1:]:
+            if pos.cmp_real(_real_of(top)) > 0 if top.linlog is not None else _bigger(pos, top):
+                top = pos
+        return certify(top.arb, digits, algorithm=alg)
+    hi = Fraction(1)
+    while sign_at(f, hi) > 0:
+        hi *= 2
+        if hi > 2**20:
+            raise PrecisionError("the eps of this mechanism is beyond 2^20")
+    return decreasing_root(f, Fraction(0), hi, digits, algorithm=alg)
+
+
+def _real_of(pos: "Position") -> ExactReal:  # noqa: F821
+    ll = pos.linlog
+    assert ll is not None
+    if ll.Q == 1:
+        return ExactReal.rational(ll.R)
+    if ll.R == 0:
+        return ExactReal.log(ll.Q)
+    raise PrecisionError("an atom position R + log Q with both parts nonzero")
+
+
+def _bigger(a: "Position", b: "Position") -> bool:  # noqa: F821
+    prec = 64
+    while prec <= 1 << 14:
+        with ctx.workprec(prec):
+            d = a.arb() - b.arb()
+        if d > 0:
+            return True
+        if d < 0:
+            return False
+        prec *= 2
+    return False
+
+
 # -- public queries ------------------------------------------------------------------------------------
 
 def _check_comp(comp: Composition) -> None:
@@ -345,7 +477,10 @@ def pld_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGI
     """
     _check_comp(comp)
     eps_g = ExactReal.parse(eps_g, "eps_g")
-    scale = _delta_scale(comp, eps_g)
+    single = _single(comp)
+    if single is not None:
+        return _single_delta(single, eps_g, digits)
+    scale = None  # measured by a coarse first pass
 
     def bracket(b: Built) -> tuple[Fraction, Fraction]:
         with ctx.workprec(b.prec):
@@ -366,21 +501,6 @@ def pld_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGI
     return _enclosure(lo, hi, digits, exact).clamped(Fraction(0), Fraction(1))
 
 
-def _delta_scale(comp: Composition, eps_g: ExactReal) -> Fraction:
-    """A rough size of delta at eps_g (only sets precision and truncation; never a result)."""
-    pl = plan(comp)
-    with ctx.workprec(64):
-        e = float(eps_g.arb().mid())  # float ok: a scale estimate
-    if pl.sd == 0:
-        return Fraction(1, 10**6)
-    z = (e - pl.mean) / pl.sd
-    if z <= 0:
-        return Fraction(1, 100)
-    # a Gaussian tail with a generous margin (the true tail may be heavier: only costs precision)
-    logp = -z * z / 2 - math.log(max(z, 1.0)) - 1.0 - 20 * math.log(10)
-    return Fraction(math.exp(max(logp, -690))).limit_denominator(10**300) or Fraction(1, 10**300)
-
-
 def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DIGITS,
                 max_seconds: float | None = None) -> Enclosure:
     """A certified enclosure of the optimal eps at total delta_g of any composition of mechanisms.
@@ -391,6 +511,9 @@ def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_D
     """
     _check_comp(comp)
     delta_g = Fraction(delta_g)
+    single = _single(comp)
+    if single is not None:
+        return _single_epsilon(single, delta_g, digits)
     if delta_g <= 0:
         scale = Fraction(1, 10**30)
     else:

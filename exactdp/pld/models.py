@@ -79,6 +79,23 @@ class Position:
             return self.linlog.R
         return None
 
+    def cmp_real(self, x: ExactReal) -> int:
+        """The exact sign of ``self - x`` for an exact real x (rational or log(q))."""
+        if x.kind == "rational":
+            return self.cmp(x.value)
+        if self.linlog is not None:
+            return (self.linlog - LinLog.of(x)).sign()
+        prec = 64
+        while prec <= 1 << 14:
+            with ctx.workprec(prec):
+                d = self.arb() - x.arb()
+            if d > 0:
+                return 1
+            if d < 0:
+                return -1
+            prec *= 2
+        raise PrecisionError(f"an atom of the privacy loss sits at {x} to 2^14 bits")
+
     def cmp(self, r: Fraction) -> int:
         """The exact sign of ``self - r``."""
         if self.linlog is not None:
@@ -126,6 +143,13 @@ class LossModel:
         """The Q-mass at L = -inf (outputs that P never produces)."""
         return arb(0)
 
+    def p_inf_exact(self) -> Fraction:
+        """The P-mass at +inf as an exact rational (every model here has a rational one)."""
+        return Fraction(0)
+
+    def q_minus_inf_exact(self) -> Fraction:
+        return Fraction(0)
+
     def cont_totals(self) -> tuple[arb, arb]:
         """(P-mass, Q-mass) of the continuous part."""
         z = arb(0)
@@ -171,6 +195,12 @@ class GenericPair(LossModel):
 
     def q_minus_inf(self) -> arb:
         return arb_of_fraction(self.delta)
+
+    def p_inf_exact(self) -> Fraction:
+        return self.delta
+
+    def q_minus_inf_exact(self) -> Fraction:
+        return self.delta
 
     def support(self) -> tuple[float, float]:
         with ctx.workprec(53):
@@ -279,13 +309,25 @@ class GaussianPair(LossModel):
     def cdf(self, e: arb) -> Quad:
         mu = arb_of_fraction(self.mu)
         m = mu * mu / 2
-        r2 = arb(2).sqrt()
         zp = (e - m) / mu  # P: (L - mu^2/2)/mu standard normal
         zq = (e + m) / mu
-        return (-zp / r2).erfc() / 2, (zp / r2).erfc() / 2, (-zq / r2).erfc() / 2, (zq / r2).erfc() / 2
+        return _normal_sides(zp) + _normal_sides(zq)
 
     def support(self) -> tuple[float, float]:
         return float("-inf"), float("inf")  # float ok: grid range only
+
+
+def _normal_sides(z: arb) -> tuple[arb, arb]:
+    """(Phi(z), 1 - Phi(z)) with one erfc: the small side directly, the large side as 1 minus it
+    (no cancellation: the large side is at least 1/2)."""
+    r2 = arb(2).sqrt()
+    if z < 0:
+        small = (-z / r2).erfc() / 2
+        return small, 1 - small
+    if z > 0:
+        small = (z / r2).erfc() / 2
+        return 1 - small, small
+    return (-z / r2).erfc() / 2, (z / r2).erfc() / 2
 
 
 class Subsampled(LossModel):
@@ -352,6 +394,9 @@ class Subsampled(LossModel):
     def p_inf(self) -> arb:
         return arb_of_fraction(self.q) * self.base.p_inf()
 
+    def p_inf_exact(self) -> Fraction:
+        return self.q * self.base.p_inf_exact()
+
     def support(self) -> tuple[float, float]:
         import math
 
@@ -394,6 +439,12 @@ class Reversed(LossModel):
 
     def q_minus_inf(self) -> arb:
         return self.base.p_inf()
+
+    def p_inf_exact(self) -> Fraction:
+        return self.base.q_minus_inf_exact()
+
+    def q_minus_inf_exact(self) -> Fraction:
+        return self.base.p_inf_exact()
 
     def cont_totals(self) -> tuple[arb, arb]:
         tp, tq = self.base.cont_totals()

@@ -89,6 +89,7 @@ def _basic_list(mechs: list[tuple[Fraction, Fraction]], dg: Fraction) -> Any:
 CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "Composition": (Composition, (((Mechanism.of("0.1"), 3),),), {}),
     "Composition.of": (Composition.of, (COMP,), {}),
+    "Composition.require_generic": (Composition.homogeneous("0.1", 0, 3).require_generic, ("x",), {}),
     "Composition.homogeneous": (Composition.homogeneous, ("0.1", 0, 3), {}),
     "Composition.heterogeneous": (Composition.heterogeneous, (HET,), {}),
     "Mechanism": (Mechanism, ("0.1", 0), {}),

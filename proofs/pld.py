@@ -1,0 +1,162 @@
+"""The rounding steps of the certified PLD engine (docs/pld.md §2-§5), checked symbolically."""
+
+from __future__ import annotations
+
+import itertools
+
+import sympy as sp
+
+from .framework import ByDerivative, Computed, Derivation, Equal, Implementation, NonNegative, pos
+
+__all__ = ["pld_connect_the_dots", "pld_binning_and_truncation"]
+
+
+def _hinge(x: sp.Expr) -> sp.Expr:
+    return sp.Max(x, 0)
+
+
+def pld_connect_the_dots() -> Derivation:
+    """Connect-the-dots (docs/pld.md §2): splitting an atom of R between the grid points around it
+    keeps its P-mass and Q-mean and never lowers the hockey-stick curve; the bin-mass formulas of
+    exactdp.pld.discrete are exactly that split, and they keep the total P-mass."""
+    q, a, s, t, u = pos("q a s t u")
+    al = sp.Symbol("alpha", positive=True)
+    # a < R < b on the grid cell [a, b]:  R = a + s, b = R + t
+    R = a + s
+    b = R + t
+    q_lo = q * (b - R) / (b - a)
+    q_hi = q * (R - a) / (b - a)
+
+    def formulas_are_the_split() -> str | None:
+        # 3 bins [A0,A1], [A1,A2], [A2,A3] with one atom each (Q-mass w_i at ratio r_i inside bin i),
+        # a left tail (P-mass PL) and a right tail (ratio r3 > A3, Q-mass w3): the bin-mass formulas
+        # must give the same P-masses as splitting each atom by hand.
+        A = sp.symbols("A0:4", positive=True)
+        w = sp.symbols("w0:4", positive=True)
+        r = sp.symbols("r0:4", positive=True)
+        PL = sp.symbols("PL", nonnegative=True)
+        Pb = [w[i] * r[i] for i in range(3)]
+        Qb = [w[i] for i in range(3)]
+        D = [A[i + 1] - A[i] for i in range(3)]
+        G = [Pb[i] - A[i] * Qb[i] for i in range(3)]
+        tt = [G[i] / D[i] for i in range(3)]
+        QR, PR = w[3], w[3] * r[3]
+        p = [PL + A[0] * (Qb[0] - tt[0]),
+             A[1] * (tt[0] + Qb[1] - tt[1]),
+             A[2] * (tt[1] + Qb[2] - tt[2]),
+             A[3] * (tt[2] + QR)]
+        p_inf = PR - A[3] * QR
+        # by hand: atom i in [A_i, A_{i+1}] puts Q-mass w_i (A_{i+1}-r_i)/D_i at A_i, w_i (r_i-A_i)/D_i at A_{i+1}
+        hand = [PL, sp.Integer(0), sp.Integer(0), sp.Integer(0)]
+        for i in range(3):
+            hand[i] += A[i] * w[i] * (A[i + 1] - r[i]) / D[i]
+            hand[i + 1] += A[i + 1] * w[i] * (r[i] - A[i]) / D[i]
+        hand[3] += A[3] * w[3]              # the flat chord: Q-mass above the grid lands on the top point...
+        hand_inf = w[3] * r[3] - A[3] * w[3]  # ...and the rest of its P-mass at +inf
+        for i in range(4):
+            if sp.simplify(p[i] - hand[i]) != 0:
+                return f"p_{i}: formula {sp.simplify(p[i])} != split {sp.simplify(hand[i])}"
+        if sp.simplify(p_inf - hand_inf) != 0:
+            return "p_inf differs from the split"
+        total = sum(p) + p_inf - (PL + sum(Pb) + PR)
+        if sp.simplify(total) != 0:
+            return f"the total P-mass is not kept: {sp.simplify(total)}"
+        return None
+
+    def engine() -> str | None:
+        from fractions import Fraction
+
+        from flint import arb, ctx
+
+        from exactdp.pld.discrete import delta_lower, delta_upper, discretize, power
+        from exactdp.pld.models import LaplacePair
+
+        # 2 x Laplace(b = 2): delta(0.2) = 0.195615944757 (docs/mathematics.md §7), bracketed
+        ref = Fraction(195615944757, 10**12)
+        with ctx.workprec(128):
+            up, lo = discretize(LaplacePair(Fraction(1, 2)), Fraction(1, 1000), -501, 500, prec=128)
+            e = arb(1) / 5
+            hi_v = delta_upper(power(up, 2), e).upper()
+            lo_v = delta_lower(power(lo, 2), e).lower()
+        if not (lo_v < arb(ref.numerator) / ref.denominator + arb(10) ** -12
+                and arb(ref.numerator) / ref.denominator - arb(10) ** -12 < hi_v):
+            return f"the bracket [{lo_v}, {hi_v}] misses {ref}"
+        return None
+
+    return Derivation(
+        "pld_connect_the_dots",
+        "connect-the-dots is a dominating pair on the grid: mass kept, Q-mean kept, curve never lower",
+        "Doroshenko, Ghazi, Kamath, Kumar, Manurangsi, PETS 2022; docs/pld.md §2",
+        [
+            Equal("the split keeps the Q-mass", q_lo + q_hi, q),
+            Equal("the split keeps the Q-mean of R (so the P-mass: p = a q_lo + b q_hi)", a * q_lo + b * q_hi, q * R),
+            Equal("for alpha <= a both split terms are positive and the curves agree: "
+                  "(a - alpha) q_lo + (b - alpha) q_hi = (R - alpha) q", (a - al) * q_lo + (b - al) * q_hi, (R - al) * q),
+            Equal("for a <= alpha <= R, with alpha = a + s', R = alpha + t', b = R + u': the split's term minus the "
+                  "atom's is q (t'+u')(s'+t')/(s'+t'+u') - q t' = q s' u'/(s'+t'+u')",
+                  q * (t + u) * (s + t) / (s + t + u) - q * t, q * s * u / (s + t + u)),
+            NonNegative("so the split's curve is above the atom's there", q * s * u / (s + t + u)),
+            NonNegative("for R <= alpha <= b the split keeps (b - alpha) q_hi >= 0 where the atom has 0 "
+                        "(alpha = R + s', b = alpha + u')", u * q * (s + t) / (s + t + u)),
+            Computed("the bin-mass formulas of exactdp.pld.discrete are exactly the split of every atom, "
+                     "and keep the total P-mass", fn=formulas_are_the_split),
+            Implementation("exactdp.pld: 2 x Laplace(b = 2) at eps 0.2 is bracketed around 0.195615944757", fn=engine),
+        ],
+    )
+
+
+def pld_binning_and_truncation() -> Derivation:
+    """Binning (docs/pld.md §3) and composition/truncation (§4-§5): merging outputs never raises the
+    curve, a cut is a lower bound, the +inf mass composes monotonically, moving mass up only raises delta."""
+    x, y = sp.symbols("x y", real=True)
+    s1, s2 = pos("s1 s2")
+    c, d = pos("c d")
+
+    def merge_cases() -> str | None:
+        # (x + y)_+ <= x_+ + y_+ for every sign pattern of x, y and of x + y
+        for sx, sy in itertools.product((1, -1), repeat=2):
+            X, Y = sx * s1, sy * s2
+            for bigger in (s1, s2):  # which magnitude dominates when the signs differ
+                sub = {s1: bigger + 1, s2: 1} if bigger is s1 else {s1: 1, s2: bigger + 1}
+                lhs = _hinge(X + Y).subs(sub)
+                rhs = (_hinge(X) + _hinge(Y)).subs(sub)
+                diff = sp.simplify(rhs - lhs)
+                if diff.is_nonnegative is not True:
+                    return f"cannot show (x+y)_+ <= x_+ + y_+ for signs {sx, sy}: {diff}"
+        return None
+
+    def engine() -> str | None:
+        from fractions import Fraction
+
+        from exactdp import Composition
+        from exactdp.optimal import optimal_epsilon
+        from exactdp.pld.engine import pld_epsilon
+
+        comp = Composition.heterogeneous([("log(3/2)", 0, 4), ("log(2)", "0.001", 3)])
+        exact = optimal_epsilon(comp, Fraction(1, 100), digits=20)
+        br = pld_epsilon(comp, Fraction(1, 100), digits=4, max_seconds=30)
+        if not (br.lower <= exact.upper and exact.lower <= br.upper):  # both certified: they must meet
+            return f"the PLD bracket {br} misses the exact optimum {exact}"
+        return None
+
+    return Derivation(
+        "pld_binning_and_truncation",
+        "binning is a post-processing: merged outputs and cuts give lower bounds; composition and truncation keep the sides",
+        "docs/pld.md §3-§5; Blackwell's theorem for binary experiments",
+        [
+            Computed("merging two outputs never raises the curve: (x + y)_+ <= x_+ + y_+ (every sign pattern)",
+                     fn=merge_cases),
+            NonNegative("a cut T is a lower bound: sum_T (P - a Q) <= sum (P - a Q)_+ since x_+ - x = (-x)_+ >= 0; "
+                        "with x = -c < 0 the gap is c", c),
+            Equal("the +inf mass of a product: 1 - (1 - a)(1 - b) = a + b - a b", 1 - (1 - c) * (1 - d), c + d - c * d),
+            NonNegative("and it is non-decreasing in a on [0, 1]: d/da (a + b - a b) = 1 - b, with b = 1 - d' <= 1", d),
+            Equal("moving P-mass from loss l to a larger loss l' = l + s1 raises 1 - e^{eps - L} by "
+                  "e^{eps-l} - e^{eps-l'} = e^{eps-l'} (e^{s1} - 1)",
+                  sp.exp(c - s2 + s1) - sp.exp(c - s2), sp.exp(c - s2) * (sp.exp(s1) - 1)),
+            ByDerivative("and e^{s1} - 1 >= 0 for s1 >= 0 (so (1 - e^{eps-L})_+, non-decreasing in L, rises too)",
+                         expr=sp.exp(s1) - 1, var=s1, lower=0,
+                         derivative=NonNegative("d/ds1 (e^{s1} - 1) = e^{s1} > 0", sp.exp(s1))),
+            Implementation("exactdp.pld brackets the exact Murtagh-Vadhan optimum of 4 x log(3/2) + 3 x (log 2, 0.001)",
+                           fn=engine),
+        ],
+    )

@@ -1,0 +1,286 @@
+"""The certified PLD engine against computations that share no code with it (docs/pld.md §10).
+
+Oracles: closed forms evaluated with mpmath (Laplace one step, the subsampled Gaussian's threshold
+formula, the Gaussian composition), mpmath quadrature of two-step profiles
+(delta_2(eps) = E_{L_1}[delta_1(eps - L_1)]), brute force over the outputs of small products of
+discrete pairs (exact rationals), the exact KOV15 / Murtagh-Vadhan optimum, and the reference
+values of docs/mathematics.md §7.  Every bracket must contain the oracle's value.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from exactdp import Composition, optimal_delta, optimal_epsilon
+from exactdp.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+from exactdp.numbers import ExactReal
+from exactdp.pld.engine import pld_decide, pld_delta, pld_epsilon
+
+mp = mpmath.mp
+F = Fraction
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision():  # type: ignore[no-untyped-def]
+    with mpmath.workdps(40):
+        yield
+
+
+def M(x: object) -> mpmath.mpf:
+    """An exact rational as an mpmath number (at the current mpmath precision)."""
+    x = Fraction(x)  # type: ignore[arg-type]
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def meets(a, b) -> bool:  # type: ignore[no-untyped-def]
+    """Two certified enclosures of one value must intersect (neither need contain the other)."""
+    return a.lower <= b.upper and b.lower <= a.upper
+
+
+def inside(enc, value, slack: Fraction = Fraction(0)) -> bool:  # type: ignore[no-untyped-def]
+    if not isinstance(value, Fraction):  # an mpmath value, good to ~35 digits: allow that much
+        v = Fraction(mpmath.nstr(value, 40, min_fixed=-mpmath.inf, max_fixed=mpmath.inf))
+        slack = max(slack, abs(v) / 10**34)
+    else:
+        v = value
+    return enc.lower - slack <= v <= enc.upper + slack
+
+
+# -- independent profiles (mpmath) --------------------------------------------------------------------
+
+def laplace_delta1(eps0: mpmath.mpf, t: mpmath.mpf) -> mpmath.mpf:
+    """delta(t), any real t, of one Laplace step with eps0 = D/b: atoms 1/2 at eps0, e^{-eps0}/2 at
+    -eps0 and density e^{(z-eps0)/2}/4 on (-eps0, eps0) under P (docs/mathematics.md §7)."""
+    def pos(x: mpmath.mpf) -> mpmath.mpf:
+        return x if x > 0 else mpmath.mpf(0)
+    v = pos(1 - mpmath.exp(t - eps0)) / 2 + mpmath.exp(-eps0) * pos(1 - mpmath.exp(t + eps0)) / 2
+    a = max(-eps0, min(eps0, t))
+    if a < eps0:
+        v += mpmath.quad(lambda z: mpmath.exp((z - eps0) / 2) / 4 * (1 - mpmath.exp(t - z)), [a, eps0])
+    return v
+
+
+def laplace_delta2(eps0: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
+    """Two Laplace steps: E_{L1}[delta_1(eps - L1)] by quadrature over L1's law."""
+    v = laplace_delta1(eps0, eps - eps0) / 2 + mpmath.exp(-eps0) * laplace_delta1(eps0, eps + eps0) / 2
+    pts = sorted({-eps0, eps0, max(-eps0, min(eps0, eps - eps0)), max(-eps0, min(eps0, eps + eps0))})
+    v += mpmath.quad(lambda z: mpmath.exp((z - eps0) / 2) / 4 * laplace_delta1(eps0, eps - z), pts)
+    return v
+
+
+def subsampled_gaussian_delta1(sigma: mpmath.mpf, q: mpmath.mpf, t: mpmath.mpf, order: str = "remove") -> mpmath.mpf:
+    """delta(t), any real t, of one Poisson-subsampled Gaussian step (sensitivity 1): the likelihood
+    ratio (1-q) + q e^{(2x-1)/(2 s^2)} is monotone in the output x, so delta is a difference of
+    normal tails at one threshold."""
+    et = mpmath.exp(t)
+    if order == "remove":  # P = (1-q) N(0) + q N(1), Q = N(0): ratio increasing in x
+        if et <= 1 - q:
+            return 1 - et
+        x = sigma**2 * mpmath.log((et - (1 - q)) / q) + mpmath.mpf(1) / 2
+        pt = (1 - q) * mpmath.ncdf(-x / sigma) + q * mpmath.ncdf(-(x - 1) / sigma)
+        return pt - et * mpmath.ncdf(-x / sigma)
+    # add: P = N(0), Q = (1-q) N(0) + q N(1): ratio 1/((1-q) + q e^{...}), decreasing in x
+    if 1 / et <= 1 - q:  # every output has ratio >= ... no: ratio <= 1/(1-q); all count when e^t < that
+        pass
+    inv = 1 / et
+    if inv <= 1 - q:
+        return 1 - et  # ratio > e^t everywhere
+    x = sigma**2 * mpmath.log((inv - (1 - q)) / q) + mpmath.mpf(1) / 2  # ratio > e^t iff x < this
+    return mpmath.ncdf(x / sigma) - et * ((1 - q) * mpmath.ncdf(x / sigma) + q * mpmath.ncdf((x - 1) / sigma))
+
+
+def subsampled_gaussian_delta2(sigma: mpmath.mpf, q: mpmath.mpf, eps: mpmath.mpf, order: str) -> mpmath.mpf:
+    """Two steps: integral over the first step's output x of p(x) delta_1(eps - L(x))."""
+    def L(x: mpmath.mpf) -> mpmath.mpf:
+        r = (1 - q) + q * mpmath.exp((2 * x - 1) / (2 * sigma**2))
+        return mpmath.log(r) if order == "remove" else -mpmath.log(r)
+
+    def p(x: mpmath.mpf) -> mpmath.mpf:
+        n0 = mpmath.npdf(x, 0, sigma)
+        return (1 - q) * n0 + q * mpmath.npdf(x, 1, sigma) if order == "remove" else n0
+
+    return mpmath.quad(lambda x: p(x) * subsampled_gaussian_delta1(sigma, q, eps - L(x), order),
+                       [-mpmath.inf, -10 * sigma, 0, 1, 10 * sigma + 1, mpmath.inf])
+
+
+def gaussian_profile(mu2: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
+    mu = mpmath.sqrt(mu2)
+    return mpmath.ncdf(mu / 2 - eps / mu) - mpmath.exp(eps) * mpmath.ncdf(-mu / 2 - eps / mu)
+
+
+def brute_force_delta(pairs: list[tuple[list[Fraction], list[Fraction]]], x: Fraction) -> Fraction:
+    """delta at e^eps = x of the product of finite pairs (exact rationals), by summing over outputs."""
+    total = Fraction(0)
+    for outs in itertools.product(*[range(len(p)) for p, _ in pairs]):
+        P = Q = Fraction(1)
+        for (p, q), o in zip(pairs, outs):
+            P *= p[o]
+            Q *= q[o]
+        total += max(P - x * Q, Fraction(0))
+    return total
+
+
+# -- single steps against closed forms ------------------------------------------------------------------
+
+@pytest.mark.parametrize("scale,eps", [("2", "0.2"), ("2", "0"), ("1", "0.7"), ("0.5", "1.5")])
+def test_laplace_one_step_closed_form(scale: str, eps: str) -> None:
+    b = Fraction(scale)
+    enc = optimal_delta([(Laplace(scale), 1)], eps, digits=8)
+    e0, e = M(1 / b), M(eps)
+    truth = 1 - mpmath.exp(-(e0 - e) / 2) if e <= e0 else mpmath.mpf(0)
+    assert inside(enc, truth) and enc.relative_width() <= Fraction(1, 10**8) or truth == 0
+
+
+@pytest.mark.parametrize("sigma,q,eps,ref", [
+    ("1", "0.01", "0.01", "0.0019002737053"),      # docs/mathematics.md §7
+    ("0.8", "0.125", "0.5", "0.0108917657992"),
+    ("2", "0.3", "0.1", None),
+])
+def test_subsampled_gaussian_one_step(sigma: str, q: str, eps: str, ref: str | None) -> None:
+    m = PoissonSampled(Gaussian(sigma), q)
+    enc = optimal_delta([(m, 1)], eps, digits=7)
+    truth = max(subsampled_gaussian_delta1(M(sigma), M(q),
+                                           M(eps), order)
+                for order in ("remove", "add"))
+    assert inside(enc, truth)
+    assert enc.relative_width() <= Fraction(1, 10**7)
+    if ref is not None:
+        assert abs(Fraction(ref) - enc.lower) <= Fraction(1, 10**12)
+
+
+# -- two steps against quadrature --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scale,eps,ref", [("2", "0.2", "0.195615944757"), ("0.5", "1.5", "0.534429705102"),
+                                           ("1", "0.3", None)])
+def test_laplace_two_steps_against_quadrature(scale: str, eps: str, ref: str | None) -> None:
+    truth = laplace_delta2(1 / M(scale), M(eps))
+    enc = optimal_delta([(Laplace(scale), 2)], eps, digits=8)
+    assert inside(enc, truth) and enc.relative_width() <= Fraction(1, 10**8)
+    if ref is not None:
+        assert abs(Fraction(ref) - Fraction(mpmath.nstr(truth, 25))) < Fraction(1, 10**12)
+
+
+@pytest.mark.parametrize("sigma,q,eps", [("1", "0.1", "0.2"), ("0.8", "0.125", "0.5")])
+def test_subsampled_gaussian_two_steps_against_quadrature(sigma: str, q: str, eps: str) -> None:
+    s, qq, e = (M(v) for v in (sigma, q, eps))
+    truth = max(subsampled_gaussian_delta2(s, qq, e, o) for o in ("remove", "add"))
+    enc = optimal_delta([(PoissonSampled(Gaussian(sigma), q), 2)], eps, digits=6)
+    assert inside(enc, truth, slack=Fraction(1, 10**18))
+    assert enc.relative_width() <= Fraction(1, 10**6)
+
+
+# -- brute force over outputs ---------------------------------------------------------------------------------
+
+def test_kary_randomized_response_brute_force() -> None:
+    # 3 steps of 4-ary RR with e^eps = 2 (exact), and 2 of 3-ary RR with e^eps = 3
+    def rr(x: Fraction, k: int) -> tuple[list[Fraction], list[Fraction]]:
+        z = x + k - 1
+        P = [x / z, 1 / z] + [1 / z] * (k - 2)
+        Q = [1 / z, x / z] + [1 / z] * (k - 2)
+        return P, Q
+    pairs = [rr(F(2), 4)] * 3 + [rr(F(3), 3)] * 2
+    comp = [(RandomizedResponse("log(2)", 4), 3), (RandomizedResponse("log(3)", 3), 2)]
+    for x in (F(1), F(3, 2), F(5)):  # eps_g = log(x): e^{eps_g} rational, so the truth is a rational
+        truth = brute_force_delta(pairs, x)
+        enc = optimal_delta(comp, f"log({x})" if x != 1 else "0", digits=5)
+        assert enc.lower <= truth <= enc.upper
+        assert enc.relative_width() <= Fraction(1, 10**5)
+    # one step: the profile itself, to full precision
+    for x in (F(1), F(3, 2)):
+        truth = brute_force_delta([rr(F(2), 4)], x)
+        enc = optimal_delta([(RandomizedResponse("log(2)", 4), 1)], f"log({x})" if x != 1 else "0", digits=25)
+        assert enc.lower <= truth <= enc.upper and enc.relative_width() <= Fraction(1, 10**25)
+
+
+def test_subsampled_randomized_response_brute_force_both_orders() -> None:
+    # RR(log 3) subsampled at q = 1/4: remove order ((1-q) B + q A, B); add order reversed; 3 steps
+    x, q = F(3), F(1, 4)
+    A, B = [x / (1 + x), 1 / (1 + x)], [1 / (1 + x), x / (1 + x)]
+    rem = ([(1 - q) * b + q * a for a, b in zip(A, B)], B)
+    add = (B, [(1 - q) * b + q * a for a, b in zip(A, B)])
+    for y in (F(1), F(6, 5), F(2)):
+        truth = max(brute_force_delta([rem] * 3, y), brute_force_delta([add] * 3, y))
+        enc = optimal_delta([(PoissonSampled(RandomizedResponse("log(3)"), "1/4"), 3)],
+                            f"log({y})" if y != 1 else "0", digits=10)
+        assert enc.lower <= truth <= enc.upper, (y, enc, truth)
+
+
+# -- generic mechanisms through the engine vs the exact optimum ------------------------------------------------
+
+@pytest.mark.parametrize("mechs,dg", [
+    ([("0.1", "0", 30)], F(1, 1000)),                       # on the lattice: exact to the truncation
+    ([("0.1", "0.001", 20), ("0.25", "0", 8)], F(1, 100)),
+    ([("log(3/2)", "0", 6), ("log(2)", "0.001", 3)], F(1, 50)),  # logs: no lattice, second order
+    ([("0.1234567", "0", 5), ("0.3", "0", 4)], F(1, 10**4)),
+])
+def test_generic_through_the_engine_brackets_the_exact_optimum(mechs: list[tuple[str, str, int]], dg: Fraction) -> None:
+    comp = Composition.heterogeneous(mechs)
+    exact = optimal_epsilon(comp, dg, digits=20)
+    br = pld_epsilon(comp, dg, digits=5, max_seconds=60)
+    assert meets(br, exact) and br.relative_width() <= Fraction(1, 10**5) or br.is_infinite
+    d_exact = optimal_delta(comp, "1", digits=20)
+    d_br = pld_delta(comp, ExactReal.parse("1"), digits=5, max_seconds=60)
+    assert meets(d_br, d_exact)
+
+
+def test_lattice_answers_with_many_digits_and_tiny_delta() -> None:
+    comp = Composition.heterogeneous([("0.1", "0", 200), ("0.2", "0", 5)])
+    exact = optimal_epsilon(comp, F(1, 10**30), digits=25)
+    br = pld_epsilon(comp, F(1, 10**30), digits=25, max_seconds=60)
+    assert br.algorithm == "pld-lattice"
+    assert meets(br, exact)
+    assert br.relative_width() <= Fraction(1, 10**25)
+
+
+# -- the Gaussian: engine vs closed form ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("sigma,count,eps", [("1", 1, "0.5"), ("2", 10, "1"), ("5", 300, "3")])
+def test_gaussian_engine_brackets_the_closed_form(sigma: str, count: int, eps: str) -> None:
+    comp = Composition.of([(Gaussian(sigma), count)])
+    truth = gaussian_profile(mpmath.mpf(count) / M(sigma) ** 2, M(eps))
+    closed = optimal_delta(comp, eps, digits=30)
+    assert inside(closed, truth) and closed.algorithm == "gaussian-closed-form"
+    br = pld_delta(comp, ExactReal.parse(eps), digits=5, max_seconds=60)
+    assert inside(br, truth) and br.relative_width() <= Fraction(1, 10**5)
+
+
+def test_gaussian_epsilon_at_tiny_delta() -> None:
+    enc = optimal_epsilon([(Gaussian("3"), 50)], "1e-30", digits=30)
+    mu2 = mpmath.mpf(50) / 9
+    assert gaussian_profile(mu2, M(enc.lower)) > mpmath.mpf(10) ** -30
+    assert gaussian_profile(mu2, M(enc.upper)) < mpmath.mpf(10) ** -30
+
+
+# -- decisions and properties ---------------------------------------------------------------------------
+
+def test_decide_follows_the_bracket() -> None:
+    comp = Composition.of([(Laplace("10"), 100)])
+    enc = pld_epsilon(comp, F(1, 10**6), digits=6)
+    assert pld_decide(comp, ExactReal.rational(enc.upper + F(1, 10**4)), F(1, 10**6)) is True
+    assert pld_decide(comp, ExactReal.rational(enc.lower - F(1, 10**4)), F(1, 10**6)) is False
+
+
+@settings(max_examples=12, deadline=None)
+@given(s1=st.integers(5, 40), s2=st.integers(5, 40), k=st.integers(1, 20))
+def test_monotone_in_sigma_and_count(s1: int, s2: int, k: int) -> None:
+    # more noise or fewer steps can only lower delta: the brackets may never say the opposite
+    lo_s, hi_s = sorted((F(s1, 10), F(s2, 10)))
+    a = optimal_delta([(PoissonSampled(Gaussian(lo_s), "0.1"), k)], "0.5", digits=3)
+    b = optimal_delta([(PoissonSampled(Gaussian(hi_s), "0.1"), k)], "0.5", digits=3)
+    c = optimal_delta([(PoissonSampled(Gaussian(lo_s), "0.1"), k + 3)], "0.5", digits=3)
+    assert b.lower <= a.upper and a.lower <= c.upper
+
+
+@settings(max_examples=10, deadline=None)
+@given(q1=st.integers(1, 50), q2=st.integers(1, 50))
+def test_monotone_in_q(q1: int, q2: int) -> None:
+    lo_q, hi_q = sorted((F(q1, 100), F(q2, 100)))
+    a = optimal_delta([(PoissonSampled(Laplace("1"), lo_q), 5)], "0.1", digits=3)
+    b = optimal_delta([(PoissonSampled(Laplace("1"), hi_q), 5)], "0.1", digits=3)
+    assert a.lower <= b.upper
