@@ -39,7 +39,17 @@ __all__ = ["build_parser", "main", "run_query"]
 
 EXIT_OK, EXIT_NOT_PRIVATE, EXIT_USAGE, EXIT_PRECISION, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED = 130
-_FORWARDED = ("region", "tables", "crosscheck", "proofs")
+#: commands that own their options: name -> (module with ``main(argv) -> int``, one-line help)
+_FORWARDED_COMMANDS: dict[str, tuple[str, str]] = {
+    "curve": ("exactdp.curve", "the certified delta(eps) or eps(delta) curve of a composition at many points"),
+    "calibrate": ("exactdp.calibrate", "the noise, count or per-step eps that provably meets a target"),
+    "budget": ("exactdp.budget", "what a planned list of mechanisms spends of a target, and what remains"),
+    "region": ("exactdp.region", "the privacy region (tradeoff curve) of k equal mechanisms"),
+    "tables": ("exactdp.golden.cli", "build, verify and export the golden tables"),
+    "crosscheck": ("exactdp.crosscheck.cli", "run other DP libraries against the exact oracle"),
+    "proofs": ("exactdp.proofs_launcher", "check the derivations behind exactdp with sympy"),
+}
+_FORWARDED = tuple(_FORWARDED_COMMANDS)
 
 _EXIT_HELP = """\
 exit status: 0 success (check: private), 1 check: not private, 2 bad input (one line on stderr,
@@ -198,10 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", default="1", metavar="N",
                    help="answer the queries in N parallel processes (the output keeps the input order)")
 
-    for name, help_ in (("region", "the privacy region (tradeoff curve) of k equal mechanisms"),
-                        ("tables", "build, verify and export the golden tables"),
-                        ("crosscheck", "run other DP libraries against the exact oracle"),
-                        ("proofs", "check the derivations behind exactdp with sympy")):
+    for name, (_, help_) in _FORWARDED_COMMANDS.items():
         p = sub.add_parser(name, help=help_, add_help=False)
         p.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
@@ -618,22 +625,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_query(args, query)
         if args.command == "batch":
             return _cmd_batch(args, sys.stdin, sys.stdout)
-        if args.command == "region":
-            from .region import main as region_main
+        if args.command in _FORWARDED_COMMANDS:
+            import importlib
 
-            return region_main(args.rest)
-        if args.command == "tables":
-            from .golden.cli import main as tables_main
-
-            return tables_main(args.rest)
-        if args.command == "crosscheck":
-            from .crosscheck.cli import main as crosscheck_main
-
-            return crosscheck_main(args.rest)
-        if args.command == "proofs":
-            from .proofs_launcher import main as proofs_main
-
-            return proofs_main(args.rest)
+            module = importlib.import_module(_FORWARDED_COMMANDS[args.command][0])
+            return int(module.main(args.rest))
         parser.print_help()
         return EXIT_USAGE
     except KeyboardInterrupt:
