@@ -33,7 +33,8 @@ from . import progress
 from .errors import ExactDPError, InvalidParameterError, PrecisionError, TimeBudgetError
 from .files import decode_text, read_text
 from .methods import METHODS, get_method
-from .numbers import DEFAULT_DIGITS, Enclosure, format_fraction, parse_delta, parse_digits, parse_eps, parse_rational
+from .numbers import (DEFAULT_DIGITS, Enclosure, decimal_string, format_fraction, parse_delta, parse_digits,
+                      parse_eps, parse_rational)
 
 __all__ = ["build_parser", "main", "run_query"]
 
@@ -492,14 +493,21 @@ def status_of(exc: BaseException, query: str | None = None) -> int:
 
 def error_message(exc: BaseException, query: str | None = None, seconds: float | None = None) -> str:
     """The one-line message (without the program name) for a query failing with ``exc``."""
-    spent = f" after {seconds:.1f} s" if seconds is not None and not isinstance(exc, TimeBudgetError) else ""
+    if isinstance(exc, TimeBudgetError) and getattr(exc, "elapsed", 0):
+        seconds = exc.elapsed
+    spent = f" after {seconds:.1f} s" if seconds is not None else ""
     if isinstance(exc, MemoryError):
         return f"out of memory{spent}: this input needs more memory than is available"
     if isinstance(exc, PrecisionError):
         kind = "undecided" if query == "check" else "precision"
+        msg = _err_line(exc)
         best = getattr(exc, "best", None)
-        extra = f"; best certified bracket {best}" if best is not None else ""
-        return f"{kind}{spent}: {_err_line(exc)}{extra}"
+        extra = ""
+        if best is not None and "certified in" not in msg:
+            lo, hi = best if isinstance(best, tuple) else (best.lower, best.upper)
+            extra = (f"; the best certified bracket is [{decimal_string(Fraction(lo), 10, 'down')}, "
+                     f"{decimal_string(Fraction(hi), 10, 'up')}]")
+        return f"{kind}{spent}: {msg}{extra}; --max-seconds gives it more time"
     if status_of(exc, query) == EXIT_INTERNAL:
         return f"internal error (a bug in exactdp, please report it): {type(exc).__name__}: {_err_line(exc)}"
     return f"error: {_err_line(exc)}"

@@ -24,9 +24,11 @@ Three ways to build the atoms:
 * ``enumeration`` (``brute-force`` when all mechanisms differ): few distinct eps values with
   moderate counts, any eps (seven significant digits, mixed rationals and logs): one atom per
   vector of how many of each value are in S.
-* ``bracket``: anything else.  delta_opt and OptComp are non-decreasing in every eps_i, so
-  rounding every eps_i down / up to the grid 1/N gives certified lower / upper bounds; N is
-  refined until the requested digits hold, else a :class:`PrecisionError` names the width reached.
+* ``binomial-tails`` (:mod:`exactdp.optimal.tails`): one group with a huge count and few joint
+  outcomes of the others: incomplete beta functions, cost independent of the count.
+* ``pld`` / ``pld-lattice`` (:mod:`exactdp.pld`): anything else (many distinct off-grid values,
+  huge counts of several values): a certified bracket from a dominating and a dominated pair on a
+  grid, second order in the grid step (docs/pld.md), exact up to truncation on a lattice.
 
 Decisions (``mv_decide``) are exact: rational arithmetic when everything is rational; otherwise
 the enclosure is refined until the sign is certain, after an exact test of the identical case by
@@ -684,70 +686,38 @@ def _decide_on(prof: Profile | None, pd: Fraction, eps_g: ExactReal, delta_g: Fr
     return prof.sign_dp_minus_t(x, m, t) <= 0
 
 
-# -- bracket: round every eps_i down / up to the grid 1/N ------------------------------------------
-
-def _floor_ceil(e: ExactReal, N: int) -> tuple[int, int]:
-    if e.kind == "rational":
-        v = e.value * N
-        return math.floor(v), math.ceil(v)
-    prec = 64
-    while True:  # terminates: N log q is irrational for q != 1
-        with ctx.workprec(prec):
-            x = e.arb() * N
-            f = x.floor()
-        if f.is_exact():
-            k = int(f.unique_fmpz())
-            return k, k + 1
-        prec *= 2
-
-
-def _bracket_profiles(groups: Sequence[tuple[ExactReal, int]], N: int) -> tuple[Profile | None, Profile | None]:
-    down, up = [], []
-    for e, c in groups:
-        f, cl = _floor_ceil(e, N)
-        down.append((ExactReal.rational(Fraction(f, N)), c))
-        up.append((ExactReal.rational(Fraction(cl, N)), c))
-    return build_profile(down, force="grid"), build_profile(up, force="grid")
-
-
-def _bracket(groups: Sequence[tuple[ExactReal, int]], digits: int, accept_width: bool,
-             run: Callable[[Profile | None, int], Enclosure]) -> Enclosure:
-    total = sum(c * (e.value if e.kind == "rational" else Fraction(int(e.value) + 1)) for e, c in groups)
-    k = sum(c for _, c in groups)
-    # start with A about 2^14, multiply N by 4 until the width is reached or A passes GRID_CAP
-    N = max(1, int((1 << 14) / max(total + k, Fraction(1))))
-    target = Fraction(1, 10**digits)
-    best: Enclosure | None = None
-    while True:
-        progress.tick(f"bracketing on the grid 1/{N}" + (f", width {float(best.relative_width()):.2g}"  # float ok: message
-                                                          if best is not None and not best.is_infinite else ""))
-        lo_p, hi_p = _bracket_profiles(groups, N)
-        if hi_p is not None and isinstance(hi_p, GridProfile) and hi_p.A > GRID_CAP:
-            break
-        lo, hi = run(lo_p, digits + 2), run(hi_p, digits + 2)
-        enc = Enclosure(lo.lower, hi.upper, digits, algorithm="bracket")
-        best = enc
-        if enc.is_infinite or (not isinstance(enc.lower, float) and enc.relative_width() <= target):
-            return enc
-        N *= 4
-    if best is not None and accept_width:
-        return best
-    width = "none" if best is None else f"{float(best.relative_width()):.3g}"  # float ok: message only
-    raise PrecisionError(
-        f"{digits=} could not be certified: the eps_i share no small grid and have too many distinct "
-        f"values to enumerate; rounding them to a grid of A <= {GRID_CAP} gave relative width {width}"
-        + (f" ({best.lower_str()} .. {best.upper_str()})" if best is not None else "")
-        + "; pass accept_width=True to get this bracket"
-    )
-
-
 # -- public API ----------------------------------------------------------------------------------
 
+def _route(comp: Composition) -> tuple[str, Profile | None]:
+    """Which engine answers: ``("tails", None)`` (one huge group, few outcomes of the others),
+    ``("mv", profile)`` (an affordable exact profile) or ``("pld", None)`` (the certified PLD
+    engine: many distinct off-grid values, or counts whose exact products would be huge)."""
+    from .tails import tails_applies
+
+    if tails_applies(comp):
+        return "tails", None
+    try:
+        prof = build_profile(_eps_groups(comp))
+    except _NoExact:
+        return "pld", None
+    bits = sum(c * max((1 - m.delta).numerator.bit_length(), (1 - m.delta).denominator.bit_length())
+               for m, c in comp.groups if m.delta)
+    if bits > EXACT_PD_BITS:
+        return "pld", None
+    return "mv", prof
+
+
+#: the largest size (bits) of the exact prod (1 - delta_i)^{n_i} the exact engine forms
+EXACT_PD_BITS = 4_000_000
+
+
 def mv_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGITS,
-             accept_width: bool = False) -> Enclosure:
+             accept_width: bool = True) -> Enclosure:
     """The optimal total delta at eps_g of any list of mechanisms (Murtagh-Vadhan Thm 1.5).
 
-    delta_opt(eps_g) = 1 - prod(1-delta_i) (1 - delta_pure(eps_g)), docs/mathematics.md §2.
+    delta_opt(eps_g) = 1 - prod(1-delta_i) (1 - delta_pure(eps_g)), docs/mathematics.md §2.  Exact or
+    certified to ``digits`` on an exact profile or with binomial tails; a certified bracket from
+    the PLD engine (its ``digits`` says how many it certifies) when no exact profile is affordable.
 
     >>> from exactdp import Composition, ExactReal
     >>> c = Composition.heterogeneous([("1", "0.1"), ("2", "0.2")])
@@ -755,12 +725,20 @@ def mv_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGIT
     Fraction(7, 25)
     """
     eps_g = ExactReal.parse(eps_g, "eps_g")
-    pd = _prod_one_minus_delta(comp)
-    return _on_profile(comp, digits, accept_width, lambda p, d: _delta_on(p, pd, eps_g, d))
+    how, prof = _route(comp)
+    if how == "tails":
+        from .tails import tails_delta
+
+        return tails_delta(comp, eps_g, digits=digits)
+    if how == "pld":
+        from ..pld.engine import pld_delta
+
+        return pld_delta(comp, eps_g, digits=digits)
+    return _delta_on(prof, _prod_one_minus_delta(comp), eps_g, digits)
 
 
 def mv_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DIGITS,
-               accept_width: bool = False) -> Enclosure:
+               accept_width: bool = True) -> Enclosure:
     """The optimal eps at total delta_g (Murtagh-Vadhan Thm 1.5); +inf iff delta_g < 1 - prod(1-delta_i).
 
     Closed form on the right segment: eps* = max(0, log((A_m - t)/B_m)), docs/mathematics.md §2.
@@ -771,23 +749,24 @@ def mv_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DI
     Fraction(13, 2)
     """
     delta_g = Fraction(delta_g)
-    pd = _prod_one_minus_delta(comp)
-    return _on_profile(comp, digits, accept_width, lambda p, d: _epsilon_on(p, pd, delta_g, d))
+    how, prof = _route(comp)
+    if how == "tails":
+        from .tails import tails_epsilon
 
+        return tails_epsilon(comp, delta_g, digits=digits)
+    if how == "pld":
+        from ..pld.engine import pld_epsilon
 
-def _on_profile(comp: Composition, digits: int, accept_width: bool,
-                answer: Callable[[Profile | None, int], Enclosure]) -> Enclosure:
-    """``answer(profile, digits)`` on the exact loss profile, or bracketed when there is none."""
-    groups = _eps_groups(comp)
-    try:
-        prof = build_profile(groups)
-    except _NoExact:
-        return _bracket(groups, digits, accept_width, answer)
-    return answer(prof, digits)
+        return pld_epsilon(comp, delta_g, digits=digits)
+    return _epsilon_on(prof, _prod_one_minus_delta(comp), delta_g, digits)
 
 
 def mv_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
     """Exactly whether the composition is (eps_g, delta_g)-DP (Murtagh-Vadhan Thm 1.5), never a guess.
+
+    On an exact profile the decision is exact; otherwise it is certified by binomial tails or by
+    the PLD bracket, refined until it excludes delta_g (a tie within the budget is reported, not
+    guessed: :class:`~exactdp.errors.TimeBudgetError`).
 
     >>> from exactdp import Composition, ExactReal
     >>> c = Composition.heterogeneous([("1", "0.1"), ("2", "0.2")])
@@ -796,34 +775,13 @@ def mv_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
     """
     eps_g = ExactReal.parse(eps_g, "eps_g")
     delta_g = Fraction(delta_g)
-    pd = _prod_one_minus_delta(comp)
-    groups = _eps_groups(comp)
-    try:
-        prof = build_profile(groups)
-    except _NoExact:
-        return _decide_bracket(groups, pd, eps_g, delta_g)
-    return _decide_on(prof, pd, eps_g, delta_g)
+    how, prof = _route(comp)
+    if how == "tails":
+        from .tails import tails_decide
 
+        return tails_decide(comp, eps_g, delta_g)
+    if how == "pld":
+        from ..pld.engine import pld_decide
 
-def _decide_bracket(groups: Sequence[tuple[ExactReal, int]], pd: Fraction, eps_g: ExactReal,
-                    delta_g: Fraction) -> bool:
-    # rounding eps_i down can only make the composition more private, rounding up less:
-    # private(up) => private, not private(down) => not private
-    total = sum(c * (e.value if e.kind == "rational" else Fraction(int(e.value) + 1)) for e, c in groups)
-    k = sum(c for _, c in groups)
-    N = max(1, int((1 << 12) / max(total + k, Fraction(1))))
-    while True:
-        progress.tick(f"deciding on the grid 1/{N}")
-        lo_p, hi_p = _bracket_profiles(groups, N)
-        if isinstance(hi_p, GridProfile) and hi_p.A > GRID_CAP:
-            raise PrecisionError(
-                "the decision is too close to the boundary to settle by rounding the eps_i to a grid "
-                f"of A <= {GRID_CAP}; no exact profile of these eps_i is affordable"
-            )
-        if _decide_on(hi_p, pd, eps_g, delta_g):
-            return True
-        if not _decide_on(lo_p, pd, eps_g, delta_g):
-            return False
-        N *= 4
-
-
+        return pld_decide(comp, eps_g, delta_g)
+    return _decide_on(prof, _prod_one_minus_delta(comp), eps_g, delta_g)

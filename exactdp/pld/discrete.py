@@ -307,12 +307,12 @@ def compose(a: Law, b: Law, tau: arb | None = None) -> Law:
     if a.upper != b.upper or a.h != b.h:
         raise ValueError("compose laws of the same side and grid")
     P = a.P * b.P
-    if a.exact and b.exact:
-        Q = None
+    if a.upper or (a.exact and b.exact):
+        Q = None  # an upper law is a grid pair (Q = P e^{-jh}); so is a product of exact laws
     else:
         qa = a.Q if a.Q is not None else _q_of_exact(a)
         qb = b.Q if b.Q is not None else _q_of_exact(b)
-        Q = None if a.upper else qa * qb
+        Q = qa * qb
     # +inf: some component produced an output that Q never produces; 1-(1-a)(1-b) is monotone in a, b
     p_inf = a.p_inf + b.p_inf - a.p_inf * b.p_inf
     out = Law(a.h, a.offset + b.offset, P, Q, p_inf, a.upper, a.exact and b.exact, a.moved + b.moved)

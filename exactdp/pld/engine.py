@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -29,7 +29,8 @@ from flint import arb, ctx
 from .. import progress
 from ..composition import Composition, Mechanism
 from ..errors import InvalidParameterError, PrecisionError, TimeBudgetError
-from ..numbers import DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify, fraction_of_arb_endpoints
+from ..numbers import (DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify, decimal_string,
+                       format_fraction, fraction_of_arb_endpoints)
 from .discrete import (Law, delta_lower, delta_upper, discretize, epsilon_lower, epsilon_upper, power, product,
                        tail_range, trim)
 from .models import GenericPair, KaryRR, LossModel, model_of
@@ -162,15 +163,22 @@ def build(pl: Plan, h: Fraction, tau: Fraction, prec: int) -> Built:
     with ctx.workprec(prec):
         ta = arb_of_fraction(tau)
         for groups in pl.orders:
-            ups, lows = [], []
+            disc = []
             for model, count in _models_by_identity(groups):
                 progress.tick(f"discretising {model.name} on the grid 1/{float(1 / h):.4g}")  # float ok: a message
                 jmin, jmax = tail_range(model, h, tau)
-                u, l = discretize(model, h, jmin, jmax, prec=prec)
-                exact = exact and u.exact
-                ups.append(power(trim(u, ta), count, ta))
-                lows.append(power(trim(l, ta), count, ta))
-            laws.append((product(ups, ta), product(lows, ta)))
+                disc.append((discretize(model, h, jmin, jmax, prec=prec), count))
+            if all(u.exact for (u, _), _ in disc):
+                # exact laws: one chain suffices.  Its truncations drop outputs (a lower bound, docs/pld.md
+                # §3); every dropped output has P-mass at most what was dropped and adds at most its
+                # P-mass to delta, so the same law with the dropped mass put at +inf is an upper bound
+                low = product([power(trim(l, ta), c, ta) for (_, l), c in disc], ta)
+                up = replace(low, upper=True, p_inf=low.p_inf + low.moved)
+            else:
+                exact = False
+                up = product([power(trim(u, ta), c, ta) for (u, _), c in disc], ta)
+                low = product([power(trim(l, ta), c, ta) for (_, l), c in disc], ta)
+            laws.append((up, low))
     return Built(h, prec, tau, laws, exact, time.monotonic() - start)
 
 
@@ -289,11 +297,19 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
             return lo, hi, False
         elapsed = time.monotonic() - start
         target = 10.0 ** (-digits)
-        factor = max(1 / 8, 0.85 * math.sqrt(target / width)) if width > 0 else 1 / 8
-        factor = min(factor, 0.7)
+        # width ~ C h^2 (docs/pld.md §6): the grid that meets the target, unless the budget or the
+        # memory bound allow less; then the finest grid they allow (the best bracket reachable)
+        want = 0.85 * math.sqrt(target / width) if width > 0 else 1 / 8
+        remaining = budget - elapsed
+        if remaining <= 0:
+            return lo, hi, False
+        afford = (b.seconds / remaining) ** (1 / 1.3) if b.seconds > 0 else 0.0  # cost ~ (1/h)^1.3
+        afford = max(afford, _points(pl, h) / MAX_POINTS)
+        factor = min(max(want, afford, 1 / 64), 0.7)
+        if afford > 0.7:
+            return lo, hi, False  # no finer grid fits: the bracket reached is the answer
         h_new = _on_lattice(pl, Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000)))))
-        cost = b.seconds * (float(h / h_new)) ** 1.25  # float ok: a prediction
-        if elapsed + cost > budget or _points(pl, h_new) > MAX_POINTS or h_new >= h:
+        if h_new >= h:
             return lo, hi, False
         last_width = width
         h = h_new
@@ -337,6 +353,33 @@ def _enclosure(lo: Fraction | float, hi: Fraction | float, digits: int, exact: b
     d = _certified_digits(lo, hi, digits)
     return Enclosure(lo, hi, max(d, 1) if d else 1, algorithm=alg) if not isinstance(hi, float) else \
         Enclosure(lo, hi, 1, algorithm=alg)
+
+
+def _inf_mass_exceeds(comp: Composition, delta_g: Fraction) -> bool:
+    """Whether, in some order, the +inf mass 1 - prod (1 - pi_i)^{n_i} is certainly above delta_g.
+
+    Decided in Arb (log-space, no huge exact powers); an exact tie, or one too close to decide at
+    2^14 bits, answers False and is left to the engine's brackets.
+    """
+    pl = plan(comp)
+    for groups in pl.orders:
+        terms = [(m.p_inf_exact(), c) for m, c in groups if m.p_inf_exact() > 0]
+        if not terms:
+            continue
+        prec = 64
+        while prec <= 1 << 14:
+            with ctx.workprec(prec):
+                s = arb(0)
+                for pi, c in terms:
+                    s += c * (-arb_of_fraction(pi)).log1p()
+                # 1 - e^s > delta_g  <=>  s < log(1 - delta_g)
+                d = s - (-arb_of_fraction(delta_g)).log1p() if delta_g < 1 else s
+            if d < 0:
+                return True
+            if d > 0:
+                break
+            prec *= 2
+    return False
 
 
 # -- one mechanism, one step: the profile itself ------------------------------------------------------------
@@ -514,6 +557,8 @@ def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_D
     single = _single(comp)
     if single is not None:
         return _single_epsilon(single, delta_g, digits)
+    if _inf_mass_exceeds(comp, delta_g):  # delta(eps) >= the +inf mass > delta_g for every eps
+        return Enclosure.infinite(digits, ALGORITHM)
     if delta_g <= 0:
         scale = Fraction(1, 10**30)
     else:
@@ -575,12 +620,14 @@ def pld_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
         lo, hi, _ = _refine(comp, 30, max_seconds, scale, bracket, done)
     except TimeBudgetError as e:
         lo, hi = state.get("bracket", (Fraction(0), Fraction(1)))
-        raise TimeBudgetError(f"{e}; delta is certified in [{float(lo):.6g}, {float(hi):.6g}]",  # float ok: message
+        raise TimeBudgetError(f"{e}; delta at eps_g is certified in [{decimal_string(Fraction(lo), 10, 'down')}, "
+                              f"{decimal_string(Fraction(hi), 10, 'up')}]",
                               elapsed=time.monotonic() - start, best=state.get("bracket")) from None
     if not isinstance(hi, float) and hi <= delta_g:
         return True
     if not isinstance(lo, float) and lo > delta_g:
         return False
     raise TimeBudgetError(
-        f"undecided within the budget: delta at eps_g is certified in [{float(lo):.10g}, {float(hi):.10g}] "  # float ok
-        f"and delta_g = {float(delta_g):.10g} lies inside", elapsed=time.monotonic() - start, best=(lo, hi))  # float ok
+        f"the time budget ran out: delta at eps_g is certified in [{decimal_string(lo, 10, 'down')}, "
+        f"{decimal_string(hi, 10, 'up')}] and delta_g = {format_fraction(delta_g)} lies inside",
+        elapsed=time.monotonic() - start, best=(lo, hi))

@@ -261,8 +261,8 @@ def test_mixed_log_and_rational_decide():
     assert not mv_decide(comp, ExactReal.rational(e.lower), Fraction(1, 20))
 
 
-def test_bracket_many_off_grid_values(monkeypatch):
-    # caps lowered so that 12 distinct off-grid values take the bracket path quickly
+def test_many_off_grid_values_get_a_certified_bracket(monkeypatch):
+    # caps lowered so that 12 distinct off-grid values take the PLD path quickly
     monkeypatch.setattr(mv, "ENUM_CAP", 1000)
     monkeypatch.setattr(mv, "GRID_CAP", 200_000)
     rng = random.Random(7)
@@ -270,12 +270,16 @@ def test_bracket_many_off_grid_values(monkeypatch):
     groups = [(ExactReal.rational(v), 1) for v in vals]
     comp = Composition.heterogeneous([(v, 0) for v in vals])
     d = mv_delta(comp, ExactReal.parse("1"), digits=3)
-    assert d.algorithm == "bracket"
+    assert d.algorithm == "pld"
     exact = mv._delta_on(mv.build_profile(groups, force="enum"), Fraction(1), ExactReal.parse("1"), 20)
-    assert d.lower <= exact.lower and exact.upper <= d.upper
+    assert d.lower <= exact.upper and exact.lower <= d.upper
     assert rel_width(d) <= Fraction(1, 1000)
-    with pytest.raises(PrecisionError, match="relative width"):
-        mv_delta(comp, ExactReal.parse("1"), digits=25)
+    # more digits than a bracket can reach: the best certified bracket, never nothing
+    from exactdp import progress
+
+    with progress.task("t", max_seconds=8, stream=None):
+        d25 = mv_delta(comp, ExactReal.parse("1"), digits=25)
+    assert d25.lower <= exact.upper and exact.lower <= d25.upper and 3 <= d25.digits <= 25
 
 
 # -- a peer in the same run: dp_accounting's PLD (pessimistic discretization) ----------------------
