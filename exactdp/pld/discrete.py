@@ -55,10 +55,17 @@ class Law:
     upper: bool
     exact: bool
     moved: arb
+    #: coefficient i sits at grid index offset + stride * i (a binomial law is strided)
+    stride: int = 1
 
     @property
     def length(self) -> int:
         return self.P.length()
+
+    @property
+    def span(self) -> int:
+        """The number of grid points the law covers."""
+        return self.stride * (self.P.length() - 1) + 1 if self.P.length() else 0
 
 
 # -- single-step discretisation --------------------------------------------------------------------
@@ -267,8 +274,44 @@ def _poly_sum(p: arb_poly) -> arb:
     return p(arb(1)) if p.length() else arb(0)
 
 
+def _dense(law: Law) -> Law:
+    """The same law with stride 1 (zeros between the coefficients of a strided law)."""
+    if law.stride == 1:
+        return law
+    s = law.stride
+
+    def spread(p: arb_poly | None) -> arb_poly | None:
+        if p is None:
+            return None
+        c = p.coeffs()
+        out = [arb(0)] * ((len(c) - 1) * s + 1 if c else 1)
+        out[::s] = c
+        return arb_poly(out)
+
+    return replace(law, P=spread(law.P), Q=spread(law.Q), stride=1)
+
+
+def _polyphase(dense: arb_poly, sparse: arb_poly, s: int) -> arb_poly:
+    """dense(y) * sparse(y^s): split dense into its s residue classes, multiply each by sparse.
+
+    dense(y) = sum_r y^r R_r(y^s), so the product is sum_r y^r (R_r * sparse)(y^s): every output
+    index r + s i comes from exactly one class, and s short products replace one long one.
+    """
+    c = dense.coeffs()
+    n = len(c)
+    m = sparse.length()
+    out = [arb(0)] * (n + s * (m - 1)) if n and m else [arb(0)]
+    for r in range(min(s, n)):
+        prod = arb_poly(c[r::s]) * sparse
+        pc = prod.coeffs()
+        out[r:r + s * len(pc):s] = pc
+    return arb_poly(out)
+
+
 def trim(law: Law, tau: arb) -> Law:
     """Cut the tails of total P-mass at most ``tau`` each side (moved up / to +inf, or dropped)."""
+    if law.stride != 1:
+        law = _dense(law)
     c = law.P.coeffs()
     n = len(c)
     if n <= 2:
@@ -306,6 +349,16 @@ def compose(a: Law, b: Law, tau: arb | None = None) -> Law:
     """The law of the composition (product of pairs), truncated by ``tau``."""
     if a.upper != b.upper or a.h != b.h:
         raise ValueError("compose laws of the same side and grid")
+    if a.stride != 1 or b.stride != 1:
+        if a.stride != 1 and b.stride != 1:
+            a = _dense(a if a.span <= b.span else a)
+        dense, sparse = (a, b) if a.stride == 1 else (b, a)
+        if not (dense.exact and sparse.exact):
+            return compose(_dense(a), _dense(b), tau)
+        P = _polyphase(dense.P, sparse.P, sparse.stride)
+        p_inf = a.p_inf + b.p_inf - a.p_inf * b.p_inf
+        out = Law(a.h, a.offset + b.offset, P, None, p_inf, a.upper, True, a.moved + b.moved)
+        return trim(out, tau) if tau is not None else out
     P = a.P * b.P
     if a.upper or (a.exact and b.exact):
         Q = None  # an upper law is a grid pair (Q = P e^{-jh}); so is a product of exact laws
@@ -348,18 +401,70 @@ def power(law: Law, n: int, tau: arb | None = None) -> Law:
     return result
 
 
-def product(laws: list[Law], tau: arb | None = None) -> Law:
-    """The composition of several laws, smallest first (a balanced product keeps the cost low)."""
-    items = sorted(laws, key=lambda l: l.length)
+def binomial_law(eps_units: int, delta: Fraction, n: int, h: Fraction, tau: arb) -> Law:
+    """The exact n-fold composition of the generic (eps, delta) pair with eps = eps_units * h.
+
+    j of the n mechanisms answering "up" has loss (2j - n) eps and P-mass C(n, j) p^j (1-p)^{n-j}
+    (1-delta)^n, p = e^eps/(1+e^eps); the +inf mass is 1 - (1-delta)^n (docs/mathematics.md §1-§3).
+    Only the window of j where the binomial has mass is kept; the two tails beyond it, computed
+    exactly as incomplete beta functions, are dropped and counted in ``moved`` (docs/pld.md §5).
+    The law is strided: consecutive j are 2 eps_units grid points apart.
+    """
+    from ..optimal.kov15 import _upper_tail
+
+    a = eps_units
+    hb = arb_of_fraction(h)
+    y = (hb * a).exp()
+    p = y / (1 + y)
+    keep = ((-arb_of_fraction(delta)).log1p() * n).exp() if delta else arb(1)  # (1 - delta)^n
+    pf = float(p.mid())  # float ok: only chooses the window; its tails are then bounded exactly
+    mean = n * pf
+    sd = math.sqrt(max(n * pf * (1 - pf), 1e-300))
+    tf = max(float(tau.mid()), 1e-300)  # float ok: window choice only
+    z = math.sqrt(2 * math.log(1 / tf)) + 2
+    j_lo = max(0, math.floor(mean - z * sd) - 1)
+    j_hi = min(n, math.ceil(mean + z * sd) + 1)
+    mode = min(max(int(mean), j_lo), j_hi)
+    from ..optimal.tails import _pmf
+
+    vals: dict[int, arb] = {}
+    v = _pmf(n, mode, p)
+    vals[mode] = v
+    r = p / (1 - p)
+    for j in range(mode, j_hi):
+        if (j - mode) % 4096 == 0:
+            progress.tick(f"binomial law of {n} steps")
+        v = v * (n - j) / (j + 1) * r
+        vals[j + 1] = v
+    v = vals[mode]
+    for j in range(mode, j_lo, -1):
+        v = v * j / (n - j + 1) / r
+        vals[j - 1] = v
+    coeffs = [vals[j] * keep for j in range(j_lo, j_hi + 1)]
+    below = (1 - _upper_tail(n, j_lo, p)) if j_lo > 0 else arb(0)
+    above = _upper_tail(n, j_hi + 1, p) if j_hi < n else arb(0)
+    moved = (below + above) * keep
+    p_inf = -(((-arb_of_fraction(delta)).log1p() * n).expm1()) if delta else arb(0)
+    return Law(h, (2 * j_lo - n) * a, arb_poly(coeffs), None, p_inf, upper=False, exact=True, moved=moved,
+               stride=2 * a)
+
+
+def product(laws: list[Law], tau: arb | None = None, *, trim_each: bool = True) -> Law:
+    """The composition of several laws, smallest first (a balanced product keeps the cost low).
+
+    ``trim_each=False`` truncates only the result (for windowed laws, whose products stay small).
+    """
+    items = sorted(laws, key=lambda l: l.span)
     while len(items) > 1:
         progress.tick(f"composing {len(items)} laws")
         nxt = []
         for i in range(0, len(items) - 1, 2):
-            nxt.append(compose(items[i], items[i + 1], tau))
+            nxt.append(compose(items[i], items[i + 1], tau if trim_each else None))
         if len(items) % 2:
             nxt.append(items[-1])
-        items = sorted(nxt, key=lambda l: l.length)
-    return items[0]
+        items = sorted(nxt, key=lambda l: l.span)
+    out = _dense(items[0])
+    return out if trim_each or tau is None else trim(out, tau)
 
 
 # -- queries --------------------------------------------------------------------------------------------
@@ -480,16 +585,7 @@ def epsilon_upper(law: Law, delta_g: arb) -> arb | None:
     zero = arb(0)
     if delta_upper(law, zero).upper() <= delta_g.lower():
         return zero
-    # binary search the segment: smallest grid point g = offset + i with delta_upper(g h) <= delta_g
-    lo, hi = max(0, -law.offset), n  # at i = n (beyond the support) delta_upper = p_inf < delta_g
-    while lo < hi:
-        progress.tick("locating eps on the upper curve")
-        mid = (lo + hi) // 2
-        v = delta_upper(law, hb * (law.offset + mid))
-        if v.mid() <= delta_g.mid():
-            hi = mid
-        else:
-            lo = mid + 1
+    lo = _float_crossing(law, delta_g)
     # the crossing is in ((lo-1) h, lo h], where delta_upper is the line A - e^eps B of the terms
     # j >= lo; the line's root is a candidate, *certified* by evaluating delta_upper there (every
     # line lies below the convex curve, so a root alone would only be a lower bound)
@@ -512,6 +608,29 @@ def epsilon_upper(law: Law, delta_g: arb) -> arb | None:
     from ..errors import PrecisionError
 
     raise PrecisionError("could not certify a point of the upper curve below delta_g at this precision")
+
+
+def _float_crossing(law: Law, delta_g: arb) -> int:
+    """The index i whose segment ((i-1) h, i h] holds the crossing delta_upper = delta_g, located by
+    a scan of float midpoints from the top (a guess only: the caller certifies the point it returns).
+
+    At the grid point g = offset + i - 1, delta_upper = p_inf + sum_{j >= i} P_j (1 - e^{-(j - g) h});
+    T = sum_{j >= i} P_j e^{-(j-g) h} is kept by the recurrence T <- e^{-h} (P_i + T), so nothing
+    overflows even far out.
+    """
+    c = _float_mids(law.P, law.P.length())
+    n = len(c)
+    eh = math.exp(-float(law.h))  # float ok: locating only
+    pinf = float(law.p_inf.mid())  # float ok: locating only
+    dg = float(delta_g.mid())  # float ok: locating only
+    A = T = 0.0
+    start = max(0, -law.offset)
+    for i in range(n - 1, start - 1, -1):
+        A += c[i]
+        T = eh * (c[i] + T)
+        if pinf + A - T > dg:  # delta_upper at grid point offset + i - 1 exceeds delta_g
+            return i
+    return start
 
 
 def epsilon_lower(law: Law, delta_g: arb, hint: arb | None = None) -> arb:

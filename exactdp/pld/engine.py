@@ -31,8 +31,8 @@ from ..composition import Composition, Mechanism
 from ..errors import InvalidParameterError, PrecisionError, TimeBudgetError
 from ..numbers import (DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify, decimal_string,
                        format_fraction, fraction_of_arb_endpoints)
-from .discrete import (Law, delta_lower, delta_upper, discretize, epsilon_lower, epsilon_upper, power, product,
-                       tail_range, trim)
+from .discrete import (Law, binomial_law, delta_lower, delta_upper, discretize, epsilon_lower, epsilon_upper,
+                       power, product, tail_range, trim)
 from .models import GenericPair, KaryRR, LossModel, model_of
 
 __all__ = ["pld_delta", "pld_epsilon", "pld_decide", "Plan", "plan", "DEFAULT_SECONDS", "MAX_POINTS"]
@@ -41,6 +41,8 @@ __all__ = ["pld_delta", "pld_epsilon", "pld_decide", "Plan", "plan", "DEFAULT_SE
 DEFAULT_SECONDS = 30.0
 #: the largest composed grid (points) the engine builds; past it the bracket reached is returned
 MAX_POINTS = 1 << 22
+#: the largest lattice composed exactly in one pass; a finer lattice is refined like any grid
+LATTICE_POINTS = 1 << 22
 
 ALGORITHM = "pld"
 ALGORITHM_LATTICE = "pld-lattice"
@@ -147,6 +149,14 @@ class Built:
     seconds: float                    # float ok: a timing
 
 
+def _binomial_units(model: LossModel, h: Fraction) -> int | None:
+    """eps/h when the model is a generic pair whose eps is a positive multiple of h, else None."""
+    if not isinstance(model, GenericPair) or model.eps.kind != "rational" or model.eps.value <= 0:
+        return None
+    u = model.eps.value / h
+    return int(u) if u.denominator == 1 else None
+
+
 def _models_by_identity(groups: tuple[tuple[LossModel, int], ...]) -> list[tuple[LossModel, int]]:
     merged: dict[tuple, tuple[LossModel, int]] = {}
     for m, c in groups:
@@ -172,7 +182,14 @@ def build(pl: Plan, h: Fraction, tau: Fraction, prec: int) -> Built:
                 # exact laws: one chain suffices.  Its truncations drop outputs (a lower bound, docs/pld.md
                 # §3); every dropped output has P-mass at most what was dropped and adds at most its
                 # P-mass to delta, so the same law with the dropped mass put at +inf is an upper bound
-                low = product([power(trim(l, ta), c, ta) for (_, l), c in disc], ta)
+                parts = []
+                for ((_, l), c), (model, _) in zip(disc, _models_by_identity(groups)):
+                    units = _binomial_units(model, h)
+                    if c >= 64 and units is not None:
+                        parts.append(binomial_law(units, model.delta, c, h, ta))
+                    else:
+                        parts.append(power(trim(l, ta), c, ta))
+                low = product(parts, ta)
                 up = replace(low, upper=True, p_inf=low.p_inf + low.moved)
             else:
                 exact = False
@@ -254,7 +271,7 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         # measures it, and sets the precision and truncation of the passes that count
         h0 = _on_lattice(pl, _grid_for(pl, 256.0))
         tau0, prec0 = Fraction(1, 10**40), _prec_for(4, Fraction(1, 10**40))
-        if pl.lattice is not None and _lattice_points(pl) <= MAX_POINTS:
+        if pl.lattice is not None and _lattice_points(pl) <= LATTICE_POINTS:
             h0 = pl.lattice
         l0, u0 = bracket(_build_cached(pl, h0, tau0, prec0))
         lo, hi = l0, u0
@@ -267,7 +284,7 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
     tau = _tau_for(digits, scale, n_ops)
     # exact lattice: one build at the lattice answers to the truncation and radii
     lat_pts = _lattice_points(pl)
-    if pl.lattice is not None and lat_pts <= MAX_POINTS:
+    if pl.lattice is not None and lat_pts <= LATTICE_POINTS:
         with progress.task("pld lattice"):
             b = _build_cached(pl, pl.lattice, tau, prec)
             l, u = bracket(b)
