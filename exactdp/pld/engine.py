@@ -56,6 +56,7 @@ class Plan:
 
     orders: tuple[tuple[tuple[LossModel, int], ...], ...]
     lattice: Fraction | None          # a common lattice of every loss (exact mode), or None
+    snap: Fraction | None             # a common lattice of every atom (grids are chosen to divide it)
     mean: float                       # float ok: heuristics only (grid sizes), never a result
     sd: float                         # float ok: heuristics only
     lo: float                         # float ok: a rough lower end of the composed finite losses
@@ -92,11 +93,16 @@ def _moments(model: LossModel) -> tuple[float, float, float, float]:  # float ok
     return mean, var, min(xs, default=0.0), max(xs, default=0.0)
 
 
-def _lattice(groups: list[tuple[LossModel, int]]) -> Fraction | None:
-    """The gcd of every atom position when the models are atoms at rational losses, else None."""
+def _lattice(groups: list[tuple[LossModel, int]], *, atoms_only: bool = True) -> Fraction | None:
+    """The gcd of every atom position when they are all rational, else None.
+
+    ``atoms_only``: also None when a model has a continuous part (the exact-lattice mode); without
+    it, the gcd is a grid the atoms can be snapped to (a Laplace atom at +-eps then sits on a grid
+    point, and only the smooth part is discretised).
+    """
     g = Fraction(0)
     for model, _ in groups:
-        if model.has_continuous() or not isinstance(model, (GenericPair, KaryRR)):
+        if atoms_only and (model.has_continuous() or not isinstance(model, (GenericPair, KaryRR))):
             return None
         with ctx.workprec(64):
             for pos, _, _ in model.atoms():
@@ -131,8 +137,12 @@ def plan(comp: Composition) -> Plan:
         lo += count * a
         hi += count * b
     lat = _lattice(list(orders[0]))
+    try:
+        snap = lat if lat is not None else _lattice([g for o in orders for g in o], atoms_only=False)
+    except Exception:  # an atom whose position is not an exact rational: nothing to snap to
+        snap = None
     key = tuple(tuple((m.key(), c) for m, c in o) for o in orders)
-    return Plan(tuple(orders), lat, mean, math.sqrt(var), lo, hi, key)
+    return Plan(tuple(orders), lat, snap, mean, math.sqrt(var), lo, hi, key)
 
 
 # -- building the laws ------------------------------------------------------------------------------
@@ -240,9 +250,9 @@ def _grid_for(pl: Plan, points: float) -> Fraction:  # float ok: a grid size tar
 def _on_lattice(pl: Plan, h: Fraction) -> Fraction:
     """h moved down to a divisor of the lattice when the lattice is coarser than h (atoms at
     rational losses then sit on grid points); a lattice finer than h is ignored."""
-    if pl.lattice is None or pl.lattice < h:
+    if pl.snap is None or pl.snap < h:
         return h
-    return pl.lattice / math.ceil(pl.lattice / h)
+    return pl.snap / math.ceil(pl.snap / h)
 
 
 def _lattice_points(pl: Plan) -> float:  # float ok: a size estimate
@@ -609,6 +619,73 @@ def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_D
     if isinstance(lo, float):
         return Enclosure.infinite(digits, ALGORITHM_LATTICE if exact else ALGORITHM)
     return _enclosure(lo, hi, digits, exact)
+
+
+def _finest_build(comp: Composition) -> Built | None:
+    """The finest build of this composition in the cache (the one a refinement ended with)."""
+    key = plan(comp).key
+    builds = [b for k, b in _CACHE.items() if k[0] == key]
+    return min(builds, key=lambda b: (b.h, -b.prec)) if builds else None
+
+
+def pld_delta_curve(comp: Composition, eps_list: list[ExactReal], *, digits: int = DEFAULT_DIGITS,
+                    max_seconds: float | None = None) -> list[Enclosure]:
+    """Certified delta at every eps of ``eps_list`` from one build of the distribution.
+
+    The grid is refined for the largest eps (the smallest delta, the hardest relative width); every
+    point is then read off the same composed laws (docs/pld.md §8).
+    """
+    _check_comp(comp)
+    eps_list = [ExactReal.parse(e, "eps") for e in eps_list]
+    if _single(comp) is not None:
+        return [pld_delta(comp, e, digits=digits) for e in eps_list]
+    with ctx.workprec(64):
+        hardest = max(eps_list, key=lambda e: e.arb().mid())
+    first = pld_delta(comp, hardest, digits=digits, max_seconds=max_seconds)
+    b = _finest_build(comp)
+    if b is None:
+        return [first for _ in eps_list]
+    out = []
+    with ctx.workprec(b.prec):
+        for e in eps_list:
+            progress.tick("reading the curve")
+            x = e.arb()
+            lo = max(_endpoints(delta_lower(low, x).lower())[0] for _, low in b.laws)
+            hi = max(_endpoints(delta_upper(up, x).upper())[1] for up, _ in b.laws)
+            lo, hi = max(lo, Fraction(0)), min(hi, Fraction(1))
+            out.append(_enclosure(lo, hi, digits, b.exact).clamped(Fraction(0), Fraction(1)))
+    return out
+
+
+def pld_epsilon_curve(comp: Composition, deltas: list[Fraction], *, digits: int = DEFAULT_DIGITS,
+                      max_seconds: float | None = None) -> list[Enclosure]:
+    """Certified eps at every delta_g of ``deltas`` from one build (refined for the smallest delta_g)."""
+    _check_comp(comp)
+    deltas = [Fraction(d) for d in deltas]
+    if _single(comp) is not None:
+        return [pld_epsilon(comp, d, digits=digits) for d in deltas]
+    first = pld_epsilon(comp, min(deltas), digits=digits, max_seconds=max_seconds)
+    b = _finest_build(comp)
+    if b is None:
+        return [first for _ in deltas]
+    out = []
+    with ctx.workprec(b.prec):
+        for dg in deltas:
+            progress.tick("reading the curve")
+            if _inf_mass_exceeds(comp, dg):
+                out.append(Enclosure.infinite(digits, ALGORITHM))
+                continue
+            d = arb_of_fraction(dg)
+            los: list[Fraction] = []
+            his: list[Fraction | float] = []
+            for up, low in b.laws:
+                eu = epsilon_upper(up, d)
+                his.append(math.inf if eu is None else _endpoints(eu)[1])
+                los.append(_endpoints(epsilon_lower(low, d, hint=eu))[0])
+            lo, hi = max(los), max(his, key=lambda x: (isinstance(x, float), x))
+            out.append(Enclosure.infinite(digits, ALGORITHM) if isinstance(hi, float) and lo == math.inf
+                       else _enclosure(max(lo, Fraction(0)), hi, digits, b.exact))
+    return out
 
 
 def pld_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
