@@ -1,27 +1,22 @@
-"""Benchmark: optimal heterogeneous composition, exactdp (MV Thm 1.5) vs dp_accounting's PLD.
+"""Benchmark: heterogeneous composition at scale, exactdp beside dp_accounting's PLD in one run.
 
     python benchmarks/bench_heterogeneous.py [--quick]
 
-Cases (fixed seed):
-  * k = 100, 400, 1000 mechanisms, eps_i drawn uniformly from {0.001, ..., 0.100} (a 1/1000 grid),
-    delta_i = 0;
-  * 10^4 mechanisms drawn from 5 distinct values on the 1/1000 grid (delta_i = 0 or 1e-6);
-  * an off-grid case: 200 mechanisms with two values of seven significant digits.
-Both libraries answer the same two queries in one run: delta at eps_g (mean + 2 sd of the privacy
-loss, rounded to 1/100) and eps at total delta_g = 1 - prod(1 - delta_i) + 1e-5.
+Rows (issue 14): two values with counts 10^4 .. 10^7 (0.1 x N + 0.2 x 5); five values on a
+1/1000 grid with 10^4 .. 10^6 copies each; 100 and 1000 distinct seven-digit eps_i in [0.01, 0.5]
+(the width exactdp certifies in 5 s and in 60 s); a DP-SGD-sized list ((0.02, 1e-8) x 10^5 +
+(0.05, 0) x 10^3 + (0.5, 0) x 10).  Each row asks eps at a total delta_g.
 
-dp_accounting: ``from_privacy_parameters(DifferentialPrivacyParameters(eps_i, delta_i))`` for each
-mechanism and ``compose`` over the list (for 10^4 mechanisms, ``self_compose`` per distinct value,
-then ``compose``: composing 10^4 PLDs one by one takes hours), then ``get_delta_for_epsilon`` /
-``get_epsilon_for_delta`` (default discretization).  exactdp: ``optimal_delta`` and
-``optimal_epsilon`` at 30 certified digits, each case in a fresh child process whose peak resident
-memory (``ru_maxrss``) is reported.  "Error" is dp_accounting's float against the certified enclosure.
+exactdp runs in a fresh child process (time and peak memory are its own) with the digits a row
+asks for; dp_accounting (``from_privacy_parameters`` per distinct value, ``self_compose`` by its
+count, ``compose``; pessimistic, default discretisation) runs in another child with a time limit.
+dp_accounting's float is judged against exactdp's certified bracket: ``inside``, ``+x`` (sound,
+above the certified upper end by x relative) or ``-x UNSOUND`` (below the certified lower end).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import random
 import resource
 import subprocess
@@ -29,111 +24,117 @@ import sys
 import time
 from fractions import Fraction
 
+F = Fraction
 
 
-def delta_g_for(mechs: list[tuple[Fraction, Fraction, int]]) -> Fraction:
-    """1 - prod(1 - delta_i) + 1e-5: the floor below which eps is infinite, plus 1e-5."""
-    pd = Fraction(1)
-    for _, d, c in mechs:
-        pd *= (1 - d) ** c
-    return 1 - pd + Fraction(1, 10**5)
+def _distinct(k: int, seed: int) -> list[tuple[Fraction, Fraction, int]]:
+    rng = random.Random(seed)
+    vals: set[Fraction] = set()
+    while len(vals) < k:
+        vals.add(F(rng.randint(100000, 5000000), 10**7))
+    return [(v, F(0), 1) for v in sorted(vals)]
 
 
-def cases(quick: bool) -> list[tuple[str, list[tuple[Fraction, Fraction, int]]]]:
-    rng = random.Random(20261123)
-    out = []
-    for k in [100, 400, 1000]:
-        out.append((f"k={k}, 1/1000 grid", [(Fraction(rng.randint(1, 100), 1000), Fraction(0), 1) for _ in range(k)]))
-    if not quick:
-        vals = [Fraction(13, 1000), Fraction(27, 1000), Fraction(41, 1000), Fraction(66, 1000), Fraction(1, 10)]
-        counts = [0] * 5
-        for _ in range(10**4):
-            counts[rng.randrange(5)] += 1
-        ds = [Fraction(0), Fraction(1, 10**6), Fraction(0), Fraction(1, 10**6), Fraction(0)]
-        out.append(("10^4 from 5 values", [(v, d, c) for v, d, c in zip(vals, ds, counts)]))
-    out.append(("off-grid, 200 x 2 values", [(Fraction("0.0123457"), Fraction(0), 120),
-                                              (Fraction("0.0456789"), Fraction(1, 10**6), 80)]))
-    return out
+FIVE = [F(13, 1000), F(27, 1000), F(41, 1000), F(66, 1000), F(1, 10)]
+# (name, groups, delta_g, digits, exactdp budget s, peer timeout s)
+ROWS = [
+    ("0.1 x 10^4 + 0.2 x 5", [(F(1, 10), F(0), 10**4), (F(1, 5), F(0), 5)], F(1, 10**6), 30, 60, 600),
+    ("0.1 x 10^5 + 0.2 x 5", [(F(1, 10), F(0), 10**5), (F(1, 5), F(0), 5)], F(1, 10**6), 30, 60, 600),
+    ("0.1 x 10^6 + 0.2 x 5", [(F(1, 10), F(0), 10**6), (F(1, 5), F(0), 5)], F(1, 10**6), 30, 60, 900),
+    ("0.1 x 10^7 + 0.2 x 5", [(F(1, 10), F(0), 10**7), (F(1, 5), F(0), 5)], F(1, 10**6), 30, 60, 900),
+    ("(0.01, 1e-9) x 10^9 + (0.5, 0) x 100", [(F(1, 100), F(1, 10**9), 10**9), (F(1, 2), F(0), 100)],
+     F(7, 10), 30, 60, 900),
+    ("5 values x 10^4", [(v, F(0), 10**4) for v in FIVE], F(1, 10**6), 10, 60, 900),
+    ("5 values x 10^4..10^6", [(v, F(0), c) for v, c in zip(FIVE, (10**4, 10**5, 10**6, 3 * 10**4, 2 * 10**5))],
+     F(1, 10**6), 10, 120, 900),
+    ("100 distinct 7-digit values (5 s)", _distinct(100, 1), F(1, 10**6), 8, 5, 600),
+    ("1000 distinct 7-digit values (5 s)", _distinct(1000, 2), F(1, 10**6), 6, 5, 900),
+    ("1000 distinct 7-digit values (60 s)", _distinct(1000, 2), F(1, 10**6), 6, 60, 900),
+    ("DP-SGD-sized: (0.02,1e-8) x 10^5 + (0.05,0) x 10^3 + (0.5,0) x 10",
+     [(F(1, 50), F(1, 10**8), 10**5), (F(1, 20), F(0), 10**3), (F(1, 2), F(0), 10)], F(1, 10**3), 30, 60, 900),
+]
+QUICK = {0, 1, 4, 5, 7, 8}
 
 
-def eps_g_for(mechs: list[tuple[Fraction, Fraction, int]]) -> Fraction:
-    """mean + 2 sd of the privacy loss, rounded to 1/100 (only chooses the query point)."""
-    mean = sum(c * float(e) * math.tanh(float(e) / 2) for e, _, c in mechs)  # float ok: query point
-    var = sum(c * float(e) ** 2 for e, _, c in mechs)  # float ok: query point
-    return Fraction(round((mean + 2 * math.sqrt(var)) * 100), 100)
+def run_exactdp(i: int) -> dict:
+    from exactdp import Composition, optimal_epsilon, progress
 
-
-def run_exactdp(mechs: list[tuple[Fraction, Fraction, int]]) -> dict:
-    from exactdp import Composition, ExactReal
-    from exactdp.optimal import optimal_delta, optimal_epsilon
-
-    comp = Composition.heterogeneous(mechs)
-    eg = eps_g_for(mechs)
+    name, groups, dg, digits, budget, _ = ROWS[i]
+    comp = Composition.heterogeneous(groups)
     t = time.perf_counter()
-    d = optimal_delta(comp, ExactReal.rational(eg))
-    t1 = time.perf_counter()
-    e = optimal_epsilon(comp, delta_g_for(mechs))
-    t2 = time.perf_counter()
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    return {"t_delta": t1 - t, "t_eps": t2 - t1, "rss_mb": rss / 1024, "algorithm": d.algorithm,
-            "d": [str(d.lower), str(d.upper)], "e": [str(e.lower), str(e.upper)], "eps_g": str(eg)}
+    with progress.task("bench", max_seconds=budget, stream=None):
+        e = optimal_epsilon(comp, dg, digits=digits)
+    return {"seconds": time.perf_counter() - t, "lower": str(e.lower), "upper": str(e.upper),
+            "algorithm": e.algorithm, "digits": e.digits}
 
 
-def run_dp_accounting(mechs: list[tuple[Fraction, Fraction, int]], grouped: bool) -> tuple[float, float, float]:
-    from dp_accounting.pld import privacy_loss_distribution as pld
-    from dp_accounting.pld.common import DifferentialPrivacyParameters
-
-    eg = eps_g_for(mechs)
+def run_dp_accounting(i: int) -> dict:
+    name, groups, dg, *_ = ROWS[i]
+    try:
+        from dp_accounting.pld import privacy_loss_distribution as pld
+        from dp_accounting.pld.common import DifferentialPrivacyParameters
+    except ImportError:
+        return {"skipped": "dp_accounting not installed (pip install 'exactdp[peers]')"}
     t = time.perf_counter()
-    if grouped:
-        plds = [pld.from_privacy_parameters(DifferentialPrivacyParameters(float(e), float(d))).self_compose(c)  # float ok: peer API
-                for e, d, c in mechs]
-    else:
-        plds = [pld.from_privacy_parameters(DifferentialPrivacyParameters(float(e), float(d)))  # float ok: peer API
-                for e, d, c in mechs for _ in range(c)]
-    acc = plds[0]
-    for p in plds[1:]:
-        acc = acc.compose(p)
-    dv = acc.get_delta_for_epsilon(float(eg))  # float ok: peer API
-    ev = acc.get_epsilon_for_delta(float(delta_g_for(mechs)))  # float ok: peer API
-    return time.perf_counter() - t, dv, ev
+    try:
+        acc = None
+        for e, d, c in groups:
+            p = pld.from_privacy_parameters(DifferentialPrivacyParameters(float(e), float(d)))  # float ok: peer API
+            if c > 1:
+                p = p.self_compose(c)
+            acc = p if acc is None else acc.compose(p)
+        v = acc.get_epsilon_for_delta(float(dg))  # float ok: peer API
+    except Exception as e:  # noqa: BLE001 - the peer's failure is the finding
+        return {"error": f"{type(e).__name__}: {str(e)[:80]}", "seconds": time.perf_counter() - t}
+    return {"value": v, "seconds": time.perf_counter() - t}
 
 
-def rel_err(x: float, lo: Fraction, hi: Fraction) -> str:
-    fx = Fraction(x)
-    if lo <= fx <= hi:
+def verdict(value: float, lo: Fraction, hi: Fraction) -> str:
+    v = Fraction(value)
+    if lo <= v <= hi:
         return "inside"
-    d = fx - hi if fx > hi else fx - lo
-    return f"{float(d / hi):+.1e}"  # float ok: display
+    if v > hi:
+        return f"+{float((v - hi) / hi):.1e}"  # float ok: display
+    return f"-{float((lo - v) / lo):.1e} UNSOUND"  # float ok: display
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
-        quick = argv[2] == "1"
-        print(json.dumps(run_exactdp(cases(quick)[int(argv[1])][1])))
+        out = run_exactdp(int(argv[2])) if argv[1] == "exactdp" else run_dp_accounting(int(argv[2]))
+        out["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(out))
         return 0
     quick = "--quick" in argv
-    # every exactdp child runs before dp_accounting is loaded here: on Linux ru_maxrss is
-    # inherited across fork/exec, so a child spawned later would report the parent's peak
-    results = []
-    for i, (name, mechs) in enumerate(cases(quick)):
-        out = subprocess.run([sys.executable, __file__, "--child", str(i), "1" if quick else "0"],
-                             capture_output=True, text=True, check=True)
-        results.append(json.loads(out.stdout))
-    rows = []
-    for (name, mechs), r in zip(cases(quick), results):
-        t_ex = r["t_delta"] + r["t_eps"]
-        t_dp, dv, ev = run_dp_accounting(mechs, grouped=name.startswith("10^4"))
-        dlo, dhi = (Fraction(x) for x in r["d"])
-        elo, ehi = (Fraction(x) for x in r["e"])
-        rows.append((name, r["algorithm"], t_ex, t_dp, t_dp / t_ex, rel_err(dv, dlo, dhi), rel_err(ev, elo, ehi),
-                     r["rss_mb"], r["eps_g"], float(dlo), float(elo)))  # float ok: display
-        print(rows[-1], file=sys.stderr, flush=True)
-    print("| case | exactdp algorithm | exactdp (both queries) | dp_accounting (compose + both) | ratio dp_acc/exactdp "
-          "| dp_acc delta error | dp_acc eps error | exactdp peak RSS | eps_g | delta(eps_g) | eps(delta_g) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for n, alg, te, td, ratio, de, ee, rss, eg, dl, el in rows:
-        print(f"| {n} | {alg} | {te:.3f} s | {td:.2f} s | {ratio:.1f} | {de} | {ee} | {rss:.0f} MB | {eg} | {dl:.6g} | {el:.6g} |")
+    print("| case | exactdp certified eps | rel. width | algorithm | exactdp time | exactdp peak MB | "
+          "dp_accounting eps vs bracket | dp_accounting time | ratio dp_acc/exactdp |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for i, (name, groups, dg, digits, budget, peer_timeout) in enumerate(ROWS):
+        if quick and i not in QUICK:
+            continue
+        try:
+            ex = json.loads(subprocess.run([sys.executable, __file__, "--child", "exactdp", str(i)],
+                                           capture_output=True, text=True, timeout=budget + 120,
+                                           check=True).stdout)
+        except (subprocess.TimeoutExpired, subprocess.CalledProcessError) as e:
+            print(f"| {name} | exactdp failed: {type(e).__name__} | | | | | | | |", flush=True)
+            continue
+        lo, hi = Fraction(ex["lower"]), Fraction(ex["upper"])
+        width = float((hi - lo) / lo) if lo > 0 else 0.0  # float ok: display
+        try:
+            r = json.loads(subprocess.run([sys.executable, __file__, "--child", "dp_accounting", str(i)],
+                                          capture_output=True, text=True, timeout=peer_timeout, check=True).stdout)
+        except subprocess.TimeoutExpired:
+            r = {"error": f"no answer within {peer_timeout} s"}
+        except subprocess.CalledProcessError as e:
+            r = {"error": f"crashed (exit {e.returncode}): {e.stderr.strip().splitlines()[-1][:80] if e.stderr else ''}"}
+        if "value" in r:
+            cell, t_dp, ratio = verdict(r["value"], lo, hi), f"{r['seconds']:.2f} s", f"{r['seconds'] / ex['seconds']:.1f}"
+            cell = f"{r['value']:.10g} {cell}"
+        else:
+            cell, t_dp, ratio = r.get("skipped") or r.get("error"), "", ""
+        show = f"[{float(lo):.12g}, {float(hi):.12g}]"  # float ok: display
+        print(f"| {name} | {show} | {width:.1e} | {ex['algorithm']} | {ex['seconds']:.2f} s | {ex['rss']:.0f} | "
+              f"{cell} | {t_dp} | {ratio} |", flush=True)
     return 0
 
 

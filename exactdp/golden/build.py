@@ -221,7 +221,7 @@ def readme_text(specs: Sequence[TableSpec], counts: dict[str, int], figures: Ite
         "claim in the errata table, or `basic-laplace` / `steinke-advanced` / `optimal-laplace` (noise scales) |",
         "| `options` | method options, `key=value` separated by `;` (e.g. `eta=0.1` for `mv-approx`) |",
         "| `eps`, `delta`, `k` | a homogeneous composition: k mechanisms, each (eps, delta)-DP; empty for a heterogeneous row |",
-        "| `mechanisms` | a heterogeneous composition, compact JSON `[[eps, delta(, count)], ...]` of strings; empty for a homogeneous row |",
+        "| `mechanisms` | a heterogeneous composition, compact JSON: `[eps, delta(, count)]` entries of strings, or a mechanism spec string such as `\"gaussian:sigma=1,q=0.01,count=1000\"` (the `--mechanism` syntax of `exactdp --help`); empty for a homogeneous row |",
         "| `at` | the query point: eps_g for `delta`, total delta_g for `epsilon`, the vertex index for `region_*` |",
         "| `lower`, `upper` | the certified enclosure, rounded outward (lower toward -inf, upper toward +inf) with at least `digits` significant digits and as many more as needed for the printed interval itself to have relative width <= 10^-digits; `inf` is exact +infinity |",
         "| `exact` | the exact value `p/q` (or a finite decimal) when the value is rational, else empty |",

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -35,7 +37,7 @@ from .discrete import (Law, binomial_law, delta_lower, delta_upper, discretize, 
                        power, product, tail_range, trim)
 from .models import GenericPair, KaryRR, LossModel, model_of
 
-__all__ = ["pld_delta", "pld_epsilon", "pld_decide", "Plan", "plan", "DEFAULT_SECONDS", "MAX_POINTS"]
+__all__ = ["pld_delta", "pld_epsilon", "pld_decide", "pld_delta_curve", "pld_epsilon_curve", "unbounded", "Plan", "plan", "DEFAULT_SECONDS", "MAX_POINTS"]
 
 #: default time budget (seconds) of a refinement when the caller sets none
 DEFAULT_SECONDS = 30.0
@@ -261,6 +263,20 @@ def _lattice_points(pl: Plan) -> float:  # float ok: a size estimate
 
 # -- the refinement loop -------------------------------------------------------------------------------
 
+_UNBOUNDED: ContextVar[bool] = ContextVar("exactdp_pld_unbounded", default=False)
+
+
+@contextmanager
+def unbounded() -> Iterator[None]:
+    """Refine without a time budget: the grids depend only on the inputs and the digits, so the
+    same query gives the same bytes on any machine (the golden tables use this)."""
+    token = _UNBOUNDED.set(True)
+    try:
+        yield
+    finally:
+        _UNBOUNDED.reset(token)
+
+
 def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fraction | None,
             bracket: Callable[[Built], tuple[Fraction | float, Fraction | float]],
             done: Callable[[Fraction | float, Fraction | float], bool]) -> tuple[Fraction | float, Fraction | float, bool]:
@@ -272,6 +288,8 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
     pl = plan(comp)
     left = progress.remaining()
     budget = max_seconds if max_seconds is not None else (0.9 * left if left is not None else DEFAULT_SECONDS)
+    if _UNBOUNDED.get():
+        budget = math.inf
     start = time.monotonic()
     n_ops = _n_ops(pl)
     lo: Fraction | float = Fraction(0)
@@ -330,7 +348,7 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         remaining = budget - elapsed
         if remaining <= 0:
             return lo, hi, False
-        afford = (b.seconds / remaining) ** (1 / 1.3) if b.seconds > 0 else 0.0  # cost ~ (1/h)^1.3
+        afford = (b.seconds / remaining) ** (1 / 1.3) if b.seconds > 0 and math.isfinite(remaining) else 0.0
         afford = max(afford, _points(pl, h) / MAX_POINTS)
         factor = min(max(want, afford, 1 / 64), 0.7)
         if afford > 0.7:
