@@ -1,0 +1,5 @@
+"""placeholder"""
+def main(argv=None):
+    return 0
+def run_calibrate_query(obj):
+    return {}
