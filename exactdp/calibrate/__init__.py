@@ -15,13 +15,14 @@ and ``k + 1`` does not.
 * :func:`calibrate_laplace_scale`: the smallest Laplace scale for k queries.
 
 >>> r = calibrate_eps(30, "1", "1e-5")
->>> r.value, r.fails_at
-(Fraction(9331, 100000), Fraction(186623, 2000000))
+>>> r.value_str, r.fails_at_str, r.relative_gap < Fraction(1, 10**6)
+('0.050807264', '0.05080728', True)
 >>> from exactdp import is_private
->>> is_private(("0.09331", 0, 30), "1", "1e-5"), is_private(("0.0933115", 0, 30), "1", "1e-5")
+>>> is_private(("0.050807264", 0, 30), "1", "1e-5"), is_private(("0.05080728", 0, 30), "1", "1e-5")
 (True, False)
->>> calibrate_k("gaussian:sigma=10", "1", "1e-5").value
-328
+>>> r = calibrate_k("gaussian:sigma=10", "1", "1e-5")
+>>> r.value, r.fails_at, r.exact
+(7, 8, True)
 """
 
 from __future__ import annotations
@@ -84,6 +85,16 @@ class Calibration:
     gap_requested: Fraction | None = None
     note: str = ""
     comparison: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def value_str(self) -> str:
+        """``value`` as an exact string (a decimal, ``p/q``, or the integer)."""
+        return _v(self.value)
+
+    @property
+    def fails_at_str(self) -> str | None:
+        """``fails_at`` as an exact string, or None."""
+        return None if self.fails_at is None else _v(self.fails_at)
 
     @property
     def gap_reached(self) -> bool:
@@ -153,10 +164,9 @@ def human(r: Calibration) -> str:
     def v(x: Fraction | int) -> str:
         return str(x) if isinstance(x, int) else format_fraction(x)
 
-    bound = f"delta_g = {i['target_delta']}" if "delta" in (r.value_proof.quantity or "delta") else ""
-    lines.append(f"  {name} = {v(r.value)}    certified safe: {r.value_proof.describe(_bound(r.value_proof, i))}")
+    lines.append(f"  {name} = {v(r.value)}    certified safe: {r.value_proof.describe(*_bound(r.value_proof, i))}")
     if r.fails_at is not None and r.fails_proof is not None:
-        lines.append(f"  {name} = {v(r.fails_at)}    certified to miss: {r.fails_proof.describe(_bound(r.fails_proof, i))}")
+        lines.append(f"  {name} = {v(r.fails_at)}    certified to miss: {r.fails_proof.describe(*_bound(r.fails_proof, i))}")
         if r.exact:
             lines.append(f"  exact: {v(r.value)} meets the target and {v(r.fails_at)} does not")
         else:
@@ -164,7 +174,6 @@ def human(r: Calibration) -> str:
                          f"{_gap_str(r.relative_gap)} ({r.probes} probes, {r.seconds:.1f} s)")
     else:
         lines.append(f"  ({v(r.value)} is the end of the range searched: every value up to it meets the target)")
-    del bound
     for label, val in r.comparison:
         lines.append(f"  for comparison, {label}: {val}")
     if r.note:
@@ -172,8 +181,11 @@ def human(r: Calibration) -> str:
     return "\n".join(lines)
 
 
-def _bound(p: Proof, i: dict[str, Any]) -> str:
-    return f"eps_g = {i['target_eps']}" if p.quantity.startswith("eps") else f"delta_g = {i['target_delta']}"
+def _bound(p: Proof, i: dict[str, Any]) -> tuple[str, Fraction | None]:
+    if p.quantity.startswith("eps"):
+        e = ExactReal.parse(i["target_eps"])
+        return f"eps_g = {i['target_eps']}", e.rational_value()
+    return f"delta_g = {i['target_delta']}", Fraction(i["target_delta"])
 
 
 def _base_text(i: dict[str, Any]) -> str:
@@ -349,8 +361,8 @@ def calibrate_eps(k: object, target_eps: object, target_delta: object, *, delta:
     ``base``, if given), meet the target under ``method`` (docs/calibration.md §2.1).
 
     >>> r = calibrate_eps(10, "1", "1e-6", method="basic")
-    >>> r.value, r.fails_at, r.exact
-    (Fraction(1, 10), Fraction(1000001, 10000000), False)
+    >>> r.value_str, r.fails_at_str, r.value_proof.how
+    ('0.1', '0.10000007', 'basic enclosure')
     """
     k = parse_k(k, "k")
     eps_g, delta_g = _target(target_eps, target_delta)
@@ -382,7 +394,8 @@ def calibrate_eps(k: object, target_eps: object, target_delta: object, *, delta:
                 "the per-mechanism deltas alone exceed delta_g")
         start = _approx(eps_g) / (k + (b.k if b is not None else 0)) if eps_g.sign() > 0 else Fraction(1, 1000 * k)
         start = shortest_decimal_in(start * Fraction(9, 10), start) if start > 0 else Fraction(1, 1000 * k)
-        res = search(probe, worse_up=True, x0=start, gap=g, deadline=run.deadline, label="calibrate eps")
+        res = search(probe, worse_up=True, x0=start, gap=g, deadline=run.deadline, label="calibrate eps",
+                     polish=engine != "pld")
     return _finish("eps", True, res, inputs=inputs, engine=engine, gap=g, run=run, probe=probe, round_to=r_to)
 
 
@@ -394,8 +407,8 @@ def calibrate_scale(mechanisms: object, target_eps: object, target_delta: object
     be rational (c log(q) is not an exact input).
 
     >>> r = calibrate_scale([("1", 0), ("2", 0)], "1.5", "0", method="basic")
-    >>> r.value
-    Fraction(1, 2)
+    >>> r.value_str, r.fails_at_str
+    ('0.5', '0.50000035')
     """
     comp = Composition.of(mechanisms)
     comp.require_generic("calibrate scale")
@@ -444,9 +457,9 @@ def calibrate_k(mechanism: object, target_eps: object, target_delta: object, *, 
     ``mechanism``: a mechanism value, a spec string (``"gaussian:sigma=1,q=0.01"``,
     ``"laplace:scale=10"``, ``"0.1,1e-6"`` for a generic (0.1, 1e-6)-DP one) or an (eps, delta) pair.
 
-    >>> r = calibrate_k("0.1,1e-6", "1", "1e-5")
+    >>> r = calibrate_k("0.1,1e-6", "1", "1e-5")   # here the deltas bind: 11 x 1e-6 > 1e-5
     >>> r.value, r.fails_at, r.exact
-    (19, 20, True)
+    (10, 11, True)
     """
     mech = _mechanism(mechanism)
     eps_g, delta_g = _target(target_eps, target_delta)
@@ -526,8 +539,8 @@ def calibrate_sigma(k: object, target_eps: object, target_delta: object, *, q: o
     search with PLD-bracket decisions.
 
     >>> r = calibrate_sigma(100, "1", "1e-5")
-    >>> r.value, r.fails_at
-    (Fraction(4757813, 100000), Fraction(2378897, 50000))
+    >>> r.value_str, r.fails_at_str, r.engine
+    ('37.306326', '37.30631', 'gaussian-closed-form')
     """
     k = parse_k(k, "k")
     eps_g, delta_g = _target(target_eps, target_delta)
@@ -560,7 +573,8 @@ def calibrate_sigma(k: object, target_eps: object, target_delta: object, *, q: o
         else:
             x0 = _dpsgd_sigma_guess(float(m_star[0]), float(qq), k, float(s))  # float ok: a first probe
             x0 = shortest_decimal_in(Fraction(x0) * Fraction(99, 100), Fraction(x0) * Fraction(101, 100))
-            res = search(probe, worse_up=False, x0=x0, gap=g, deadline=run.deadline, label="calibrate sigma")
+            res = search(probe, worse_up=False, x0=x0, gap=g, deadline=run.deadline, label="calibrate sigma",
+                         polish=False)
     comparison = (("sigma without subsampling (closed form)", f">= {decimal_string(lo_s[0], 8, 'down')}"),) \
         if qq < 1 else ()
     return _finish("sigma", False, res, inputs=inputs, engine=engine, gap=g, run=run, probe=probe, round_to=r_to,
@@ -592,8 +606,9 @@ def calibrate_q(sigma: object, k: object, target_eps: object, target_delta: obje
     ``sigma`` meet the target (docs/calibration.md §2.3); q = 1 (no subsampling) is the end of the
     range, with no failing point beyond it.
 
-    >>> calibrate_q("1", 10, "1", "0.5").value      # every q <= 1 meets this loose target
-    Fraction(1, 1)
+    >>> r = calibrate_q("10", 10, "1", "1e-3")    # even q = 1 (plain Gaussian steps) meets this target
+    >>> r.value_str, r.fails_at, r.value_proof.how
+    ('1', None, 'Gaussian closed form')
     """
     sig = _positive(sigma, "sigma")
     k = parse_k(k, "k")
@@ -618,7 +633,7 @@ def calibrate_q(sigma: object, k: object, target_eps: object, target_delta: obje
         x0f = min(max(x0f, 1e-9), 1.0)
         x0 = shortest_decimal_in(Fraction(x0f) * Fraction(9, 10), Fraction(x0f))
         res = search(probe, worse_up=True, x0=x0, gap=g, hi_limit=Fraction(1), deadline=run.deadline,
-                     label="calibrate q")
+                     label="calibrate q", polish=False)
     return _finish("q", True, res, inputs=inputs, engine="pld", gap=g, run=run, probe=probe, round_to=r_to)
 
 
@@ -629,9 +644,9 @@ def calibrate_laplace_scale(k: object, target_eps: object, target_delta: object,
     engine; docs/calibration.md §2.3).  The generic bound (Laplace(b) is (sensitivity/b)-DP,
     composed optimally) and basic composition (b = k sensitivity / eps_g) are given for comparison.
 
-    >>> r = calibrate_laplace_scale(1, "1", "0")
-    >>> r.value, r.exact                  # one query, pure DP: b = 1 exactly, nothing below it meets
-    (Fraction(1, 1), False)
+    >>> r = calibrate_laplace_scale(10, "1", "0", sensitivity=2)   # pure DP: b = 20 is the optimum
+    >>> r.value_str, r.value_proof.how.startswith("exact decision")
+    ('20', True)
     """
     k = parse_k(k, "k")
     eps_g, delta_g = _target(target_eps, target_delta)
@@ -659,7 +674,10 @@ def calibrate_laplace_scale(k: object, target_eps: object, target_delta: object,
                                f"b = {format_fraction(k * s / eps_g.rational_value())}"))  # type: ignore[operator]
         x0 = b_generic * Fraction(4, 5) if b_generic is not None else Fraction(k) * s
         x0 = shortest_decimal_in(x0 * Fraction(99, 100), x0)
-        res = search(probe, worse_up=False, x0=x0, gap=g, deadline=run.deadline, label="calibrate laplace-scale")
+        from .probes import dominated_probe
+
+        res = search(probe, worse_up=False, x0=x0, gap=g, deadline=run.deadline, label="calibrate laplace-scale",
+                     polish=dominated_probe(comp_of, eps_g, delta_g, None))
     return _finish("laplace-scale", False, res, inputs=inputs, engine="pld", gap=g, run=run, probe=probe,
                    round_to=r_to, comparison=tuple(comparison))
 

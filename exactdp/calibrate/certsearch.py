@@ -22,8 +22,8 @@ so the answer is a number a user can type.
 ...     ok = x <= Fraction(1, 3)
 ...     return Outcome("meets" if ok else "fails", float(x - Fraction(1, 3)), Proof("meets" if ok else "fails", "exact"))
 >>> r = search(probe, worse_up=True, x0=Fraction(1, 10), gap=Fraction(1, 1000))
->>> r.safe, r.fail, r.safe <= Fraction(1, 3) < r.fail, (r.fail - r.safe) / r.safe <= Fraction(1, 1000)
-(Fraction(3331, 10000), Fraction(667, 2000), True, True)
+>>> str(float(r.safe)), str(float(r.fail)), r.safe <= Fraction(1, 3) < r.fail, (r.fail - r.safe) / r.safe <= Fraction(1, 1000)
+('0.3332', '0.33344', True, True)
 """
 
 from __future__ import annotations
@@ -65,34 +65,46 @@ class Proof:
     upper: Fraction | None = None
     seconds: float = 0.0  # float ok: a timing
 
-    def describe(self, bound: str) -> str:
-        """One line: e.g. ``delta(eps_g) in [9.1e-06, 9.3e-06] <= 1e-05 (PLD bracket)``."""
+    def describe(self, bound: str, value: Fraction | None = None) -> str:
+        """One line, e.g. ``delta(eps_g) in [9.1e-06, 9.3e-06] <= delta_g = 1e-05 (PLD bracket)``;
+        with the bound's ``value`` the ends are printed with enough digits to show the comparison."""
         rel = {"meets": "<=", "fails": ">"}.get(self.verdict, "contains")
         if self.quantity and self.lower is not None and self.upper is not None:
-            lo, hi = _short(self.lower, "down"), _short(self.upper, "up")
-            rng = lo if self.lower == self.upper else f"[{lo}, {hi}]"
-            sep = " = " if self.lower == self.upper else " in "
+            if self.lower == self.upper and "/" not in _dec(self.lower, "down", 40):
+                rng, sep = _dec(self.lower, "down", 40), " = "
+            else:
+                sep = " in "
+                for d in range(6, 41, 2):
+                    lo, hi = _dec(self.lower, "down", d), _dec(self.upper, "up", d)
+                    if value is None or self.verdict == "undecided" or \
+                            (self.verdict == "meets" and Fraction(hi) <= value) or \
+                            (self.verdict == "fails" and Fraction(lo) > value):
+                        break
+                rng = f"[{lo}, {hi}]"
             return f"{self.quantity}{sep}{rng} {rel} {bound} ({self.how})"
         word = {"meets": "meets the target", "fails": "misses the target"}.get(self.verdict, "undecided")
         return f"{word} ({self.how})"
 
     def to_json(self) -> dict[str, object]:
-        from ..numbers import format_fraction
-
+        """``{"verdict", "how"[, "quantity", "lower", "upper"]}``: the bracket's ends as decimals
+        rounded outward (lower down, upper up) to 12 significant digits, exact when shorter."""
         out: dict[str, object] = {"verdict": self.verdict, "how": self.how}
         if self.quantity:
             out["quantity"] = self.quantity
-            out["lower"] = format_fraction(self.lower) if self.lower is not None else None
-            out["upper"] = format_fraction(self.upper) if self.upper is not None else None
+            out["lower"] = _dec(self.lower, "down", 12) if self.lower is not None else None
+            out["upper"] = _dec(self.upper, "up", 12) if self.upper is not None else None
         return out
 
 
-def _short(q: Fraction, direction: str) -> str:
-    from ..numbers import decimal_string
+def _dec(q: Fraction, direction: str, digits: int) -> str:
+    """q exactly when it is a decimal of at most ``digits`` significant digits, else rounded
+    toward -inf ("down") or +inf ("up") to that many."""
+    from ..numbers import decimal_string, format_fraction
 
-    if q == 0:
-        return "0"
-    return decimal_string(q, 6, direction)  # type: ignore[arg-type]
+    s = format_fraction(q)
+    if "/" not in s and len(s.lstrip("-").replace(".", "").strip("0")) <= digits:
+        return s
+    return decimal_string(q, digits, direction)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -155,6 +167,14 @@ def shortest_decimal_in(a: Fraction, b: Fraction) -> Fraction:
     return -out if neg else out
 
 
+def _digits(q: Fraction) -> int:
+    """Significant digits of q written as a decimal (a large number when it is not a decimal)."""
+    from ..numbers import format_fraction
+
+    t = format_fraction(q)
+    return 10**6 if "/" in t else len(t.lstrip("-").replace(".", "").strip("0"))
+
+
 def _floor_log10(a: Fraction) -> int:
     e = (a.numerator.bit_length() - a.denominator.bit_length()) * 1233 // 4096
     while Fraction(10) ** e > a:
@@ -176,12 +196,15 @@ def _log(x: Number) -> float:  # float ok: a coordinate for the secant estimate 
 def search(probe: Probe, *, worse_up: bool, x0: Fraction, gap: Fraction,
            lo_limit: Fraction = Fraction(0), hi_limit: Fraction | None = None,
            deadline: float | None = None, label: str = "calibrate",
-           max_probes: int = 200) -> SearchResult:
+           max_probes: int = 200, polish: bool | Probe = True) -> SearchResult:
     """Find ``safe`` (proved to meet) and ``fail`` (proved to miss) with
     ``|fail - safe| <= gap * safe``, both short decimals, by certified probes only.
 
     ``x0 > 0`` is a first guess; the domain is ``(lo_limit, hi_limit]`` (``lo_limit`` itself is
-    probed only when every point above it fails, or, for ``worse_up=False``, never).
+    probed only when every point above it fails, or, for ``worse_up=False``, never).  ``polish``:
+    once the gap is reached, probe the shortest decimal between the ends (worth it when probes near
+    the boundary are cheap: exact decisions and closed forms); a probe given as ``polish`` is used
+    for that one point instead (a cheap certified one that may answer "undecided").
     """
     start = time.monotonic()
     st = _State(probe, worse_up, start, deadline)
@@ -236,6 +259,7 @@ def search(probe: Probe, *, worse_up: bool, x0: Fraction, gap: Fraction,
 
     # 2. narrow the bracket to the gap, alternating the side aimed at
     aim_fail = True
+    polished = False
     history: list[Fraction] = []
     while True:
         assert st.safe is not None and st.fail is not None
@@ -243,6 +267,15 @@ def search(probe: Probe, *, worse_up: bool, x0: Fraction, gap: Fraction,
         width = abs(f - s)
         ref = s if s != 0 else f
         if width <= gap * abs(ref):
+            if polish and not polished:
+                # the shortest decimal strictly between the ends: one more probe, and either end
+                # it moves becomes shorter and nearer the boundary
+                polished = True
+                lo_in, hi_in = min(s, f), max(s, f)
+                c = shortest_decimal_in(lo_in + width / 10**6, hi_in - width / 10**6)
+                if _digits(c) < _digits(s) and c not in st.tried and \
+                        st.do(c, None if polish is True else polish) is not None:  # type: ignore[arg-type]
+                    continue
             return st.result("")
         if st.out_of_time() or st.n >= max_probes:
             return st.result("time" if st.out_of_time() else "probes")
@@ -318,9 +351,9 @@ class _State:
     def _better_fail(self, x: Number) -> bool:
         return self.fail is None or ((x < self.fail[0]) if self.worse_up else (x > self.fail[0]))
 
-    def do(self, x: Number) -> Outcome | None:
+    def do(self, x: Number, probe: Probe | None = None) -> Outcome | None:
         try:
-            out = self.probe(x)
+            out = (probe or self.probe)(x)
         except TimeBudgetError:
             return None
         self.n += 1

@@ -29,7 +29,7 @@ from typing import Any
 from flint import arb, ctx
 
 from .. import progress
-from ..composition import Composition
+from ..composition import Composition, Mechanism
 from ..errors import PrecisionError, TimeBudgetError
 from ..numbers import ExactReal, arb_of_fraction, fraction_of_arb_endpoints
 from .certsearch import Outcome, Proof
@@ -257,14 +257,61 @@ def pld_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: 
     return probe
 
 
+def dominating_generic(comp: Composition) -> Composition | None:
+    """The generic composition that dominates ``comp`` when every mechanism has a pure-DP eps of its
+    own (Laplace(b) is (sensitivity/b)-DP, k-ary randomized response eps-DP: docs/mathematics.md §5
+    item 8, §7.4), generic ones kept; None otherwise (Gaussian, subsampled)."""
+    from ..mechanisms import Laplace, PureDP, RandomizedResponse
+
+    groups = []
+    for m, c in comp.groups:
+        if isinstance(m, Laplace):
+            groups.append((PureDP(m.eps), c))
+        elif isinstance(m, RandomizedResponse):
+            groups.append((PureDP(m.eps), c))
+        elif isinstance(m, Mechanism):
+            groups.append((m, c))
+        else:
+            return None
+    return Composition(tuple(groups))
+
+
+def dominated_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: Fraction,
+                    pld: Callable[[Any], Outcome] | None) -> Callable[[Any], Outcome]:
+    """First the exact decision on the dominating generic composition (cheap; "meets" there proves
+    "meets" here, docs/pld.md §1), then the PLD bracket (with ``pld=None``: "undecided").  The score is log(delta/delta_g) either way."""
+    from ..optimal import is_private, optimal_delta
+
+    def probe(x: Any) -> Outcome:
+        t0 = time.monotonic()
+        g = dominating_generic(comp_of(x))
+        if g is not None and is_private(g, eps_g, delta_g):
+            score = None
+            try:
+                d = optimal_delta(g, eps_g, digits=4)
+                score = _log_ratio((d.lower + d.upper) / 2, delta_g)  # type: ignore[operator]
+            except PrecisionError:
+                pass
+            how = ("exact decision on the dominating pure-DP composition " + str(g)
+                   + " (" + ("KOV15 Thm 3.3" if g.is_homogeneous else "Murtagh-Vadhan Thm 1.5") + ")")
+            return Outcome("meets", score, Proof("meets", how, seconds=time.monotonic() - t0))
+        if pld is None:
+            return Outcome("undecided", None, Proof("undecided", "the dominating generic composition misses"))
+        return pld(x)
+
+    return probe
+
+
 def probe_for(comp: Composition, comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: Fraction, *,
               method: str = "optimal", options: dict[str, Any] | None = None,
               deadline: Callable[[], float | None] = lambda: None) -> tuple[Callable[[Any], Outcome], str]:
     """The probe for the compositions ``comp_of(x)`` and the engine's name (from the sample ``comp``).
 
     With the optimal method each point is dispatched on its own composition: generic -> exact
-    decision, Gaussian only -> closed form, anything else -> PLD bracket (a sampling rate of 1
-    turns a subsampled Gaussian into a plain one, for example).
+    decision, Gaussian only -> closed form, pure-DP mechanisms (Laplace, randomized response) ->
+    the exact decision on the dominating generic composition and, when that misses, the PLD
+    bracket; anything else -> PLD bracket (a sampling rate of 1 turns a subsampled Gaussian into
+    a plain one, for example).
     """
     from ..gaussian import gaussian_mu2
 
@@ -274,6 +321,7 @@ def probe_for(comp: Composition, comp_of: Callable[[Any], Composition], eps_g: E
     exact = generic_probe(comp_of, eps_g, delta_g)
     gauss = gaussian_probe(comp_of, eps_g, delta_g)
     pld = pld_probe(comp_of, eps_g, delta_g, deadline)
+    dom = dominated_probe(comp_of, eps_g, delta_g, pld)
 
     def probe(x: Any) -> Outcome:
         c = comp_of(x)
@@ -281,6 +329,8 @@ def probe_for(comp: Composition, comp_of: Callable[[Any], Composition], eps_g: E
             return exact(x)
         if gaussian_mu2(c) is not None:
             return gauss(x)
+        if dominating_generic(c) is not None:
+            return dom(x)
         return pld(x)
 
     if comp.is_generic:
