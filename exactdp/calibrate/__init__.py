@@ -669,7 +669,7 @@ def calibrate_laplace_scale(k: object, target_eps: object, target_delta: object,
         if b_generic is not None:
             comparison.append(("the generic bound (Laplace(b) as (sensitivity/b)-DP, optimal composition)",
                                f"b = {decimal_string(b_generic, 8, 'up')}"))
-        if eps_g.rational_value() is not None:
+        if eps_g.rational_value():  # not None, not 0
             comparison.append(("basic composition (b = k sensitivity / eps_g)",
                                f"b = {format_fraction(k * s / eps_g.rational_value())}"))  # type: ignore[operator]
         x0 = b_generic * Fraction(4, 5) if b_generic is not None else Fraction(k) * s
