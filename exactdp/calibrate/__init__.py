@@ -100,7 +100,7 @@ class Calibration:
     def gap_reached(self) -> bool:
         """Whether the requested relative gap (or, for an integer, k + 1) was certified."""
         if self.fails_at is None:
-            return True
+            return self.exact
         if isinstance(self.value, int) and not isinstance(self.value, bool) and self.gap_requested is None:
             return self.exact
         return self.relative_gap is not None and self.gap_requested is not None and \
@@ -172,8 +172,10 @@ def human(r: Calibration) -> str:
         else:
             lines.append(f"  nearly optimal: the optimum lies between them, a relative distance of at most "
                          f"{_gap_str(r.relative_gap)} ({r.probes} probes, {r.seconds:.1f} s)")
-    else:
+    elif r.exact:
         lines.append(f"  ({v(r.value)} is the end of the range searched: every value up to it meets the target)")
+    else:
+        lines.append("  (no value beyond it was certified to miss the target within the budget)")
     for label, val in r.comparison:
         lines.append(f"  for comparison, {label}: {val}")
     if r.note:
@@ -332,7 +334,7 @@ def _finish(parameter: str, worse_up: bool, res: SearchResult, *, inputs: dict[s
     gap_val: Fraction | None = None
     if fails is not None and value != 0:
         gap_val = abs(Fraction(fails) - Fraction(value)) / abs(Fraction(value))
-    exact = (integer and fails is not None and abs(fails - value) == 1) or fails is None
+    exact = (integer and fails is not None and abs(fails - value) == 1) or (fails is None and res.at_limit)
     if res.stopped == "time":
         note = f"the time budget ran out after {res.seconds:.1f} s before the requested gap was certified"
     elif res.stopped == "probes":

@@ -282,7 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv:
         parser.print_help()
         return EXIT_USAGE
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error, already reported in one line (2)
+        return int(e.code or 0) if not isinstance(e.code, str) else EXIT_USAGE
     if args.what is None:
         parser.print_help()
         return EXIT_USAGE
@@ -308,8 +311,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(str(r))
     if args.what == "k" and not r.exact:
+        miss = f"k = {r.fails_at} to miss it" if r.fails_at is not None else "no larger k was certified to miss it"
         print(f"exactdp: undecided after {r.seconds:.1f} s: k = {r.value} is certified to meet the target and "
-              f"k = {r.fails_at} to miss it, but the counts between them could not be decided within the budget "
+              f"{miss}, but the counts between them could not be decided within the budget "
               "(--max-seconds gives it more)", file=sys.stderr)
         return EXIT_UNDECIDED
     return EXIT_OK
