@@ -21,6 +21,9 @@ MODULES = [
     "exactdp.testing.oracle",
     "exactdp.testing.assertions",
     "exactdp.testing.counterexample",
+    "exactdp.calibrate",
+    "exactdp.calibrate.certsearch",
+    "exactdp.budget",
 ]
 
 
