@@ -141,10 +141,10 @@ def budget(plan: object, target_eps: object, target_delta: object, *, next_mecha
     (docs/calibration.md §5).
 
     >>> r = budget([("0.1", "0", 10), ("0.5", "0.000001")], "2", "1e-5")
-    >>> r.within, r.rows[0].method, r.rows[0].remaining.value_str
-    (True, 'optimal', '0.9303562')
-    >>> [(x.method, x.remaining.value_str) for x in r.rows[1:3]]
-    [('basic', '0.5'), ('drv10', '0.21962494')]
+    >>> r.within, r.rows[0].method, r.rows[0].remaining.value_str, r.rows[0].remaining.fails_at_str
+    (True, 'optimal', '0.51463463', '0.5146348')
+    >>> [(x.method, x.within, x.remaining and x.remaining.value_str) for x in r.rows[1:3]]
+    [('basic', True, '0.5'), ('drv10', False, None)]
     """
     from .calibrate import InfeasibleTargetError, calibrate_eps, calibrate_k
     from .methods import get_method
