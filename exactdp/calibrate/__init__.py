@@ -577,8 +577,10 @@ def calibrate_sigma(k: object, target_eps: object, target_delta: object, *, q: o
             x0 = shortest_decimal_in(Fraction(x0) * Fraction(99, 100), Fraction(x0) * Fraction(101, 100))
             res = search(probe, worse_up=False, x0=x0, gap=g, deadline=run.deadline, label="calibrate sigma",
                          polish=False)
-    comparison = (("sigma without subsampling (closed form)", f">= {decimal_string(lo_s[0], 8, 'down')}"),) \
-        if qq < 1 else ()
+    comparison = ()
+    if qq < 1:  # float ok: an approximation shown for comparison, labelled as such
+        clt = _dpsgd_sigma_guess(float(m_star[0]), float(qq), k, float(s))
+        comparison = (("the central-limit approximation (Dong-Roth-Su 2022, not certified)", f"sigma ~ {clt:.6g}"),)
     return _finish("sigma", False, res, inputs=inputs, engine=engine, gap=g, run=run, probe=probe, round_to=r_to,
                    comparison=comparison)
 
