@@ -53,6 +53,22 @@ def gaussian_delta(mu2: mpmath.mpf, eps: mpmath.mpf) -> mpmath.mpf:
     return mpmath.ncdf(mu / 2 - eps / mu) - mpmath.exp(eps) * mpmath.ncdf(-mu / 2 - eps / mu)
 
 
+def check_certificates(r: Calibration, eps_g: str, delta_g: str) -> None:
+    """Each printed certificate must say what its verdict claims: a bracket of delta(eps_g) below
+    delta_g for "meets" and above it for "fails" (of eps(delta_g) against eps_g for a method)."""
+    for proof, verdict in ((r.value_proof, "meets"), (r.fails_proof, "fails")):
+        if proof is None:
+            continue
+        assert proof.verdict == verdict
+        if proof.quantity:
+            bound = F(delta_g) if proof.quantity.startswith("delta") else F(eps_g)
+            assert proof.lower <= proof.upper
+            if verdict == "meets":
+                assert proof.upper <= bound, proof
+            else:
+                assert proof.lower > bound, proof
+
+
 # -- the search itself ------------------------------------------------------------------------------
 
 def test_shortest_decimal_in() -> None:
@@ -130,6 +146,7 @@ def test_calibrate_eps_optimal_is_certified(k: int, d: str, eg: str, dg: str) ->
     assert is_private((r.value, d, k), eg, dg)
     assert not is_private((r.fails_at, d, k), eg, dg)
     assert r.value < r.fails_at and r.relative_gap <= F(1, 10**6)
+    check_certificates(r, eg, dg)
     # independently: the plain KOV15 sum in mpmath, for small k
     if k <= 100:
         assert kov15_delta(r.value, F(d), k, F(eg)) <= M(dg)
@@ -153,6 +170,7 @@ def test_calibrate_eps_methods(method: str) -> None:
 
     r = calibrate_eps(30, "1", "1e-5", method=method)
     assert r.engine == method
+    check_certificates(r, "1", "1e-5")
     assert epsilon((r.value, 0, 30), "1e-5", method=method, digits=20).upper <= 1
     assert epsilon((r.fails_at, 0, 30), "1e-5", method=method, digits=20).lower > 1
     opt = calibrate_eps(30, "1", "1e-5")
@@ -221,6 +239,11 @@ def test_calibrate_sigma_against_an_mpmath_root(k: int, s: str, eg: str, dg: str
     star = mpmath.findroot(lambda sig: gaussian_delta(k * M(s) ** 2 / sig ** 2, M(eg)) - M(dg),
                            M(r.value))
     assert M(r.fails_at) < star <= M(r.value)
+    check_certificates(r, eg, dg)
+    # the certified brackets hold the mpmath value of delta at both ends
+    for x, p in ((r.value, r.value_proof), (r.fails_at, r.fails_proof)):
+        d = gaussian_delta(k * M(s) ** 2 / M(x) ** 2, M(eg))
+        assert M(p.lower) <= d <= M(p.upper)
     assert r.relative_gap <= F(1, 10**6)
     assert is_private([(Gaussian(r.value, s), k)], eg, dg)
     assert not is_private([(Gaussian(r.fails_at, s), k)], eg, dg)
@@ -236,6 +259,7 @@ def test_calibrate_k_gaussian_closed_form() -> None:
 def test_calibrate_k_laplace_against_a_linear_scan() -> None:
     r = calibrate_k("laplace:scale=20", "1", "1e-6")
     assert r.exact
+    check_certificates(r, "1", "1e-6")
     ok = [pld_decide(Composition.of([(Laplace("20"), k)]), ExactReal.parse("1"), F(1, 10**6), max_seconds=60)
           for k in range(1, r.value + 2)]
     assert all(ok[:-1]) and not ok[-1]
@@ -243,6 +267,7 @@ def test_calibrate_k_laplace_against_a_linear_scan() -> None:
 
 def test_calibrate_laplace_scale() -> None:
     r = calibrate_laplace_scale(10, "1", "1e-6")
+    check_certificates(r, "1", "1e-6")
     c = Composition.of([(Laplace(r.value), 10)])
     assert pld_decide(c, ExactReal.parse("1"), F(1, 10**6), max_seconds=60)
     assert not pld_decide(Composition.of([(Laplace(r.fails_at), 10)]), ExactReal.parse("1"), F(1, 10**6),
@@ -250,6 +275,14 @@ def test_calibrate_laplace_scale() -> None:
     assert r.comparison and r.value <= 10  # no worse than basic composition
     p = calibrate_laplace_scale(10, "1", "0", sensitivity=2)   # pure DP: exactly b = k D / eps_g
     assert p.value == 20 and p.fails_at < 20
+
+
+def test_pld_certificates_hold_the_true_delta() -> None:
+    # two Laplace(2) steps have delta(0.2) = 0.1956159447572328391067 (docs/mathematics.md §7.3, by
+    # quadrature): with that target the optimal scale is 2, so the certified pair must straddle 2
+    r = calibrate_laplace_scale(2, "0.2", "0.1956159447572328391067")
+    check_certificates(r, "0.2", "0.1956159447572328391067")
+    assert r.fails_at < 2 + F(1, 10**12) and r.value > 2 - F(1, 10**12)
 
 
 def test_calibrate_q_end_of_range() -> None:
@@ -295,6 +328,7 @@ def test_bad_arguments(bad: dict) -> None:
 def test_dpsgd_sigma_checked_with_pld_brackets() -> None:
     r = calibrate_sigma(1000, "2", "1e-5", q="0.01")
     assert r.engine == "pld" and r.gap_reached
+    check_certificates(r, "2", "1e-5")
     comp = lambda s: Composition.of([(PoissonSampled(Gaussian(s), "0.01"), 1000)])  # noqa: E731
     assert pld_decide(comp(r.value), ExactReal.parse("2"), F(1, 10**5), max_seconds=200)
     assert not pld_decide(comp(r.fails_at), ExactReal.parse("2"), F(1, 10**5), max_seconds=200)
@@ -303,10 +337,12 @@ def test_dpsgd_sigma_checked_with_pld_brackets() -> None:
 @pytest.mark.slow
 def test_dpsgd_q_and_k_checked_with_pld_brackets() -> None:
     r = calibrate_q("2", 100, "1", "1e-5")
+    check_certificates(r, "1", "1e-5")
     comp = lambda q, k=100: Composition.of([(PoissonSampled(Gaussian("2"), q), k)])  # noqa: E731
     assert pld_decide(comp(r.value), ExactReal.parse("1"), F(1, 10**5), max_seconds=200)
     assert not pld_decide(comp(r.fails_at), ExactReal.parse("1"), F(1, 10**5), max_seconds=200)
     k = calibrate_k("gaussian:sigma=2,q=0.05", "1", "1e-5")
     assert k.exact
+    check_certificates(k, "1", "1e-5")
     assert pld_decide(comp("0.05", k.value), ExactReal.parse("1"), F(1, 10**5), max_seconds=200)
     assert not pld_decide(comp("0.05", k.value + 1), ExactReal.parse("1"), F(1, 10**5), max_seconds=200)
