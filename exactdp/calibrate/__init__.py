@@ -489,8 +489,35 @@ def calibrate_k(mechanism: object, target_eps: object, target_delta: object, *, 
             e = mech.eps.rational_value()
             if e is not None and e > 0 and eps_g.sign() > 0:
                 x0 = max(1, int(_approx(eps_g) / e))
+        else:
+            x0 = _k_guess(mech, eps_g, delta_g, b)
         res = integer_search(probe, x0=x0, deadline=run.deadline)
     return _finish("k", True, res, inputs=inputs, engine=engine, gap=None, run=run, integer=True)
+
+
+def _k_guess(mech: Any, eps_g: ExactReal, delta_g: Fraction, base: Composition | None) -> int:
+    """A first count to probe for a PLD mechanism (chooses a probe only): for a subsampled Gaussian
+    the central-limit approximation (Dong, Roth and Su 2022), for a pure-DP mechanism (Laplace,
+    randomized response) the exact count of its dominating generic mechanism (certified safe, so
+    the search only goes up), else 1."""
+    from ..mechanisms import Gaussian, PoissonSampled
+    from .probes import dominating_generic
+
+    try:
+        if isinstance(mech, PoissonSampled) and isinstance(mech.mechanism, Gaussian) and base is None:
+            m = _gaussian_mu2_root(eps_g, delta_g, digits=6)
+            if m is None:
+                return 1
+            mu = float(mech.mechanism.mu)  # float ok: a first probe
+            t = float(mech.q) ** 2 * math.expm1(min(mu * mu, 700.0))  # float ok
+            return max(1, min(int(float(m[0]) / t), 10**12)) if t > 0 else 1  # float ok
+        g = dominating_generic(Composition(((mech, 1),)))
+        if g is not None and base is None:
+            gm = g.groups[0][0]
+            return calibrate_k(gm, eps_g, delta_g).value  # type: ignore[return-value]
+    except (InfeasibleTargetError, PrecisionError, OverflowError):
+        pass
+    return 1
 
 
 def _gaussian_mu2_root(eps_g: ExactReal, delta_g: Fraction, digits: int = 30) -> tuple[Fraction, Fraction] | None:
@@ -629,6 +656,9 @@ def calibrate_q(sigma: object, k: object, target_eps: object, target_delta: obje
     run = _start(_seconds(max_seconds), "pld")
     probe, _ = probe_for(comp_of(Fraction(1, 2)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
     inputs = _inputs(eps_g, delta_g, sigma=sig, k=k, sensitivity=s)
+    if delta_g == 0:
+        raise InfeasibleTargetError("no sampling rate q > 0 meets delta_g = 0: a subsampled Gaussian mechanism has "
+                                    "delta(eps) > 0 at every eps")
     with progress.task("calibrate q"):
         m_star = _gaussian_mu2_root(eps_g, delta_g)
         x0f = 0.01  # float ok: a first probe

@@ -132,7 +132,7 @@ CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "calibrate_sigma": (calibrate_sigma, (3, "1", "0.1"), {"q": 1, "sensitivity": 1, "gap": "0.01",
                                                           "round_to": None, "max_seconds": "20"}),
     "calibrate_q": (calibrate_q, ("10", 3, "1", "0.1"), {"sensitivity": 1, "gap": "0.1", "round_to": None,
-                                                        "max_seconds": "20"}),
+                                                        "max_seconds": "5"}),
     "calibrate_laplace_scale": (calibrate_laplace_scale, (1, "1", "0.1"), {"sensitivity": 1, "gap": "0.1",
                                                                           "round_to": None, "max_seconds": "20"}),
 }
