@@ -148,13 +148,13 @@ def human(r: Calibration) -> str:
     i = r.inputs
     tgt = f"(eps_g, delta_g) = ({i['target_eps']}, {i['target_delta']})"
     what = {
-        "eps": lambda: f"{i['k']} mechanisms, each (eps, {i.get('delta', '0')})-DP" + _base_text(i),
+        "eps": lambda: f"{_n(i['k'], 'mechanism')}, each (eps, {i.get('delta', '0')})-DP" + _base_text(i),
         "scale": lambda: "the mechanisms (c eps_i, delta_i) of " + str(i.get("mechanisms")),
         "k": lambda: f"runs of {i['mechanism']}" + _base_text(i),
-        "sigma": lambda: f"{i['k']} Gaussian steps" + (f" at q = {i['q']}" if i.get("q", "1") != "1" else "")
+        "sigma": lambda: f"{_n(i['k'], 'Gaussian step')}" + (f" at q = {i['q']}" if i.get("q", "1") != "1" else "")
         + (f", sensitivity {i['sensitivity']}" if i.get("sensitivity", "1") != "1" else ""),
-        "q": lambda: f"{i['k']} Poisson-subsampled Gaussian steps with sigma = {i['sigma']}",
-        "laplace-scale": lambda: f"{i['k']} Laplace queries" + (f" of sensitivity {i['sensitivity']}"
+        "q": lambda: f"{_n(i['k'], 'Poisson-subsampled Gaussian step')} with sigma = {i['sigma']}",
+        "laplace-scale": lambda: f"{_n(i['k'], 'Laplace query', 'Laplace queries')}" + (f" of sensitivity {i['sensitivity']}"
                                                                 if i.get("sensitivity", "1") != "1" else ""),
     }[r.parameter]()
     method = f" ({i['method']} composition)" if i.get("method", "optimal") != "optimal" else ""
@@ -181,6 +181,10 @@ def human(r: Calibration) -> str:
     if r.note:
         lines.append(f"  note: {r.note}")
     return "\n".join(lines)
+
+
+def _n(k: int, word: str, plural: str | None = None) -> str:
+    return f"{k} {word if k == 1 else (plural or word + 's')}"
 
 
 def _bound(p: Proof, i: dict[str, Any]) -> tuple[str, Fraction | None]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from decimal import Decimal
@@ -90,6 +91,16 @@ _DESCRIPTIONS = {
 }
 
 
+_SHORT = {
+    "eps": "the largest per-mechanism eps of k (eps, D)-DP mechanisms",
+    "scale": "the largest factor c such that (c eps_i, delta_i) meet the target",
+    "k": "the largest number of runs of a mechanism (exact: k meets, k + 1 misses)",
+    "sigma": "the smallest Gaussian sigma (with --q: the DP-SGD noise multiplier)",
+    "q": "the largest Poisson sampling rate for a given sigma and number of steps",
+    "laplace-scale": "the smallest Laplace scale for k queries",
+}
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_USAGE, f"exactdp calibrate: error: {message} (see '{self.prog} --help')\n")
@@ -105,8 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
                        + "\n\n" + _EXIT)
     sub = p.add_subparsers(dest="what", metavar="WHAT", parser_class=_Parser)
     for what, desc in _DESCRIPTIONS.items():
-        s = sub.add_parser(what, help=desc.split(":")[0].split(" (")[0], formatter_class=fmt,
-                           description=desc + "\n\n" + _WHAT,
+        s = sub.add_parser(what, help=_SHORT[what], formatter_class=fmt,
+                           description=textwrap.fill(desc, 100) + "\n\n" + _WHAT,
                            epilog="examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES[what]) + "\n\n" + _EXIT)
         if what in ("eps", "sigma", "laplace-scale", "q"):
             s.add_argument("--k", metavar="K", required=True, help="number of mechanisms / steps / queries")
