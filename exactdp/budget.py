@@ -41,6 +41,7 @@ EXAMPLES = [
     "exactdp budget --mechanism 0.1,0,10 --mechanism 0.5,1e-6 --target-eps 2 --target-delta 1e-5",
     "exactdp budget --mechanism 0.05,0,20 --target-eps 2 --target-delta 1e-5 --next 0.1 --json",
     "exactdp budget --mechanism gaussian:sigma=20,count=5 --target-eps 1 --target-delta 1e-5 --next gaussian:sigma=10",
+    "printf '0.1,0,10\\n0.5,1e-6\\n' | exactdp budget --mechanisms - --target-eps 2 --target-delta 1e-5 --plot spend.png",
 ]
 
 
@@ -127,7 +128,7 @@ class BudgetReport:
 
 
 def _short(q: Any, direction: str) -> str:
-    if isinstance(q, float):
+    if isinstance(q, float):  # float ok: +inf from an enclosure end, tested exactly
         return "inf"
     if q == 0:
         return "0"
@@ -200,12 +201,12 @@ def budget(plan: object, target_eps: object, target_delta: object, *, next_mecha
 def _leq(a: Any, eps_g: Any) -> bool:
     from .calibrate.probes import cmp_real
 
-    return not isinstance(a, float) and cmp_real(a, eps_g) <= 0
+    return not isinstance(a, float) and cmp_real(a, eps_g) <= 0  # float ok: +inf from an enclosure end, tested exactly
 
 
 # -- the plot ------------------------------------------------------------------------------------------
 
-def spending_curve(report: BudgetReport, *, points: int = 24) -> dict[str, list[tuple[int, float]]]:
+def spending_curve(report: BudgetReport, *, points: int = 24) -> dict[str, list[tuple[int, float]]]:  # float ok: plotting only
     """eps at the target delta after each prefix of the plan (optimal and, for generic plans, the
     bounds): ``{method: [(runs so far, eps upper end as a float for plotting)]}``."""
     from .methods import get_method
@@ -294,7 +295,6 @@ def build_parser() -> argparse.ArgumentParser:
                             "mechanism\n(exact).  Classical bounds are shown beside the optimum for (eps, delta)-DP "
                             "plans.",
                 epilog="examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES)
-                       + "\n  exactdp budget --mechanisms plan.csv --target-eps 3 --target-delta 1e-6 --plot spend.png"
                        + "\n\nplan files: one mechanism per line, 'eps,delta[,count]' or a SPEC such as "
                          "'gaussian:sigma=2,count=100'.\n\nexit status: 0 the plan meets the target, 1 it does not, "
                          "2 bad input, 3 out of the time or precision budget, 5 an internal error.")

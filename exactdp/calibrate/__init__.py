@@ -222,7 +222,7 @@ def _round_to(r: object) -> Fraction | None:
     return v
 
 
-def _seconds(s: object) -> float | None:
+def _seconds(s: object) -> float | None:  # float ok: a clock time, never a result
     if s is None:
         return None
     v = parse_rational(s, "max_seconds")
@@ -296,14 +296,14 @@ def _inputs(eps_g: ExactReal, delta_g: Fraction, **kw: Any) -> dict[str, Any]:
 
 @dataclass
 class _Run:
-    deadline: float | None
-    start: float
+    deadline: float | None  # float ok: a clock time, never a result
+    start: float  # float ok: a clock time, never a result
 
     def left(self) -> float | None:  # float ok: seconds
         return None if self.deadline is None else self.deadline - time.monotonic()
 
 
-def _start(max_seconds: float | None, engine: str) -> _Run:
+def _start(max_seconds: float | None, engine: str) -> _Run:  # float ok: a clock time, never a result
     now = time.monotonic()
     if max_seconds is None and engine == "pld":
         max_seconds = DEFAULT_SECONDS
@@ -610,7 +610,7 @@ def calibrate_sigma(k: object, target_eps: object, target_delta: object, *, q: o
                          polish=False)
     comparison = ()
     if qq < 1:  # float ok: an approximation shown for comparison, labelled as such
-        clt = _dpsgd_sigma_guess(float(m_star[0]), float(qq), k, float(s))
+        clt = _dpsgd_sigma_guess(float(m_star[0]), float(qq), k, float(s))  # float ok: an approximation shown for comparison
         comparison = (("the central-limit approximation (Dong-Roth-Su 2022, not certified)", f"sigma ~ {clt:.6g}"),)
     return _finish("sigma", False, res, inputs=inputs, engine=engine, gap=g, run=run, probe=probe, round_to=r_to,
                    comparison=comparison)

@@ -195,7 +195,7 @@ def _log(x: Number) -> float:  # float ok: a coordinate for the secant estimate 
 
 def search(probe: Probe, *, worse_up: bool, x0: Fraction, gap: Fraction,
            lo_limit: Fraction = Fraction(0), hi_limit: Fraction | None = None,
-           deadline: float | None = None, label: str = "calibrate",
+           deadline: float | None = None, label: str = "calibrate",  # float ok: a clock time, never a result
            max_probes: int = 200, polish: bool | Probe = True) -> SearchResult:
     """Find ``safe`` (proved to meet) and ``fail`` (proved to miss) with
     ``|fail - safe| <= gap * safe``, both short decimals, by certified probes only.
@@ -220,7 +220,7 @@ def search(probe: Probe, *, worse_up: bool, x0: Fraction, gap: Fraction,
     while st.safe is None or st.fail is None:
         if st.out_of_time() or st.n >= max_probes:
             return st.result("time" if st.out_of_time() else "probes")
-        progress.tick(f"{label}: bracketing, {st.n} probes")
+        progress.tick(f"bracketing, {st.n} probes")
         out = st.do(x)
         if out is None:
             return st.result("time")
@@ -279,7 +279,7 @@ def search(probe: Probe, *, worse_up: bool, x0: Fraction, gap: Fraction,
             return st.result("")
         if st.out_of_time() or st.n >= max_probes:
             return st.result("time" if st.out_of_time() else "probes")
-        progress.tick(f"{label}: between {float(s):.6g} and {float(f):.6g}, {st.n} probes")  # float ok: a message
+        progress.tick(f"between {float(s):.6g} and {float(f):.6g}, {st.n} probes")  # float ok: a message
         history.append(width)
         est = st.estimate()
         lo_in, hi_in = min(s, f), max(s, f)
@@ -331,7 +331,7 @@ def _step(x: Fraction, rel: Fraction, lo_limit: Fraction, hi_limit: Fraction | N
 
 
 class _State:
-    def __init__(self, probe: Probe, worse_up: bool, start: float, deadline: float | None) -> None:
+    def __init__(self, probe: Probe, worse_up: bool, start: float, deadline: float | None) -> None:  # float ok: a clock time, never a result
         self.probe, self.worse_up, self.start, self.deadline = probe, worse_up, start, deadline
         self.safe: tuple[Number, float | None, Proof] | None = None  # float ok: scores
         self.fail: tuple[Number, float | None, Proof] | None = None
@@ -423,7 +423,7 @@ class _State:
 
 # -- integers -------------------------------------------------------------------------------------
 
-def integer_search(probe: Probe, *, x0: int, deadline: float | None = None, label: str = "calibrate k",
+def integer_search(probe: Probe, *, x0: int, deadline: float | None = None, label: str = "calibrate k",  # float ok: a clock time, never a result
                    max_value: int = 10**15, max_probes: int = 400) -> SearchResult:
     """The largest integer k >= 1 that meets the target (a larger k is less private): ``safe = k``
     proved to meet, ``fail = k + 1`` proved to miss when the probes can separate them.
@@ -439,7 +439,7 @@ def integer_search(probe: Probe, *, x0: int, deadline: float | None = None, labe
     while st.safe is None or st.fail is None:
         if st.out_of_time() or st.n >= max_probes:
             return st.result("time" if st.out_of_time() else "probes")
-        progress.tick(f"{label}: bracketing, {st.n} probes")
+        progress.tick(f"bracketing, {st.n} probes")
         out = st.do(x)
         if out is None:
             return st.result("time")
@@ -472,7 +472,7 @@ def integer_search(probe: Probe, *, x0: int, deadline: float | None = None, labe
             return st.result("")
         if st.out_of_time() or st.n >= max_probes:
             return st.result("time" if st.out_of_time() else "probes")
-        progress.tick(f"{label}: between {s} and {f}, {st.n} probes")
+        progress.tick(f"between {s} and {f}, {st.n} probes")
         history.append(f - s)
         est = st.estimate()
         stalled = len(history) >= 4 and history[-1] * 3 > history[-4]

@@ -171,7 +171,7 @@ _PLD_DIGITS = 8
 
 
 def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
-                 deadline: float | None = None) -> tuple[str, Fraction, Fraction]:
+                 deadline: float | None = None) -> tuple[str, Fraction, Fraction]:  # float ok: a clock time, never a result
     """("meets" | "fails" | "undecided", lower, upper): the PLD engine's certified bracket of
     delta(eps_g), refined only until it excludes delta_g or the deadline (docs/pld.md §8)."""
     from ..pld import engine as E
@@ -243,7 +243,7 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
 
 
 def pld_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: Fraction,
-              deadline: Callable[[], float | None]) -> Callable[[Any], Outcome]:
+              deadline: Callable[[], float | None]) -> Callable[[Any], Outcome]:  # float ok: a clock time, never a result
     def probe(x: Any) -> Outcome:
         t0 = time.monotonic()
         comp = comp_of(x)
@@ -304,7 +304,7 @@ def dominated_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, del
 
 def probe_for(comp: Composition, comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: Fraction, *,
               method: str = "optimal", options: dict[str, Any] | None = None,
-              deadline: Callable[[], float | None] = lambda: None) -> tuple[Callable[[Any], Outcome], str]:
+              deadline: Callable[[], float | None] = lambda: None) -> tuple[Callable[[Any], Outcome], str]:  # float ok: a clock time, never a result
     """The probe for the compositions ``comp_of(x)`` and the engine's name (from the sample ``comp``).
 
     With the optimal method each point is dispatched on its own composition: generic -> exact

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shlex
+import subprocess
+import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -23,7 +26,14 @@ def run(argv: list[str]) -> tuple[int, str, str]:
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_every_help_example_runs_as_shown(example: str) -> None:
+def test_every_help_example_runs_as_shown(example: str, tmp_path: Path) -> None:
+    if "|" in example:  # a shell pipeline: run it as shown, in a shell, in an empty folder
+        pytest.importorskip("matplotlib")
+        env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
+        p = subprocess.run(["bash", "-c", example], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+        assert p.returncode == 0 and p.stdout.strip() and not p.stderr, p.stderr
+        assert (tmp_path / "spend.png").read_bytes()[:4] == b"\x89PNG"
+        return
     code, out, err = run(shlex.split(example)[1:])
     assert code == 0 and out.strip() and not err
     if "--json" in example:
