@@ -15,6 +15,8 @@ from .errors import ExactDPError, InexactInputError, InvalidParameterError, Prec
 from .methods import METHODS, delta, epsilon, method_names
 from .numbers import DEFAULT_DIGITS, INF, Enclosure, ExactReal, from_float, parse_delta, parse_eps
 from .optimal import is_private, optimal_delta, optimal_epsilon
+from .calibrate import (Calibration, calibrate_eps, calibrate_k, calibrate_laplace_scale, calibrate_q,
+                        calibrate_scale, calibrate_sigma)
 
 __all__ = [
     "__version__",
@@ -32,6 +34,13 @@ __all__ = [
     "optimal_delta",
     "optimal_epsilon",
     "is_private",
+    "calibrate_eps",
+    "calibrate_scale",
+    "calibrate_k",
+    "calibrate_sigma",
+    "calibrate_q",
+    "calibrate_laplace_scale",
+    "Calibration",
     "METHODS",
     "method_names",
     "ExactDPError",

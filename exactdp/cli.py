@@ -354,6 +354,10 @@ def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> d
     """
     if not isinstance(obj, dict):
         raise InvalidParameterError(f"query={obj!r} must be a JSON object")
+    if obj.get("query") == "calibrate":  # calibration lines are answered by exactdp.calibrate (issue 12)
+        from .calibrate import run_calibrate_query
+
+        return run_calibrate_query(obj)
     query = obj.get("query")
     if query not in ("delta", "epsilon", "check"):
         raise InvalidParameterError(f"query={query!r} must be 'delta', 'epsilon' or 'check'")

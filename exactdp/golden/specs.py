@@ -18,6 +18,9 @@ from flint import arb
 
 from ..composition import Composition
 from ..numbers import Enclosure, arb_of_fraction, certify, format_fraction, parse_delta, parse_eps
+from .calibration import DESCRIPTION as _CAL_DESCRIPTION
+from .calibration import SOURCE as _CAL_SOURCE
+from .calibration import TITLE as _CAL_TITLE
 
 __all__ = ["RowSpec", "TableSpec", "TABLES", "table_names", "get_table", "compute_row", "METHOD_SOURCES",
            "steinke_noise_scale", "basic_noise_scale"]
@@ -56,7 +59,7 @@ class RowSpec:
 
     ``kind`` selects the evaluator: ``"method"`` (the method registry), ``"claim"`` (an erratum
     of :mod:`exactdp.golden.errata`), ``"noise"`` (Steinke's noise scales), ``"region"``
-    (a vertex of the privacy region).
+    (a vertex of the privacy region), ``"calibrate"`` (a calibration, :mod:`exactdp.golden.calibration`).
     """
 
     table: str
@@ -252,6 +255,16 @@ def compute_row(spec: RowSpec) -> dict[str, str]:
     """The row of the schema for one RowSpec (every cell a string)."""
     from .writers import COLUMNS, enclosure_cells
 
+    if spec.kind == "calibrate":  # the calibration table: the unknown is the per-step parameter
+        from .calibration import calibration_row_enclosure
+
+        enc, note = calibration_row_enclosure(spec)
+        row = {c: "" for c in COLUMNS}
+        row.update(table=spec.table, query=spec.query, method=spec.method,
+                   options=";".join(f"{k}={v}" for k, v in spec.options), delta=spec.delta, k=spec.k,
+                   at=spec.at, note=note, source=spec.source)
+        row.update(enclosure_cells(enc))
+        return row
     comp = spec.composition()
     enc, note = _evaluate(spec, comp)
     # Outward decimal rounding of a tiny value (e.g. a DRV10 delta near 10^-5000) writes integers
@@ -520,6 +533,12 @@ def _dpsgd_rows() -> list[RowSpec]:
     return rows
 
 
+def _calibration_rows() -> list[RowSpec]:
+    from .calibration import calibration_rows
+
+    return calibration_rows()
+
+
 TABLES: tuple[TableSpec, ...] = (
     TableSpec("kov15_grid", "KOV15 grid: optimal total delta at eps_g = (k-2i) eps",
               "The exact privacy region of k-fold (eps, delta)-DP at every KOV15 grid point, for "
@@ -571,6 +590,7 @@ TABLES: tuple[TableSpec, ...] = (
               "sigma x q x steps at delta_g = 1e-5: the eps of DP-SGD (add/remove neighbours, the larger order) as a "
               "certified bracket [lower, upper] from a dominated and a dominating pair; 4 digits requested.",
               MECHANISM_SOURCES["dpsgd"], _dpsgd_rows, figure="dpsgd_brackets"),
+    TableSpec("calibration", _CAL_TITLE, _CAL_DESCRIPTION, _CAL_SOURCE, _calibration_rows),
     TableSpec("errata", "Errata: published formulas that are wrong, with exact counterexamples",
               "Each claim row (the formula as written) is followed by the certified optimum for the same inputs; "
               "the note says whether the claim is unsound (below the optimum) or merely not optimal.  Not listed: "

@@ -28,6 +28,9 @@ MODULES = [
     "exactdp.testing.oracle",
     "exactdp.testing.assertions",
     "exactdp.testing.counterexample",
+    "exactdp.calibrate",
+    "exactdp.calibrate.certsearch",
+    "exactdp.budget",
 ]
 
 

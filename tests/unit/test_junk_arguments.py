@@ -21,6 +21,12 @@ import exactdp
 import exactdp.testing
 from exactdp import (
     Composition,
+    calibrate_eps,
+    calibrate_k,
+    calibrate_laplace_scale,
+    calibrate_q,
+    calibrate_scale,
+    calibrate_sigma,
     Enclosure,
     ExactReal,
     Mechanism,
@@ -117,6 +123,18 @@ CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "optimal_delta": (optimal_delta, (COMP, "1"), {"digits": 5}),
     "optimal_epsilon": (optimal_epsilon, (COMP, "0.1"), {"digits": 5}),
     "is_private": (is_private, (COMP, "1", "0.1"), {}),
+    "calibrate_eps": (calibrate_eps, (3, "1", "0.1"), {"delta": "0.001", "method": "optimal", "eta": None,
+                                                      "base": None, "gap": "0.01", "round_to": None,
+                                                      "max_seconds": "20"}),
+    "calibrate_scale": (calibrate_scale, (HET, "1", "0.1"), {"method": "basic", "eta": None, "gap": "0.01",
+                                                            "round_to": "0.001", "max_seconds": "20"}),
+    "calibrate_k": (calibrate_k, ("0.5", "1", "0.1"), {"base": None, "max_seconds": "20"}),
+    "calibrate_sigma": (calibrate_sigma, (3, "1", "0.1"), {"q": 1, "sensitivity": 1, "gap": "0.01",
+                                                          "round_to": None, "max_seconds": "20"}),
+    "calibrate_q": (calibrate_q, ("10", 3, "1", "0.1"), {"sensitivity": 1, "gap": "0.1", "round_to": None,
+                                                        "max_seconds": "5"}),
+    "calibrate_laplace_scale": (calibrate_laplace_scale, (1, "1", "0.1"), {"sensitivity": 1, "gap": "0.1",
+                                                                          "round_to": None, "max_seconds": "20"}),
 }
 
 ORACLE = Oracle(digits=5)
@@ -142,7 +160,8 @@ KIT_FAILURES = (ExactDPError, InvalidClaimError, UnsoundClaimError, VacuousSearc
 # Public names that take no arguments, are constants, or are exception classes / result records.
 NOT_CALLED = {
     "exactdp": {"__version__", "INF", "DEFAULT_DIGITS", "METHODS", "method_names", "ExactDPError",
-                "InvalidParameterError", "InexactInputError", "PrecisionError"},
+                "InvalidParameterError", "InexactInputError", "PrecisionError",
+                "Calibration"},  # a result record (frozen dataclass), made by the calibrate_* functions
     "exactdp.testing": {"FP_LEVEL", "DECLINES", "MIN_CHECKED", "Verdict", "Counterexample", "SearchStats",
                         "UnsoundClaimError", "InvalidClaimError", "VacuousSearchError"},
 }
