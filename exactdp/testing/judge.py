@@ -28,6 +28,7 @@ sound iff the composition is (eps, delta_g)-DP; delta is sound iff it is (eps_g,
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
@@ -35,7 +36,7 @@ from typing import Any, Literal
 from ..composition import Composition
 from ..errors import PrecisionError
 from ..numbers import Enclosure, ExactReal, format_fraction, parse_delta, parse_eps
-from .oracle import InvalidClaimError, Oracle, _oracle_of, _short, exact_of_reported
+from .oracle import MECHANISM_REFINE, InvalidClaimError, Oracle, _oracle_of, _short, exact_of_reported, needs_pld
 
 __all__ = [
     "FP_ULPS",
@@ -175,6 +176,29 @@ def _decide(oracle: Oracle, comp: Composition, eps: Any, delta: Any) -> bool | N
         return None
 
 
+def _refined(oracle: Oracle, comp: Composition, query: str, at: Any, claim: Fraction, opt: Enclosure) -> Enclosure:
+    """Refine a PLD bracket (docs/pld.md) until the claim is outside it or twice the budget is spent.
+
+    Each bracket is certified, so their intersection is too."""
+    start = time.monotonic()
+    lo, hi, digits = opt.lower, opt.upper, opt.digits
+    for d in MECHANISM_REFINE:
+        if time.monotonic() - start > 2 * oracle.budget:
+            break
+        try:
+            e = oracle.epsilon(comp, at, digits=d) if query == "epsilon" else oracle.delta(comp, at, digits=d)
+        except PrecisionError:
+            break
+        if e.is_infinite:
+            return e
+        lo, hi, digits = max(lo, e.lower), min(hi, e.upper), max(digits, e.digits)
+        if claim < lo or claim >= hi:
+            break
+    if (lo, hi) == (opt.lower, opt.upper):
+        return opt
+    return Enclosure(lo, hi, digits=digits, algorithm=opt.algorithm)
+
+
 def judge(
     reported: Any,
     composition: Any,
@@ -244,7 +268,12 @@ def judge(
     if claim < 0 or claim < opt.lower:
         ok: bool | None = False
     else:
-        ok = private(claim)
+        if needs_pld(comp):  # a PLD bracket: refine it (more digits, each within the budget) first
+            opt = _refined(oracle, comp, query, at, claim, opt)  # ``out`` reports the refined bracket
+        if claim >= opt.upper:
+            lo, hi = _excess(opt, claim)
+            return out("loose" if lo is not None and lo > LOOSE_REL else "sound", lo, hi)
+        ok = False if claim < opt.lower else private(claim)
         if ok is None:
             return out("undecided", note=f"the claim lies inside the certified bracket (digits {opt.digits})")
     if ok:

@@ -27,6 +27,7 @@ __all__ = [
     "FP_LEVEL",
     "MECHANISM_SECONDS",
     "MECHANISM_DIGITS",
+    "MECHANISM_REFINE",
     "needs_pld",
     "InvalidClaimError",
     "Oracle",
@@ -230,8 +231,11 @@ class Verdict:
 
 #: Default time budget (seconds) of one bracket or one decision on a mechanism composition.
 MECHANISM_SECONDS = 10.0
-#: Digits asked of the PLD engine for a mechanism bracket (it certifies what the budget allows).
-MECHANISM_DIGITS = 6
+#: Digits asked of the PLD engine for the first bracket of a mechanism composition (about a second
+#: for DP-SGD, 1000 steps); a claim inside it is refined with more (:data:`MECHANISM_REFINE`).
+MECHANISM_DIGITS = 3
+#: Digits asked in turn when a claim lies inside the first bracket (each within the budget).
+MECHANISM_REFINE = (4, 5, 6)
 
 
 def needs_pld(comp: Composition) -> bool:
@@ -245,6 +249,11 @@ def needs_pld(comp: Composition) -> bool:
     from ..gaussian import gaussian_mu2
 
     return gaussian_mu2(comp) is None
+
+
+def _pld_digits(digits: Any) -> int:
+    """Digits asked of the PLD engine: :data:`MECHANISM_DIGITS` unless given (at most 8)."""
+    return MECHANISM_DIGITS if digits is None else min(parse_digits(digits), 8)
 
 
 @dataclass
@@ -312,7 +321,7 @@ class Oracle:
         if needs_pld(comp):
             from ..pld.engine import pld_epsilon
 
-            return pld_epsilon(comp, dg, digits=min(self._digits(digits), MECHANISM_DIGITS), max_seconds=self.budget)
+            return pld_epsilon(comp, dg, digits=_pld_digits(digits), max_seconds=self.budget)
         from ..optimal import optimal_epsilon
 
         return optimal_epsilon(comp, dg, digits=self._digits(digits))
@@ -328,8 +337,7 @@ class Oracle:
         if needs_pld(comp):
             from ..pld.engine import pld_delta
 
-            enc = pld_delta(comp, eg, digits=min(self._digits(digits), MECHANISM_DIGITS), max_seconds=self.budget)
-            return enc
+            return pld_delta(comp, eg, digits=_pld_digits(digits), max_seconds=self.budget)
         from ..optimal import optimal_delta
 
         return optimal_delta(comp, eg, digits=self._digits(digits))
