@@ -133,7 +133,11 @@ def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # peers' RuntimeWarnings would drown the progress lines
-            rep = api.run(case)
+            logging.disable(logging.WARNING)  # and so would their logging warnings
+            try:
+                rep = api.run(case)
+            finally:
+                logging.disable(logging.NOTSET)
     except NotApplicable:
         return None
     except Skipped as exc:
