@@ -39,6 +39,7 @@ from .counterexample import (
     VacuousSearchError,
     find_counterexample,
     find_counterexample_heterogeneous,
+    find_delta_counterexample,
 )
 from .judge import FP_ULPS, LOOSE_REL, VERDICTS, Judgement, judge
 from .oracle import (
@@ -82,6 +83,7 @@ __all__ = [
     "exact_of_reported",
     "find_counterexample",
     "find_counterexample_heterogeneous",
+    "find_delta_counterexample",
     "judge_delta",
     "judge_epsilon",
 ]

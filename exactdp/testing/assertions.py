@@ -207,10 +207,11 @@ def assert_sound_pair(
 
 def _points(curve: Any) -> list[tuple[Any, Any]]:
     if isinstance(curve, Mapping):
-        return list(curve.items())
-    if isinstance(curve, (str, bytes)) or not isinstance(curve, Iterable):
+        pts = list(curve.items())
+    elif isinstance(curve, (str, bytes)) or not isinstance(curve, Iterable):
         raise InvalidParameterError(f"curve={_short(curve)} must be a mapping or a list of (at, value) pairs")
-    pts = list(curve)
+    else:
+        pts = list(curve)
     for p in pts:
         if not (isinstance(p, (tuple, list)) and len(p) == 2):
             raise InvalidParameterError(f"curve point {_short(p)} must be an (at, value) pair")

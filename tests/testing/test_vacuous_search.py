@@ -25,7 +25,7 @@ from exactdp.testing import (
     find_counterexample_heterogeneous,
 )
 
-GRID_H, GRID_L = 648, 84  # the sizes of the two default grids
+GRID_H, GRID_L = 1152, 84  # the sizes of the two default grids (k up to 1e5, delta_g to 1e-30)
 
 
 def basic(eps: Fraction, delta: Fraction, k: int, dg: Fraction) -> Any:
@@ -132,8 +132,8 @@ def test_min_checked_is_the_exact_threshold() -> None:
 def test_a_sound_claim_passes_and_reports_what_it_checked(claim: Any) -> None:
     stats = SearchStats(tried=99, checked=99, errors=7)  # reset by the search
     assert find_counterexample(claim, stats=stats) is None
-    assert stats.tried == GRID_H and stats.checked == 450 and stats.declined == 198 and stats.errors == 0
-    assert stats.summary() == "tried 648: 450 checked, 198 declined, 0 errors"
+    assert stats.tried == GRID_H and stats.checked == 648 and stats.declined == 504 and stats.errors == 0
+    assert stats.summary() == "tried 1152: 648 checked, 504 declined, 0 errors"
     assert stats.first_error is None and stats.first_decline is not None
     stats = SearchStats()
     assert find_counterexample_heterogeneous(basic_list, stats=stats) is None

@@ -54,6 +54,7 @@ from exactdp.testing import (
     exact_of_reported,
     find_counterexample,
     find_counterexample_heterogeneous,
+    find_delta_counterexample,
     judge_delta,
     judge_epsilon,
 )
@@ -149,6 +150,8 @@ KIT: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "assert_tight": (assert_tight, ("0.3",), {"composition": COMP, "delta_g": "0.001", "rel": "1", "oracle": ORACLE}),
     "looseness_report": (looseness_report, ({"0.1": 3},), {"composition": COMP, "oracle": ORACLE}),
     "find_counterexample": (find_counterexample, (_basic,), {"max_examples": 4, "min_checked": 0, "oracle": ORACLE}),
+    "find_delta_counterexample": (find_delta_counterexample, (lambda e, d, k, g: 1,),
+                                  {"max_examples": 4, "min_checked": 0, "oracle": ORACLE}),
     "find_counterexample_heterogeneous": (find_counterexample_heterogeneous, (_basic_list,),
                                           {"max_examples": 4, "min_checked": 0, "oracle": ORACLE}),
 }
