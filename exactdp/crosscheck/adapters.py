@@ -383,6 +383,8 @@ def _dp_accounting_apis() -> list[Api]:
 
             if not case.is_calibration:
                 raise NotApplicable("calibration cases only")
+            if make == "pld" and case.quick:
+                raise NotApplicable("a PLD calibration takes about 90 s: run in the full sweep only")
             _, q, steps = _dpsgd(case)
             fresh = pld_privacy_accountant.PLDAccountant if make == "pld" else rdplib.RdpAccountant
 
