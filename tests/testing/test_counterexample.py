@@ -124,13 +124,18 @@ def test_published_drv10_is_cleared() -> None:
 
 
 def test_published_kov15_34_is_cleared() -> None:
-    assert find_counterexample(kov15_34, max_examples=10_000) is None
+    # Down to delta_g = 1e-30 the bound is min(k eps, ...) = k eps, and the float k * e is one ulp
+    # below the exact k eps (e.g. 3 * 0.01 at k = 3): a floating-point slip of this float
+    # evaluation, not of the theorem, so it is forgiven at 1e-15 and nowhere else.
+    assert find_counterexample(kov15_34, max_examples=10_000, rel_tol="1e-15") is None
+    cx = find_counterexample(kov15_34, max_examples=10_000)
+    assert cx is not None and cx.relative_shortfall < Fraction(1, 10**15)
 
 
 def test_kov15_2013_form_is_sound_even_outside_its_range() -> None:
     # k eps^2 >= k eps tanh(eps/2) for every eps >= 0, so the 2013 form only loosens the ICML one:
     # out of its stated range (eps <= 0.9) it is loose, never wrong.
-    assert find_counterexample(kov15_34_2013, max_examples=10_000) is None
+    assert find_counterexample(kov15_34_2013, max_examples=10_000, rel_tol="1e-15") is None  # see above
 
 
 def test_exact_claims_and_declined_inputs() -> None:

@@ -115,7 +115,7 @@ def test_mostly_declined_fails_even_when_the_few_answers_are_right() -> None:
     assert f"checked {st.checked} of {GRID_H} claims (needs at least {GRID_H // 2}" in str(err.value)
     assert "first decline at eps=" in str(err.value)
     # a narrow-domain accountant can say how much of the grid it covers
-    assert find_counterexample(only_k1, min_checked=Fraction(1, 10)) is None
+    assert find_counterexample(only_k1, min_checked=Fraction(1, 12)) is None
 
 
 def test_min_checked_is_the_exact_threshold() -> None:
@@ -149,7 +149,7 @@ def test_a_few_errors_pass_with_a_warning() -> None:
     stats = SearchStats()
     with pytest.warns(RuntimeWarning, match="errors; first error at .* TypeError: a bug at k = 1000"):
         assert find_counterexample(flaky, stats=stats) is None
-    assert stats.errors == 36 and stats.checked > stats.tried / 2
+    assert stats.errors == 48 and stats.checked > stats.tried / 2  # 6 eps x 8 delta_g at k = 1000, delta = 0
 
 
 def test_a_violation_is_reported_even_when_most_inputs_are_declined() -> None:
