@@ -19,7 +19,7 @@ meet or to miss the target; "undecided" when the bracket still holds the target 
 For exactdp the cost of one forward query (the certified eps at 3 digits at the answer) is
 timed too, and the calibration's cost is given in forward queries (the issue's target: at most
 about 50).  Each peer is skipped with the reason when it is not installed (Opacus needs torch:
-``pip install torch==2.13.0 opacus``; dp_accounting is in the ``peers`` extra).
+``pip install "torch==2.13.0+cpu" opacus``; dp_accounting is in the ``peers`` extra).
 """
 
 from __future__ import annotations

@@ -16,7 +16,9 @@ import math
 import operator
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -34,6 +36,8 @@ __all__ = [
     "Enclosure",
     "RealLike",
     "from_float",
+    "exact_floats",
+    "exact_floats_enabled",
     "parse_rational",
     "parse_real",
     "parse_eps",
@@ -71,6 +75,37 @@ def from_float(x: float) -> Fraction:
     return Fraction(x)
 
 
+_EXACT_FLOATS: ContextVar[bool] = ContextVar("exactdp_exact_floats", default=False)
+
+
+@contextmanager
+def exact_floats(enabled: bool = True) -> Iterator[None]:
+    """Inside the block, a finite ``float`` input is taken at its exact binary value.
+
+    The opt-in of docs/kit.md §2 for numbers as DP libraries produce them: ``Gaussian(1.1)``
+    then means sigma = ``Fraction(1.1)`` (the float's exact value, never the decimal 1.1), with
+    no string conversion.  Outside it a float is refused (docs/contracts.md §1.1).  NaN and
+    infinities are refused either way.
+
+    >>> from exactdp.mechanisms import Gaussian
+    >>> with exact_floats():
+    ...     Gaussian(0.5).sigma
+    Fraction(1, 2)
+    """
+    if not isinstance(enabled, bool):
+        raise InvalidParameterError(f"enabled={enabled!r} must be True or False")
+    token = _EXACT_FLOATS.set(enabled)
+    try:
+        yield
+    finally:
+        _EXACT_FLOATS.reset(token)
+
+
+def exact_floats_enabled() -> bool:
+    """Whether floats are read at their exact binary value here (:func:`exact_floats`)."""
+    return _EXACT_FLOATS.get()
+
+
 def _type_name(x: object) -> str:
     return type(x).__module__ + "." + type(x).__qualname__ if type(x).__module__ != "builtins" else type(x).__name__
 
@@ -89,6 +124,10 @@ def parse_rational(x: object, name: str = "value") -> Fraction:
     if _is_bool(x):
         raise InexactInputError(f"{name}={x!r} must be a number, not a bool")
     if isinstance(x, float):
+        if _EXACT_FLOATS.get():
+            if not math.isfinite(x):
+                raise InvalidParameterError(f"{name}={x!r} must be a finite number")
+            return Fraction(x)
         raise InexactInputError(
             f"{name}={x!r} is a float, which is not exact; pass a string such as "
             f"'{x!r}' (exactly the decimal you mean), a Fraction(...), or from_float({x!r}) "

@@ -1,28 +1,40 @@
-"""The sweep of cases the cross-check runs through every peer library.
+"""The sweep of cases the cross-check runs through every peer library (docs/peers/README.md).
 
-Each case is exact: a list of (eps_i, delta_i, count) groups and a query (``epsilon`` at total
-delta_g, or ``delta`` at eps_g).  The sweep covers the regimes where accountants go wrong:
-large k*eps, tiny delta_g, heterogeneous lists, repeated events, delta_g near the feasibility
-threshold 1 - prod(1 - delta_i).  ``quick`` marks the subset CI runs.
+A case is exact: either a list of generic (eps, delta, count) groups, or a composition of
+*mechanisms* (Gaussian, Laplace, Poisson-subsampled Gaussian or Laplace, each with a count), and a
+query: ``epsilon`` at total delta_g, or ``delta`` at eps_g.  A *calibration* case also carries a
+``target`` eps: the library returns a noise scale for (target, delta_g), and the claim "the
+composition with that noise is (target, delta_g)-DP" is judged.
+
+The sweep reaches the regimes where accountants fail: k beyond 1025 (advanced composition
+overflows), delta_g from 1e-3 down to 1e-30, large k*eps, delta_g = 0 (pure DP, asked with the
+int 0 where an API takes numbers), DP-SGD grids (sigma 0.5..5, q 1e-4..0.5, steps 10..10^5),
+and the accountant options that change soundness (run by the adapters on every case).  ``quick``
+marks the subset CI runs; ``curve`` names the families drawn in the HTML report.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 from ..composition import Composition
+from ..mechanisms import Gaussian, Laplace, PoissonSampled
 from ..numbers import format_fraction
 
-__all__ = ["Case", "SWEEP", "sweep"]
+__all__ = ["Case", "SWEEP", "sweep", "mechanism_parts"]
 
 F = Fraction
 
 
 @dataclass(frozen=True)
 class Case:
-    """One exact composition and query: ``groups`` of (eps, delta, count), ``query`` at ``at``."""
+    """One exact composition and query.
+
+    ``groups`` of generic (eps, delta, count), or ``mechanisms`` of (mechanism value, count);
+    ``query`` at ``at``; ``target`` for a calibration case (the eps the noise is calibrated for).
+    """
 
     name: str
     groups: tuple[tuple[Fraction, Fraction, int], ...]
@@ -30,32 +42,68 @@ class Case:
     at: Fraction
     tags: tuple[str, ...] = field(default=())
     quick: bool = False
+    mechanisms: tuple[tuple[Any, int], ...] = field(default=())
+    target: Fraction | None = None
+    curve: str = ""
+
+    @property
+    def is_generic(self) -> bool:
+        return not self.mechanisms
+
+    @property
+    def is_calibration(self) -> bool:
+        return self.target is not None
 
     @property
     def k(self) -> int:
+        if self.mechanisms:
+            return sum(c for _, c in self.mechanisms)
         return sum(c for _, _, c in self.groups)
 
     @property
     def is_homogeneous(self) -> bool:
-        return len(self.groups) == 1
+        return self.is_generic and len(self.groups) == 1
 
     @property
     def is_pure(self) -> bool:
-        return all(d == 0 for _, d, _ in self.groups)
+        return self.is_generic and all(d == 0 for _, d, _ in self.groups)
 
     def composition(self) -> Composition:
+        if self.mechanisms:
+            return Composition(tuple(self.mechanisms))
         return Composition.heterogeneous([(e, d, c) for e, d, c in self.groups])
 
     def describe(self) -> str:
         at = ("delta_g=" if self.query == "epsilon" else "eps_g=") + format_fraction(self.at)
-        return f"{self.name}: {self.composition()}, {self.query} at {at}"
+        tail = f", calibrated for eps={format_fraction(self.target)}" if self.target is not None else ""
+        return f"{self.name}: {self.composition()}, {self.query} at {at}{tail}"
+
+
+def mechanism_parts(case: Case) -> list[tuple[str, Fraction, Fraction | None, int]]:
+    """The mechanism case as ``(kind, parameter, q or None, count)`` rows.
+
+    ``kind`` is ``"gaussian"`` (parameter sigma, sensitivity 1) or ``"laplace"`` (parameter the
+    scale b, sensitivity 1).
+    """
+    out = []
+    for m, c in case.mechanisms:
+        q = None
+        if isinstance(m, PoissonSampled):
+            q, m = m.q, m.mechanism
+        if isinstance(m, Gaussian) and m.sensitivity == 1:
+            out.append(("gaussian", m.sigma, q, c))
+        elif isinstance(m, Laplace) and m.sensitivity == 1:
+            out.append(("laplace", m.scale, q, c))
+        else:  # pragma: no cover - the sweep has no other kind
+            raise ValueError(f"no peer form for {m}")
+    return out
 
 
 def _h(eps: str, delta: str, k: int, query: Literal["epsilon", "delta"], at: str, tags: tuple[str, ...] = (),
-       quick: bool = False) -> Case:
+       quick: bool = False, curve: str = "") -> Case:
     e, d = F(eps), F(delta)
     name = f"{k}x({eps},{delta})@{'dg' if query == 'epsilon' else 'eg'}={at}"
-    return Case(name, ((e, d, k),), query, F(at), ("homogeneous",) + tags, quick)
+    return Case(name, ((e, d, k),), query, F(at), ("homogeneous",) + tags, quick, curve=curve)
 
 
 def _l(name: str, groups: list[tuple[str, str, int]], query: Literal["epsilon", "delta"], at: str,
@@ -63,25 +111,68 @@ def _l(name: str, groups: list[tuple[str, str, int]], query: Literal["epsilon", 
     return Case(name, tuple((F(e), F(d), c) for e, d, c in groups), query, F(at), ("heterogeneous",) + tags, quick)
 
 
+def _g(sigma: str, k: int, query: Literal["epsilon", "delta"], at: str, tags: tuple[str, ...] = (),
+       quick: bool = False, curve: str = "") -> Case:
+    name = f"{k}xGaussian(sigma={sigma})@{'dg' if query == 'epsilon' else 'eg'}={at}"
+    return Case(name, (), query, F(at), ("gaussian",) + tags, quick, ((Gaussian(sigma), k),), curve=curve)
+
+
+def _lap(b: str, k: int, query: Literal["epsilon", "delta"], at: str, tags: tuple[str, ...] = (),
+         quick: bool = False, curve: str = "", q: str | None = None) -> Case:
+    m: Any = Laplace(b) if q is None else PoissonSampled(Laplace(b), q)
+    qs = f",q={q}" if q else ""
+    name = f"{k}xLaplace(b={b}{qs})@{'dg' if query == 'epsilon' else 'eg'}={at}"
+    return Case(name, (), query, F(at), ("laplace",) + (("subsampled",) if q else ()) + tags, quick, ((m, k),),
+                curve=curve)
+
+
+def _sgd(sigma: str, q: str, steps: int, query: Literal["epsilon", "delta"], at: str, tags: tuple[str, ...] = (),
+         quick: bool = False, curve: str = "", target: str | None = None) -> Case:
+    kind = "calib" if target else "dpsgd"
+    name = f"{kind}(sigma={sigma},q={q},steps={steps})@{'dg' if query == 'epsilon' else 'eg'}={at}"
+    if target:
+        name += f",target={target}"
+    return Case(name, (), query, F(at), ("dpsgd",) + (("calibration",) if target else ()) + tags, quick,
+                ((PoissonSampled(Gaussian(sigma), q), steps),), F(target) if target else None, curve)
+
+
 SWEEP: tuple[Case, ...] = (
+    # -- generic (eps, delta)-DP mechanisms ------------------------------------------------------
     # docs/mathematics.md §6 anchors
     _h("0.1", "0.001", 30, "epsilon", "0.05", quick=True),
-    _h("0.1", "0", 30, "epsilon", "0.001", quick=True),
+    _h("0.1", "0", 30, "epsilon", "0.001", quick=True, curve="generic 30x(0.1,0)"),
     _h("1", "0.001", 30, "epsilon", "0.06", ("grid",), quick=True),
     _h("1", "0.001", 30, "epsilon", "0.1", ("grid",)),
     _h("0.4", "0.1", 10, "epsilon", "0.7"),
     _h("0.1", "0.001", 30, "delta", "1", quick=True),
     _h("1", "0", 30, "delta", "3"),
-    # large k * eps
+    # pure DP at delta_g = 0 (the optimum is the sum of the eps); APIs that take numbers get the int 0
+    _h("0.1", "0", 30, "epsilon", "0", ("pure-at-zero", "ints"), quick=True, curve="generic 30x(0.1,0)"),
+    _h("1", "0", 10, "epsilon", "0", ("pure-at-zero", "ints")),
+    # the 30 x 0.1 curve down to 1e-30
+    _h("0.1", "0", 30, "epsilon", "1e-6", ("tiny-delta",), curve="generic 30x(0.1,0)"),
+    _h("0.1", "0", 30, "epsilon", "1e-10", ("tiny-delta",), curve="generic 30x(0.1,0)"),
+    _h("0.1", "0", 30, "epsilon", "1e-15", ("tiny-delta",), curve="generic 30x(0.1,0)"),
+    _h("0.1", "0", 30, "epsilon", "1e-30", ("tiny-delta",), curve="generic 30x(0.1,0)"),
+    # large k * eps, and k beyond 1025 (advanced composition overflows there)
     _h("1", "0", 100, "epsilon", "1e-10", ("large-k-eps", "tiny-delta"), quick=True),
     _h("2", "0", 300, "epsilon", "1e-6", ("large-k-eps",)),
     _h("3", "0", 30, "epsilon", "1e-3", ("large-eps",)),
     _h("0.5", "0", 1000, "epsilon", "1e-6", ("large-k",)),
+    _h("0.1", "0", 2000, "epsilon", "1e-6", ("large-k", "k>1025"), quick=True),
+    _h("1", "0", 2000, "epsilon", "1e-10", ("large-k", "k>1025", "large-k-eps")),
+    _h("0.01", "0", 100000, "epsilon", "1e-12", ("large-k", "k>1025", "tiny-delta")),
+    _h("0.05", "0.000000001", 5000, "epsilon", "0.00001", ("large-k", "k>1025")),
     _h("1", "0", 100, "delta", "60", ("large-k-eps",)),
     # tiny delta
     _h("0.5", "0", 10, "epsilon", "1e-12", ("tiny-delta",), quick=True),
     _h("0.1", "0", 100, "epsilon", "1e-9", ("tiny-delta",)),
     _h("0.01", "0", 1000, "epsilon", "1e-6", ("small-eps", "large-k")),
+    _h("0.01", "0", 1000, "epsilon", "1e-9", ("small-eps", "large-k", "tiny-delta"), quick=True),
+    _h("0.5", "0", 100, "epsilon", "1e-15", ("tiny-delta",), quick=True),
+    _h("0.1", "0", 100, "epsilon", "1e-15", ("tiny-delta",)),
+    _h("0.2", "0", 300, "epsilon", "1e-15", ("tiny-delta",)),
+    _h("0.5", "0", 100, "epsilon", "1e-20", ("tiny-delta",)),
     # approximate DP, near the feasibility threshold
     _h("0.1", "1e-6", 100, "epsilon", "1e-3"),
     _h("0.5", "1e-4", 50, "epsilon", "0.006", ("near-threshold",)),
@@ -94,6 +185,48 @@ SWEEP: tuple[Case, ...] = (
     _l("mixed-small-large", [("0.1", "0", 20), ("2", "0", 3)], "epsilon", "1e-6", ("repeated",)),
     _l("mixed-approx", [("0.5", "1e-6", 20), ("0.1", "0", 50)], "epsilon", "1e-4", ("repeated",)),
     _l("mixed-delta", [("0.2", "0", 10), ("1", "0", 5)], "delta", "2", ("repeated",)),
+    # -- Gaussian mechanisms (closed form: 20+ certified digits) ----------------------------------
+    _g("2", 100, "epsilon", "1e-3", curve="gaussian 100xsigma=2"),
+    _g("2", 100, "epsilon", "1e-5", quick=True, curve="gaussian 100xsigma=2"),
+    _g("2", 100, "epsilon", "1e-10", ("tiny-delta",), curve="gaussian 100xsigma=2"),
+    _g("2", 100, "epsilon", "1e-15", ("tiny-delta",), curve="gaussian 100xsigma=2"),
+    _g("2", 100, "epsilon", "1e-20", ("tiny-delta",), curve="gaussian 100xsigma=2"),
+    _g("2", 100, "epsilon", "1e-30", ("tiny-delta",), curve="gaussian 100xsigma=2"),
+    _g("2", 100, "delta", "30", quick=True),
+    _g("1", 1, "epsilon", "1e-5"),
+    _g("5", 10000, "epsilon", "1e-6", ("large-k", "k>1025")),
+    _g("0.5", 1000, "epsilon", "1e-10", ("large-k-eps",)),
+    # -- Laplace mechanisms (certified PLD bracket) ---------------------------------------------------
+    _lap("10", 100, "epsilon", "1e-3", curve="laplace 100xb=10"),
+    _lap("10", 100, "epsilon", "1e-6", quick=True, curve="laplace 100xb=10"),
+    _lap("10", 100, "epsilon", "1e-10", ("tiny-delta",), curve="laplace 100xb=10"),
+    _lap("10", 100, "epsilon", "1e-15", ("tiny-delta",), curve="laplace 100xb=10"),
+    _lap("10", 100, "delta", "1"),
+    _lap("1", 10, "epsilon", "1e-15", ("tiny-delta",)),
+    _lap("100", 2000, "epsilon", "1e-10", ("large-k", "k>1025")),
+    _lap("1", 100, "epsilon", "1e-6", ("subsampled",), q="0.1"),
+    # -- DP-SGD: Poisson-subsampled Gaussian, add/remove (certified PLD bracket) ----------------------
+    _sgd("1", "0.01", 1000, "epsilon", "1e-3", curve="dpsgd sigma=1,q=0.01,1000 steps"),
+    _sgd("1", "0.01", 1000, "epsilon", "1e-5", quick=True, curve="dpsgd sigma=1,q=0.01,1000 steps"),
+    _sgd("1", "0.01", 1000, "epsilon", "1e-10", ("tiny-delta",), curve="dpsgd sigma=1,q=0.01,1000 steps"),
+    _sgd("1", "0.01", 1000, "epsilon", "1e-18", ("tiny-delta",), quick=True,
+         curve="dpsgd sigma=1,q=0.01,1000 steps"),
+    _sgd("1", "0.01", 1000, "epsilon", "1e-30", ("tiny-delta",), curve="dpsgd sigma=1,q=0.01,1000 steps"),
+    _sgd("1", "0.01", 1000, "delta", "2"),
+    _sgd("0.8", "0.125", 1000, "epsilon", "1e-6", ("large-k-eps",), quick=True),
+    _sgd("0.5", "0.5", 10, "epsilon", "1e-5", ("large-q",)),
+    _sgd("0.5", "0.01", 1000, "epsilon", "1e-5"),
+    _sgd("1", "0.5", 100, "epsilon", "1e-5", ("large-q",)),
+    _sgd("2", "0.001", 100000, "epsilon", "1e-5", ("large-k", "k>1025")),
+    _sgd("5", "0.0001", 100000, "epsilon", "1e-10", ("large-k", "k>1025", "small-q")),
+    _sgd("2", "0.125", 10000, "epsilon", "1e-6", ("large-k", "k>1025")),
+    _sgd("5", "0.5", 1000, "epsilon", "1e-8"),
+    _sgd("1", "0.001", 10000, "epsilon", "1e-5", ("large-k", "k>1025")),
+    # -- calibration: the noise for a target (eps, delta) ---------------------------------------------
+    _sgd("1", "0.01", 1000, "epsilon", "1e-5", quick=True, target="1"),
+    _sgd("1", "0.01", 1000, "epsilon", "1e-5", target="3"),
+    _sgd("1", "0.01", 1000, "epsilon", "1e-5", target="8"),
+    _sgd("1", "0.001", 10000, "epsilon", "1e-6", target="2"),
 )
 
 

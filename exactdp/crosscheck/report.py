@@ -1,10 +1,11 @@
-"""Run the sweep through the adapters, judge every answer exactly, write JSON and Markdown.
+"""Run the sweep through the adapters, judge every answer exactly, write JSON, Markdown and HTML.
 
-Each finding gets a verdict: ``sound`` (the library's claim is >= the certified optimum),
-``unsound`` (below it; ``relative_shortfall`` says how far, and ``severity`` tells a
-floating-point-level slip, < 1e-9 relative, from a ``material`` error), or ``error`` (the
-library raised).  The optimum is KOV15 Thm 3.3 / Murtagh-Vadhan Thm 1.5, decided exactly by
-:mod:`exactdp.testing.oracle`.
+Each finding gets a verdict of :mod:`exactdp.testing.judge`: ``sound``, ``loose``, ``unsound-fp``
+(at most 4 ulps below), ``unsound`` (material, with the certified relative gap), ``undecided``
+(inside the bracket, budget spent; never counted as sound), ``lower-estimate`` (a documented
+under-estimate), or ``error`` (the library raised) / ``skipped`` (with why).  The optimum is
+KOV15 Thm 3.3 / Murtagh-Vadhan Thm 1.5 for generic mechanisms, the Gaussian closed form, and the
+certified PLD bracket of docs/pld.md otherwise (docs/peers/README.md).
 """
 
 from __future__ import annotations
@@ -18,18 +19,25 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, TextIO
 
-from ..composition import Composition
+from ..errors import PrecisionError
 from ..numbers import INF, Enclosure, ExactReal, format_fraction
-from ..testing.oracle import FP_LEVEL, Oracle, judge_delta, judge_epsilon
-from .adapters import Adapter, NotApplicable
+from ..testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, judge
+from ..testing.oracle import InvalidClaimError, Oracle
+from .adapters import Adapter, NotApplicable, Skipped
 from .cases import Case
 
-__all__ = ["Finding", "Report", "CachedOracle", "run_crosscheck", "to_json", "to_markdown"]
+__all__ = ["Finding", "Report", "CachedOracle", "run_crosscheck", "summary", "to_json", "to_markdown", "to_html",
+           "write_json", "write_text", "COUNTED"]
 
 
 @dataclass
 class Finding:
-    """One library answer and its exact verdict (the keys of the JSON report)."""
+    """One library answer and its exact verdict (the keys of the JSON report, docs/peers/README.md).
+
+    ``relative_gap`` is the certified relative gap: the shortfall below the optimum for
+    ``unsound``/``unsound-fp``, the excess above it for ``sound``/``loose`` (one number, or a
+    certified range ``[lo, hi]``).
+    """
 
     library: str
     api: str
@@ -41,11 +49,12 @@ class Finding:
     exact_lower: str | None
     exact_upper: str | None
     verdict: str
-    relative_shortfall: str | None = None
-    severity: str | None = None
+    relative_gap: str | None = None
     note: str = ""
     error: str | None = None
     seconds: float = 0.0
+    digits: int | None = None
+    curve: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -58,23 +67,36 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     libraries: list[dict[str, Any]] = field(default_factory=list)
     not_applicable: int = 0
+    seconds: float = 0.0
 
     def count(self, verdict: str, library: str | None = None) -> int:
         return sum(1 for f in self.findings if f.verdict == verdict and (library is None or f.library == library))
 
+    @property
+    def unsound(self) -> bool:
+        """Whether anything is ``unsound`` (material): the cross-check's exit status 1."""
+        return self.count("unsound") > 0
+
 
 class CachedOracle(Oracle):
-    """An :class:`Oracle` that remembers enclosures (several APIs ask about the same input)."""
+    """An :class:`Oracle` that remembers enclosures and decisions (several APIs ask about the same
+    input); a decision the budget could not settle is remembered too, and raised again."""
 
-    def __init__(self, digits: int = 20, base: Oracle | None = None) -> None:
-        super().__init__(digits=digits)
-        self._base = base or Oracle(digits=digits)
+    def __init__(self, digits: int = 20, base: Oracle | None = None, max_seconds: Any = None) -> None:
+        super().__init__(digits=digits, max_seconds=max_seconds)
+        self._base = base or Oracle(digits=digits, max_seconds=max_seconds)
         self._cache: dict[tuple[Any, ...], Any] = {}
 
     def _memo(self, key: tuple[Any, ...], fn: Any) -> Any:
         if key not in self._cache:
-            self._cache[key] = fn()
-        return self._cache[key]
+            try:
+                self._cache[key] = (True, fn())
+            except PrecisionError as exc:
+                self._cache[key] = (False, exc)
+        ok, val = self._cache[key]
+        if not ok:
+            raise val
+        return val
 
     def epsilon(self, composition: Any, delta_g: Any, *, digits: int | None = None) -> Enclosure:
         return self._memo(("e", composition, delta_g, digits),
@@ -97,65 +119,68 @@ def _reported_str(x: Any) -> str | None:
     try:
         return repr(float(x))  # float ok: the library's own float, printed round-trip exactly
     except (TypeError, ValueError):
-        return str(x)
-
-
-def _judge(case: Case, value: Any, comp: Composition, at: Fraction, oracle: Oracle) -> Any:
-    if value is None:  # a library's None means "no eps" (e.g. advanced_composition): it claims nothing
-        value = INF
-    if case.query == "epsilon":
-        return judge_epsilon(value, comp, at, oracle=oracle)
-    return judge_delta(value, comp, ExactReal.rational(at), oracle=oracle)
+        return str(x)[:200]
 
 
 def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
     """Ask one API one case and judge the answer; None when the API cannot express the case."""
+    import logging
+
+    logging.getLogger("absl").setLevel(logging.ERROR)  # dp_accounting's per-order warnings
     t0 = time.perf_counter()
     base = dict(library=api.library, api=api.name, case=case.name, query=case.query,
-                at=format_fraction(case.at), inputs=case.composition().to_inputs())
+                at=format_fraction(case.at), inputs=case.composition().to_inputs(), curve=case.curve)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # peers' RuntimeWarnings would drown the progress lines
-            rep = api.run(case)
+            logging.disable(logging.WARNING)  # and so would their logging warnings
+            try:
+                rep = api.run(case)
+            finally:
+                logging.disable(logging.NOTSET)
     except NotApplicable:
         return None
+    except Skipped as exc:
+        return Finding(**base, reported=None, exact_lower=None, exact_upper=None, verdict="skipped",
+                       note=str(exc)[:300], seconds=round(time.perf_counter() - t0, 3))
     except Exception as exc:  # the library raised: an `error` finding, the sweep goes on
         return Finding(**base, reported=None, exact_lower=None, exact_upper=None, verdict="error",
                        error=f"{type(exc).__name__}: {exc}"[:500], seconds=round(time.perf_counter() - t0, 3))
     secs = time.perf_counter() - t0
     base["inputs"] = rep.composition.to_inputs()
     base["at"] = format_fraction(rep.at)
+    value = INF if rep.value is None else rep.value  # a library's None means "no eps": it claims nothing
+    kw = {"delta_g": rep.at} if case.query == "epsilon" else {"eps_g": ExactReal.rational(rep.at)}
     try:
-        v = _judge(case, rep.value, rep.composition, rep.at, oracle)
-    except ValueError as exc:  # NaN and the like: the library's answer is not a number
+        v = judge(value, rep.composition, oracle=oracle, side="lower" if rep.side == "lower" else "upper", **kw)
+    except InvalidClaimError as exc:  # NaN and the like: the library's answer is not a number
         return Finding(**base, reported=_reported_str(rep.value), exact_lower=None, exact_upper=None,
-                       verdict="error", error=f"reported value is not a number: {exc}", note=rep.note,
+                       verdict="error", error=f"reported value is not a number: {exc}"[:500], note=rep.note,
                        seconds=round(secs, 3))
-    except Exception as exc:  # the oracle could not answer this input: say so, do not guess
+    except Exception as exc:  # the oracle could not answer this input in its budget: say so, do not guess
         return Finding(**base, reported=_reported_str(rep.value), exact_lower=None, exact_upper=None,
                        verdict="skipped", note=f"oracle: {type(exc).__name__}: {exc}"[:300], seconds=round(secs, 3))
-    rel = sev = None
-    if not v.sound:
-        if v.relative_shortfall is None:
-            sev = "material"
-            rel = "inf" if v.optimum.is_infinite else None
-        else:
-            rel = f"{float(v.relative_shortfall):.3e}"  # float ok: display of a certified bound
-            sev = "fp-level" if v.relative_shortfall < FP_LEVEL else "material"
+    note = rep.note + (f"; {v.note}" if v.note else "")
     return Finding(**base, reported=_reported_str(rep.value), exact_lower=v.optimum.lower_str(),
-                   exact_upper=v.optimum.upper_str(), verdict=v.label, relative_shortfall=rel, severity=sev,
-                   note=rep.note, seconds=round(secs, 3))
+                   exact_upper=v.optimum.upper_str(), verdict=v.verdict, relative_gap=v.relative_gap,
+                   note=note, seconds=round(secs, 3), digits=v.optimum.digits)
 
 
 def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle: Oracle | None = None,
-                   progress: TextIO | None = sys.stderr) -> Report:
-    """Run every case through every API of every available adapter; judge each answer exactly."""
+                   progress: TextIO | None | str = "auto") -> Report:
+    """Run every case through every API of every available adapter; judge each answer exactly.
+
+    Progress lines go to ``progress`` (by default standard error when it is a terminal)."""
+    from ..progress import stderr_if_terminal
+
+    out = stderr_if_terminal() if progress == "auto" else progress
     oracle = oracle or CachedOracle()
     report = Report()
+    start = time.perf_counter()
 
     def say(msg: str) -> None:
-        if progress is not None:
-            print(msg, file=progress, flush=True)
+        if out is not None:
+            print(msg, file=out, flush=True)  # type: ignore[arg-type]
 
     for ad in adapters:
         ok, note = ad.available()
@@ -179,21 +204,42 @@ def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle
                     report.not_applicable += 1
                     continue
                 report.findings.append(f)
-                extra = f" ({f.severity}, {f.relative_shortfall} below)" if f.verdict == "unsound" else ""
+                extra = f" ({f.relative_gap})" if f.relative_gap and f.verdict != "sound" else ""
                 extra += f" [{f.error}]" if f.error else ""
-                say(f"[crosscheck]   {f.verdict:8s} {api.name} | {case.name}: reported {f.reported}, "
+                say(f"[crosscheck]   {f.verdict:14s} {api.name} | {case.name}: reported {f.reported}, "
                     f"optimum [{f.exact_lower}, {f.exact_upper}]{extra}")
+    report.seconds = round(time.perf_counter() - start, 1)
     return report
 
 
+COUNTED = ("sound", "loose", "unsound-fp", "unsound", "undecided", "lower-estimate", "error", "skipped")
+
+
+def summary(report: Report) -> dict[str, Any]:
+    """Counts of each verdict (each separately), findings that were not applicable, skipped libraries."""
+    out: dict[str, Any] = {v: report.count(v) for v in COUNTED}
+    out["not_applicable"] = report.not_applicable
+    out["libraries_skipped"] = [lib["library"] for lib in report.libraries if not lib["available"]]
+    out["checked"] = sum(out[v] for v in ("sound", "loose", "unsound-fp", "unsound"))
+    return out
+
+
 def to_json(report: Report) -> dict[str, Any]:
-    """The JSON report: ``{"findings": [...], "libraries": [...], "summary": {...}}``."""
+    """The JSON report: ``{"findings": [...], "libraries": [...], "summary": {...}, "rules": {...}}``."""
     return {
         "findings": [f.to_json() for f in report.findings],
         "libraries": report.libraries,
-        "summary": {v: report.count(v) for v in ("sound", "unsound", "error", "skipped")}
-        | {"not_applicable": report.not_applicable},
+        "summary": summary(report),
+        "rules": {"fp_ulps": FP_ULPS, "loose_relative": format_fraction(LOOSE_REL), "verdicts": list(VERDICTS),
+                  "seconds": report.seconds},
     }
+
+
+RULES = (f"Verdicts (docs/peers/README.md): `sound` (>= the certified optimum), `loose` (sound and more than "
+         f"{float(LOOSE_REL):.0%} above it), `unsound-fp` (below it by at most {FP_ULPS} ulps of the claimed float), "
+         "`unsound` (below it by more: material, with the certified relative gap), `undecided` (inside the certified "
+         "bracket and not settled within the budget: never counted as sound), `lower-estimate` (a documented "
+         "under-estimate, not judged), `error` (the library raised), `skipped` (with why).")
 
 
 def _short(s: str | None, n: int = 14) -> str:
@@ -202,41 +248,148 @@ def _short(s: str | None, n: int = 14) -> str:
     return s if len(s) <= n else s[:n] + "..."
 
 
-def to_markdown(report: Report) -> str:
-    """A Markdown summary: per-API counts, then every unsound or error finding."""
-    lines = ["# exactdp cross-check", "",
-             "Each peer answer is judged against the certified optimum (KOV15 Thm 3.3 / Murtagh-Vadhan Thm 1.5). "
-             "`unsound`: the claimed eps (or delta) is below the optimum; `fp-level` means less than 1e-9 relative.", ""]
-    for lib in report.libraries:
-        state = lib.get("version", "") if lib["available"] else "skipped: " + lib["note"]
-        lines.append(f"- **{lib['library']}**: {state}")
-    lines += ["", "| library | api | sound | unsound (material) | unsound (fp-level) | error |", "|---|---|---|---|---|---|"]
+def _by_api(report: Report) -> dict[tuple[str, str], list[Finding]]:
     keys: dict[tuple[str, str], list[Finding]] = {}
     for f in report.findings:
         keys.setdefault((f.library, f.api), []).append(f)
-    for (lib, api), fs in keys.items():
-        n = lambda pred: sum(1 for f in fs if pred(f))  # noqa: E731
-        lines.append(f"| {lib} | `{api}` | {n(lambda f: f.verdict == 'sound')} | "
-                     f"{n(lambda f: f.verdict == 'unsound' and f.severity == 'material')} | "
-                     f"{n(lambda f: f.verdict == 'unsound' and f.severity == 'fp-level')} | "
-                     f"{n(lambda f: f.verdict == 'error')} |")
-    bad = [f for f in report.findings if f.verdict in ("unsound", "error")]
+    return keys
+
+
+def to_markdown(report: Report) -> str:
+    """A Markdown summary: counts, per-API counts, then every unsound, undecided or error finding."""
+    sm = summary(report)
+    lines = ["# exactdp cross-check", "", RULES, "",
+             "**Summary:** " + ", ".join(f"{sm[v]} {v}" for v in COUNTED)
+             + f"; {sm['not_applicable']} not applicable; {report.seconds} s", ""]
+    for lib in report.libraries:
+        state = lib.get("version", "") if lib["available"] else "skipped: " + lib["note"]
+        lines.append(f"- **{lib['library']}**: {state}")
+    head = " | ".join(COUNTED)
+    lines += ["", f"| library | api | {head} |", "|---|---|" + "---|" * len(COUNTED)]
+    for (lib, api), fs in _by_api(report).items():
+        cells = " | ".join(str(sum(1 for f in fs if f.verdict == v)) for v in COUNTED)
+        lines.append(f"| {lib} | `{api}` | {cells} |")
+    bad = [f for f in report.findings if f.verdict in ("unsound", "unsound-fp", "error", "undecided")]
     if bad:
-        lines += ["", "## Unsound and error findings", "",
-                  "| library | api | case | reported | optimum lower | optimum upper | verdict | below optimum |",
+        lines += ["", "## Unsound, error and undecided findings", "",
+                  "| library | api | case | reported | optimum lower | optimum upper | verdict | relative gap |",
                   "|---|---|---|---|---|---|---|---|"]
         for f in bad:
-            verdict = f.verdict + (f" ({f.severity})" if f.severity else "")
-            rep = f.reported if f.verdict != "error" else _short(f.error, 60)
+            rep = f.reported if f.verdict != "error" else _short(f.error, 80)
             lines.append(f"| {f.library} | `{f.api}` | {f.case} | {rep} | {f.exact_lower or ''} | "
-                         f"{f.exact_upper or ''} | {verdict} | {f.relative_shortfall or ''} |")
+                         f"{f.exact_upper or ''} | {f.verdict} | {f.relative_gap or ''} |")
     return "\n".join(lines) + "\n"
 
 
-def write_json(report: Report, path: str) -> None:
-    text = json.dumps(to_json(report), indent=2, sort_keys=False) + "\n"
+def _esc(x: Any) -> str:
+    import html
+
+    return html.escape("" if x is None else str(x))
+
+
+_COLORS = {"sound": "#1a7f37", "loose": "#8250df", "unsound-fp": "#bf8700", "unsound": "#cf222e",
+           "undecided": "#57606a", "lower-estimate": "#0969da", "error": "#953800", "skipped": "#8c959f"}
+
+
+def _figure(report: Report, library: str) -> str | None:
+    """An inline SVG: per curve family, the certified bracket against the library's answers."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    import io
+
+    fams: dict[str, list[Finding]] = {}
+    for f in report.findings:
+        if f.library == library and f.curve and f.query == "epsilon" and f.exact_lower and f.reported:
+            fams.setdefault(f.curve, []).append(f)
+    if not fams:
+        return None
+    n = len(fams)
+    fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 4.0), squeeze=False)
+    for ax, (fam, fs) in zip(axes[0], sorted(fams.items())):
+        brackets = {}
+        for f in fs:
+            x = float(Fraction(f.at))  # float ok: a plot coordinate
+            if x > 0 and f.exact_upper not in (None, "inf"):
+                brackets[x] = (float(Fraction(f.exact_lower)), float(Fraction(f.exact_upper)))  # float ok: plot
+        if brackets:
+            xs = sorted(brackets)
+            ax.fill_between(xs, [brackets[x][0] for x in xs], [brackets[x][1] for x in xs], color="#999", alpha=0.35,
+                            label="certified bracket")
+            ax.plot(xs, [brackets[x][1] for x in xs], color="#333", lw=1)
+        apis = sorted({f.api for f in fs})
+        for i, api in enumerate(apis):
+            pts = [(float(Fraction(f.at)), float(f.reported), f.verdict) for f in fs  # float ok: plot
+                   if f.api == api and Fraction(f.at) > 0 and f.reported not in ("inf", "nan")]
+            if not pts:
+                continue
+            pts.sort()
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, lw=0.8, label=_short(api, 40))
+            for x, y, vd in pts:
+                if vd in ("unsound", "unsound-fp"):
+                    ax.plot([x], [y], marker="x", ms=9, color=_COLORS[vd])
+        ax.set_xscale("log")
+        ax.set_xlabel("delta_g")
+        ax.set_ylabel("eps")
+        ax.set_title(fam, fontsize=9)
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    plt.close(fig)
+    svg = buf.getvalue()
+    return svg[svg.find("<svg"):]
+
+
+def to_html(report: Report) -> str:
+    """A self-contained HTML page: the summary, a figure per library, every finding."""
+    sm = summary(report)
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>exactdp cross-check</title><style>",
+             "body{font-family:sans-serif;margin:1.5em;max-width:1400px}table{border-collapse:collapse;font-size:12px}"
+             "td,th{border:1px solid #ccc;padding:2px 6px}th{background:#f6f8fa}.v{font-weight:bold}",
+             "</style></head><body><h1>exactdp cross-check</h1>", f"<p>{_esc(RULES)}</p>",
+             "<p><b>Summary:</b> " + ", ".join(f"<span style='color:{_COLORS[v]}'>{sm[v]} {v}</span>" for v in COUNTED)
+             + f"; {sm['not_applicable']} not applicable; {report.seconds} s</p><ul>"]
+    for lib in report.libraries:
+        state = lib.get("version", "") if lib["available"] else "skipped: " + lib["note"]
+        parts.append(f"<li><b>{_esc(lib['library'])}</b>: {_esc(state)}</li>")
+    parts.append("</ul>")
+    for lib in report.libraries:
+        if not lib["available"]:
+            continue
+        name = lib["library"]
+        parts.append(f"<h2>{_esc(name)}</h2>")
+        svg = _figure(report, name)
+        if svg:
+            parts.append(f"<figure>{svg}<figcaption>Certified bracket (grey) against {_esc(name)}'s answers; "
+                         "a cross marks an unsound answer.</figcaption></figure>")
+        else:
+            parts.append("<p>(no figure: no curve case answered, or matplotlib is not installed)</p>")
+        parts.append("<table><tr><th>api</th><th>case</th><th>reported</th><th>optimum lower</th>"
+                     "<th>optimum upper</th><th>verdict</th><th>relative gap</th><th>note / error</th></tr>")
+        for f in report.findings:
+            if f.library != name:
+                continue
+            parts.append(f"<tr><td>{_esc(f.api)}</td><td>{_esc(f.case)}</td><td>{_esc(f.reported)}</td>"
+                         f"<td>{_esc(f.exact_lower)}</td><td>{_esc(f.exact_upper)}</td>"
+                         f"<td class='v' style='color:{_COLORS.get(f.verdict, '#000')}'>{_esc(f.verdict)}</td>"
+                         f"<td>{_esc(f.relative_gap)}</td><td>{_esc(f.error or f.note)}</td></tr>")
+        parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def write_text(text: str, path: str) -> None:
     if path == "-":
         sys.stdout.write(text)
     else:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
+
+
+def write_json(report: Report, path: str) -> None:
+    write_text(json.dumps(to_json(report), indent=2, sort_keys=False) + "\n", path)

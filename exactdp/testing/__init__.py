@@ -1,7 +1,11 @@
 """Testing kit: exactdp as the oracle in another DP library's tests.
 
-- :func:`assert_sound` / :func:`assert_sound_delta`: one-sided checks of a reported eps or delta
-  against the certified optimum (KOV15 Thm 3.3 / Murtagh-Vadhan Thm 1.5);
+- :func:`assert_sound` / :func:`assert_sound_delta` / :func:`assert_sound_pair` /
+  :func:`assert_sound_curve`: one-sided checks of a reported eps, delta, (eps, delta) pair or
+  curve against the certified optimum (KOV15 Thm 3.3 / Murtagh-Vadhan Thm 1.5; the certified PLD
+  bracket for Gaussian, Laplace and subsampled mechanisms), :func:`assert_tight` (two-sided) and
+  :func:`looseness_report`; :func:`judge` gives the verdict itself (docs/kit.md);
+- :func:`exact_floats`: floats as inputs, at their exact binary value;
 - :func:`find_counterexample` / :func:`find_counterexample_heterogeneous`: search for an exact
   counterexample to a claimed composition bound, never passing vacuously (:class:`SearchStats`,
   :class:`VacuousSearchError`);
@@ -14,16 +18,31 @@ Importing this package imports neither hypothesis nor pytest.
 
 from __future__ import annotations
 
-from .assertions import UnsoundClaimError, assert_sound, assert_sound_delta
+from ..numbers import exact_floats
+from .assertions import (
+    LoosenessReport,
+    TooLooseError,
+    UndecidedClaimError,
+    UnsoundClaimError,
+    assert_sound,
+    assert_sound_curve,
+    assert_sound_delta,
+    assert_sound_pair,
+    assert_tight,
+    looseness_report,
+)
 from .counterexample import (
     DECLINES,
     MIN_CHECKED,
     Counterexample,
     SearchStats,
     VacuousSearchError,
+    covers_basic_delta,
     find_counterexample,
     find_counterexample_heterogeneous,
+    find_delta_counterexample,
 )
+from .judge import FP_ULPS, LOOSE_REL, VERDICTS, Judgement, judge
 from .oracle import (
     FP_LEVEL,
     InvalidClaimError,
@@ -37,6 +56,19 @@ from .oracle import (
 
 __all__ = [
     "FP_LEVEL",
+    "FP_ULPS",
+    "LOOSE_REL",
+    "VERDICTS",
+    "Judgement",
+    "judge",
+    "exact_floats",
+    "UndecidedClaimError",
+    "TooLooseError",
+    "LoosenessReport",
+    "assert_sound_pair",
+    "assert_sound_curve",
+    "assert_tight",
+    "looseness_report",
     "Oracle",
     "Verdict",
     "UnsoundClaimError",
@@ -51,7 +83,9 @@ __all__ = [
     "assert_sound_delta",
     "exact_of_reported",
     "find_counterexample",
+    "covers_basic_delta",
     "find_counterexample_heterogeneous",
+    "find_delta_counterexample",
     "judge_delta",
     "judge_epsilon",
 ]

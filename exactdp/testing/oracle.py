@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextlib import nullcontext as _nullcontext
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -24,6 +25,10 @@ from ..numbers import INF, Enclosure, ExactReal, format_fraction, parse_delta, p
 
 __all__ = [
     "FP_LEVEL",
+    "MECHANISM_SECONDS",
+    "MECHANISM_DIGITS",
+    "MECHANISM_REFINE",
+    "needs_pld",
     "InvalidClaimError",
     "Oracle",
     "Verdict",
@@ -224,11 +229,44 @@ class Verdict:
         return s
 
 
+#: Default time budget (seconds) of one bracket or one decision on a mechanism composition.
+MECHANISM_SECONDS = 10.0
+#: Digits asked of the PLD engine for the first bracket of a mechanism composition (about a second
+#: for DP-SGD, 1000 steps); a claim inside it is refined with more (:data:`MECHANISM_REFINE`).
+MECHANISM_DIGITS = 3
+#: Digits asked in turn when a claim lies inside the first bracket (each within the budget).
+MECHANISM_REFINE = (4, 5, 6)
+
+
+def needs_pld(comp: Composition) -> bool:
+    """Whether a composition is answered by the certified PLD engine (a bracket, in bounded time).
+
+    Generic (eps, delta) compositions are exact (KOV15 / Murtagh-Vadhan) and Gaussian-only ones
+    have a closed form; everything else (Laplace, subsampling, mixtures) is a PLD bracket.
+    """
+    if comp.is_generic:
+        return False
+    from ..gaussian import gaussian_mu2
+
+    return gaussian_mu2(comp) is None
+
+
+def _pld_digits(digits: Any) -> int:
+    """Digits asked of the PLD engine: :data:`MECHANISM_DIGITS` unless given (at most 8)."""
+    return MECHANISM_DIGITS if digits is None else min(parse_digits(digits), 8)
+
+
 @dataclass
 class Oracle:
     """The exact oracle: optimal eps / delta enclosures and the exact privacy decision.
 
-    ``digits`` is the certified precision of the enclosures.  The three functions default to
+    ``digits`` is the certified precision of the enclosures of generic and Gaussian compositions.
+    Other mechanism compositions (Laplace, Poisson subsampling, mixtures) are answered by the
+    certified PLD engine (docs/pld.md): a bracket refined for at most ``max_seconds`` (default
+    :data:`MECHANISM_SECONDS`), whose ``digits`` says how many digits it certifies; a decision on
+    them that the budget cannot settle raises :class:`~exactdp.errors.TimeBudgetError` (never a
+    guess).  ``exact_floats=True`` reads every float input (in compositions, delta_g, eps_g) at its
+    exact binary value (docs/kit.md §2).  The three functions default to
     :func:`exactdp.optimal_epsilon`, :func:`exactdp.optimal_delta`, :func:`exactdp.is_private`
     (looked up at call time) and may be replaced, e.g. to test a candidate oracle.
     """
@@ -237,6 +275,8 @@ class Oracle:
     epsilon_fn: Callable[..., Enclosure] | None = None
     delta_fn: Callable[..., Enclosure] | None = None
     decide_fn: Callable[..., bool] | None = None
+    max_seconds: Any = None
+    exact_floats: bool = False
 
     def __post_init__(self) -> None:
         self.digits = parse_digits(self.digits)
@@ -244,37 +284,79 @@ class Oracle:
             fn = getattr(self, name)
             if fn is not None and not callable(fn):
                 raise InvalidParameterError(f"{name}={_short(fn)} must be callable or None")
+        if self.max_seconds is not None:
+            ok = isinstance(self.max_seconds, (int, float)) and not isinstance(self.max_seconds, bool)
+            if not ok or not math.isfinite(self.max_seconds) or self.max_seconds <= 0:
+                raise InvalidParameterError(f"max_seconds={_short(self.max_seconds)} must be a number of seconds > 0")
+        if not isinstance(self.exact_floats, bool):
+            raise InvalidParameterError(f"exact_floats={_short(self.exact_floats)} must be True or False")
+
+    @property
+    def budget(self) -> float:  # float ok: seconds
+        """The time budget (seconds) of one mechanism bracket or decision."""
+        return float(self.max_seconds) if self.max_seconds is not None else MECHANISM_SECONDS  # float ok
 
     def _digits(self, digits: Any) -> int:
         return self.digits if digits is None else parse_digits(digits)
 
+    def floats(self) -> Any:
+        """The context in which this oracle reads inputs (exact floats when asked for)."""
+        from ..numbers import exact_floats
+
+        return exact_floats(True) if self.exact_floats else _nullcontext()
+
+    def composition(self, composition: Any) -> Composition:
+        """``composition`` read as :meth:`Composition.of` does (floats exact if ``exact_floats``)."""
+        with self.floats():
+            return as_composition(composition)
+
     def epsilon(self, composition: Any, delta_g: Any, *, digits: int | None = None) -> Enclosure:
-        """The optimal eps of ``composition`` at total ``delta_g`` (KOV15 Thm 3.3 / MV Thm 1.5)."""
-        comp = as_composition(composition)
-        dg = parse_delta(delta_g, "delta_g")
+        """The optimal eps of ``composition`` at total ``delta_g`` (KOV15 Thm 3.3 / MV Thm 1.5;
+        a certified PLD bracket for mechanisms, docs/pld.md)."""
+        comp = self.composition(composition)
+        with self.floats():
+            dg = parse_delta(delta_g, "delta_g")
         if self.epsilon_fn is not None:
             return self.epsilon_fn(comp, dg, digits=self._digits(digits))
+        if needs_pld(comp):
+            from ..pld.engine import pld_epsilon
+
+            return pld_epsilon(comp, dg, digits=_pld_digits(digits), max_seconds=self.budget)
         from ..optimal import optimal_epsilon
 
         return optimal_epsilon(comp, dg, digits=self._digits(digits))
 
     def delta(self, composition: Any, eps_g: Any, *, digits: int | None = None) -> Enclosure:
-        """The optimal total delta of ``composition`` at ``eps_g`` (KOV15 Thm 3.3 / MV Thm 1.5)."""
-        comp = as_composition(composition)
-        eg = parse_eps(eps_g, "eps_g")
+        """The optimal total delta of ``composition`` at ``eps_g`` (KOV15 Thm 3.3 / MV Thm 1.5;
+        a certified PLD bracket for mechanisms, docs/pld.md)."""
+        comp = self.composition(composition)
+        with self.floats():
+            eg = parse_eps(eps_g, "eps_g")
         if self.delta_fn is not None:
             return self.delta_fn(comp, eg, digits=self._digits(digits))
+        if needs_pld(comp):
+            from ..pld.engine import pld_delta
+
+            return pld_delta(comp, eg, digits=_pld_digits(digits), max_seconds=self.budget)
         from ..optimal import optimal_delta
 
         return optimal_delta(comp, eg, digits=self._digits(digits))
 
     def is_private(self, composition: Any, eps_g: Any, delta_g: Any) -> bool:
-        """Exactly whether ``composition`` is (eps_g, delta_g)-DP (docs/contracts.md §1.5)."""
-        comp = as_composition(composition)
-        eg = parse_eps(eps_g, "eps_g")
-        dg = parse_delta(delta_g, "delta_g")
+        """Exactly whether ``composition`` is (eps_g, delta_g)-DP (docs/contracts.md §1.5).
+
+        For a PLD-engine composition the bracket is refined for at most the budget; a tie raises
+        :class:`~exactdp.errors.TimeBudgetError` with the bracket reached (``.best``)."""
+        comp = self.composition(composition)
+        with self.floats():
+            eg = parse_eps(eps_g, "eps_g")
+            dg = parse_delta(delta_g, "delta_g")
         if self.decide_fn is not None:
             return self.decide_fn(comp, eg, dg)
+        if needs_pld(comp):
+            from ..pld.engine import pld_decide
+
+            return pld_decide(comp, eg, dg, max_seconds=self.budget)
         from ..optimal import is_private
 
         return is_private(comp, eg, dg)

@@ -9,6 +9,17 @@ Fixtures for a DP library's own test suite:
   (dicts of strings); an unknown table (or missing tables) fails the test with a clear message
   listing the tables, never skips it.
 
+Options (``pytest --help`` lists them under "exactdp"; each also an ini setting):
+
+- ``--exactdp-digits=N`` (ini ``exactdp_digits``): certified digits of the oracle (default 20);
+- ``--exactdp-max-seconds=S`` (ini ``exactdp_max_seconds``): the time budget of one certified
+  bracket or decision on a mechanism composition (default 10); a claim it cannot settle fails
+  with ``UndecidedClaimError``, never passes;
+- ``--exactdp-exact-floats`` (ini ``exactdp_exact_floats = true``): in every test, a float input
+  (``Gaussian(1.1)``, ``composition=(0.1, 0, 30)``, ``delta_g=1e-5``) is taken at its exact binary
+  value, as the library under test received it (docs/kit.md §2).  Without it, the fixture
+  ``exactdp_exact_floats`` turns it on for one test.
+
 The module stays light: exactdp's numerics are imported when a fixture is first used.
 """
 
@@ -18,7 +29,55 @@ from typing import Any
 
 import pytest
 
-__all__ = ["GoldenTables", "exactdp_oracle", "exactdp_golden"]
+__all__ = ["GoldenTables", "exactdp_oracle", "exactdp_golden", "exactdp_exact_floats", "pytest_addoption"]
+
+
+def pytest_addoption(parser: Any) -> None:
+    """The options of the exactdp plugin (shown by ``pytest --help``)."""
+    group = parser.getgroup("exactdp", "exactdp: the exact DP oracle (docs/kit.md)")
+    group.addoption("--exactdp-digits", type=int, default=None, metavar="N",
+                    help="certified digits of the exactdp_oracle fixture (default 20)")
+    group.addoption("--exactdp-max-seconds", type=float, default=None, metavar="S",
+                    help="time budget of one certified bracket or decision on a mechanism composition "
+                         "(default 10); an undecided claim fails, never passes")
+    group.addoption("--exactdp-exact-floats", action="store_true", default=None,
+                    help="take float inputs (compositions, delta_g, eps_g) at their exact binary value in every test")
+    parser.addini("exactdp_digits", "certified digits of the exactdp_oracle fixture", default="20")
+    parser.addini("exactdp_max_seconds", "time budget (s) of one mechanism bracket or decision", default="")
+    parser.addini("exactdp_exact_floats", "take float inputs at their exact binary value", type="bool",
+                  default=False)
+
+
+def _setting(config: Any, name: str) -> Any:
+    v = config.getoption(f"--exactdp-{name.replace('_', '-')}")
+    if v is None:
+        v = config.getini(f"exactdp_{name}")
+    return v
+
+
+def _exact_floats_on(config: Any) -> bool:
+    return bool(_setting(config, "exact_floats"))
+
+
+@pytest.fixture(autouse=True)
+def _exactdp_exact_floats_everywhere(request: Any) -> Any:
+    """With ``--exactdp-exact-floats`` (or the ini setting): exact floats in every test."""
+    if not _exact_floats_on(request.config):
+        yield
+        return
+    from exactdp.numbers import exact_floats
+
+    with exact_floats(True):
+        yield
+
+
+@pytest.fixture
+def exactdp_exact_floats() -> Any:
+    """Turn on exact floats for one test: ``Gaussian(1.1)`` is sigma = Fraction(1.1) exactly."""
+    from exactdp.numbers import exact_floats
+
+    with exact_floats(True):
+        yield True
 
 
 class GoldenTables:
@@ -55,11 +114,15 @@ class GoldenTables:
 
 
 @pytest.fixture(scope="session")
-def exactdp_oracle() -> Any:
-    """The exact oracle (certified to 20 digits; decisions exact)."""
+def exactdp_oracle(pytestconfig: Any) -> Any:
+    """The exact oracle (20 digits unless ``--exactdp-digits``; decisions exact; mechanism
+    brackets within ``--exactdp-max-seconds``; exact floats with ``--exactdp-exact-floats``)."""
     from exactdp.testing.oracle import Oracle
 
-    return Oracle(digits=20)
+    digits = int(_setting(pytestconfig, "digits") or 20)
+    secs = _setting(pytestconfig, "max_seconds")
+    return Oracle(digits=digits, max_seconds=float(secs) if secs not in (None, "") else None,
+                  exact_floats=_exact_floats_on(pytestconfig))
 
 
 @pytest.fixture(scope="session")

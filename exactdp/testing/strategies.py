@@ -28,6 +28,12 @@ __all__ = [
     "heterogeneous_compositions",
     "compositions",
     "queries",
+    "large_ks",
+    "tiny_delta_gs",
+    "large_k_compositions",
+    "many_distinct_compositions",
+    "dpsgd_compositions",
+    "mechanism_compositions",
 ]
 
 
@@ -136,3 +142,64 @@ def queries(draw: Any, kinds: tuple[str, ...] = ("epsilon", "delta", "check"),
         obj["eps_g"] = str(draw(exact_eps(allow_log=False, max_value=Fraction(20))))
         obj["delta_g"] = format_fraction(draw(delta_gs()))
     return obj
+
+
+# -- realistic compositions (docs/kit.md §6) ------------------------------------------------------
+
+def large_ks() -> Any:
+    """k from the regimes where accountants break: beyond 1025, up to 10^6 (shrinks toward 1026)."""
+    return st.sampled_from([1026, 2000, 10**4, 10**5, 10**6])
+
+
+def tiny_delta_gs() -> Any:
+    """A total delta_g from 1e-3 down to 1e-30: 10**-j (shrinks toward 1e-3)."""
+    return st.integers(3, 30).map(lambda j: Fraction(1, 10**j))
+
+
+@st.composite
+def large_k_compositions(draw: Any, pure: bool | None = None) -> Composition:
+    """k equal generic mechanisms with k beyond 1025 (KOV15 answers in constant time)."""
+    eps = draw(eps_values(Fraction(1, 1000), Fraction(1), max_places=3))
+    delta = Fraction(0) if pure else draw(deltas(allow_zero=pure is None, min_exponent=12,
+                                                 max_value=Fraction(1, 10**9)))
+    return Composition.homogeneous(eps, delta, draw(large_ks()))
+
+
+@st.composite
+def many_distinct_compositions(draw: Any, min_size: int = 5, max_size: int = 12) -> Composition:
+    """Many distinct pure mechanisms on a 1/100 grid (exact counting answers them)."""
+    n = draw(st.integers(min_size, max_size))
+    eps = draw(st.lists(st.integers(1, 100), min_size=n, max_size=n, unique=True))
+    return Composition.heterogeneous([(Fraction(e, 100), 0, draw(st.integers(1, 5))) for e in eps])
+
+
+_SIGMAS = [Fraction(1), Fraction(1, 2), Fraction(4, 5), Fraction(2), Fraction(5)]
+_QS = [Fraction(1, 100), Fraction(1, 10**4), Fraction(1, 1000), Fraction(1, 8), Fraction(1, 2)]
+_STEPS = [1000, 10, 100, 10**4, 10**5]
+
+
+@st.composite
+def dpsgd_compositions(draw: Any) -> Composition:
+    """DP-SGD: a Poisson-subsampled Gaussian (sigma 0.5..5, q 1e-4..0.5) run 10..10^5 steps."""
+    from ..mechanisms import Gaussian, PoissonSampled
+
+    m = PoissonSampled(Gaussian(draw(st.sampled_from(_SIGMAS))), draw(st.sampled_from(_QS)))
+    return Composition(((m, draw(st.sampled_from(_STEPS))),))
+
+
+@st.composite
+def mechanism_compositions(draw: Any, max_groups: int = 2) -> Composition:
+    """Gaussian, Laplace and subsampled mechanisms, each repeated, 1..max_groups groups."""
+    from ..mechanisms import Gaussian, Laplace, PoissonSampled
+
+    groups = []
+    for _ in range(draw(st.integers(1, max_groups))):
+        kind = draw(st.sampled_from(["gaussian", "laplace", "subsampled"]))
+        if kind == "gaussian":
+            m: Any = Gaussian(draw(st.sampled_from(_SIGMAS)))
+        elif kind == "laplace":
+            m = Laplace(draw(st.sampled_from([Fraction(10), Fraction(1), Fraction(100)])))
+        else:
+            m = PoissonSampled(Gaussian(draw(st.sampled_from(_SIGMAS))), draw(st.sampled_from(_QS)))
+        groups.append((m, draw(st.sampled_from([1, 10, 100, 1000]))))
+    return Composition(tuple(groups))

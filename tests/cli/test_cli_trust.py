@@ -172,12 +172,12 @@ def test_check_that_cannot_decide_says_so_with_status_4(monkeypatch: pytest.Monk
 
 
 def test_time_budget_of_a_slow_check_is_status_4(capsys: pytest.CaptureFixture[str]) -> None:
-    # 4 seven-digit values x 45: eps at delta_g = 1e-6 lies in [17.347, 17.365]; deciding at a point inside
-    # that bracket needs a much finer grid than half a second allows
+    # 4 seven-digit values x 45: eps at delta_g = 1e-6 lies in [17.35481, 17.35482] (20 s of refinement);
+    # deciding at a point inside that bracket needs a far finer grid than half a second allows
     mechs = []
     for v in ("0.1234567", "0.2345671", "0.0456712", "0.3567124"):
         mechs += ["--mechanism", v] * 45
-    code, _, err = run(["check", *mechs, "--eps-g", "17.356", "--delta-g", "1e-6", "--max-seconds", "0.5"], capsys)
+    code, _, err = run(["check", *mechs, "--eps-g", "17.354815", "--delta-g", "1e-6", "--max-seconds", "0.5"], capsys)
     one_line_error(code, err, status=4)
     assert "time budget" in err and "certified in [" in err
 

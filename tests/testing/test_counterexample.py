@@ -13,7 +13,7 @@ from itertools import product
 
 import mpmath
 
-from exactdp.testing import Counterexample, find_counterexample, find_counterexample_heterogeneous
+from exactdp.testing import Counterexample, covers_basic_delta, find_counterexample, find_counterexample_heterogeneous
 
 
 # -- the claims (floats, as a library would write them) ------------------------------------------
@@ -32,8 +32,13 @@ def drv10_missing_2(eps: Fraction, delta: Fraction, k: int, dg: Fraction) -> flo
 
 
 def _kov_dtilde(delta: Fraction, k: int, dg: Fraction) -> float | None:
-    d = 1 - (1 - dg) / (1 - delta) ** k  # delta_total = 1 - (1-delta)^k (1 - d~)
-    return float(d) if d > 0 else None
+    # delta_total = 1 - (1-delta)^k (1 - d~); exact while the power is small, 60 digits beyond
+    if k <= 5000:
+        d = 1 - (1 - dg) / (1 - delta) ** k
+        return float(d) if d > 0 else None
+    with mpmath.workdps(60):
+        dm = 1 - (1 - mpmath.mpf(dg.numerator) / dg.denominator) / (1 - mpmath.mpf(delta.numerator) / delta.denominator) ** k
+        return float(dm) if dm > 0 else None
 
 
 def kov15_34(eps: Fraction, delta: Fraction, k: int, dg: Fraction) -> float | None:
@@ -124,27 +129,32 @@ def test_published_drv10_is_cleared() -> None:
 
 
 def test_published_kov15_34_is_cleared() -> None:
-    assert find_counterexample(kov15_34, max_examples=10_000) is None
+    # Down to delta_g = 1e-30 the bound is min(k eps, ...) = k eps, and the float k * e is one ulp
+    # below the exact k eps (e.g. 3 * 0.01 at k = 3): a floating-point slip of this float
+    # evaluation, not of the theorem, so it is forgiven at 1e-15 and nowhere else.
+    assert find_counterexample(kov15_34, max_examples=10_000, rel_tol="1e-15") is None
+    cx = find_counterexample(kov15_34, max_examples=10_000)
+    assert cx is not None and cx.relative_shortfall < Fraction(1, 10**15)
 
 
 def test_kov15_2013_form_is_sound_even_outside_its_range() -> None:
     # k eps^2 >= k eps tanh(eps/2) for every eps >= 0, so the 2013 form only loosens the ICML one:
     # out of its stated range (eps <= 0.9) it is loose, never wrong.
-    assert find_counterexample(kov15_34_2013, max_examples=10_000) is None
+    assert find_counterexample(kov15_34_2013, max_examples=10_000, rel_tol="1e-15") is None  # see above
 
 
 def test_exact_claims_and_declined_inputs() -> None:
     # A claim of exactly basic composition (k eps, at delta_g >= 1-(1-delta)^k) is sound; below
     # the feasibility threshold it claims nothing (None) or raises ValueError: both are skipped.
     def basic(eps: Fraction, delta: Fraction, k: int, dg: Fraction) -> Fraction:
-        if dg < 1 - (1 - delta) ** k:
+        if not covers_basic_delta(dg, delta, k):
             raise ValueError("no claim")
         return k * eps
 
     assert find_counterexample(basic, max_examples=10_000) is None
 
     def half_basic(eps: Fraction, delta: Fraction, k: int, dg: Fraction) -> Fraction | None:
-        return k * eps / 2 if dg >= 1 - (1 - delta) ** k else None
+        return k * eps / 2 if covers_basic_delta(dg, delta, k) else None
 
     cx = find_counterexample(half_basic)
     assert cx is not None and isinstance(cx.claimed, Fraction)

@@ -121,7 +121,12 @@ def test_below_optimum_fails_with_inputs_and_optimum() -> None:
     assert "1.481143980539907" in msg and "UNSOUND" in msg
     v = err.value.verdict
     assert v.relative_shortfall is not None and 0 < v.relative_shortfall < Fraction(1, 10**10)
-    assert v.fp_level
+    # 3e-12 relative is thousands of ulps of the claim: material (issue 13), not a floating-point slip
+    assert not v.fp_level and v.verdict == "unsound"
+    # the float just below the optimum (1.4811439805399072046...) is a slip of at most 4 ulps
+    with pytest.raises(UnsoundClaimError) as err:
+        assert_sound(1.481143980539907, composition=HOMO, delta_g="1e-3")
+    assert err.value.verdict.fp_level and err.value.verdict.verdict == "unsound-fp"
 
 
 def test_tolerance_forgives_only_small_slips() -> None:

@@ -21,15 +21,16 @@ from exactdp.testing import (
     Counterexample,
     SearchStats,
     VacuousSearchError,
+    covers_basic_delta,
     find_counterexample,
     find_counterexample_heterogeneous,
 )
 
-GRID_H, GRID_L = 648, 84  # the sizes of the two default grids
+GRID_H, GRID_L = 1152, 84  # the sizes of the two default grids (k up to 1e5, delta_g to 1e-30)
 
 
 def basic(eps: Fraction, delta: Fraction, k: int, dg: Fraction) -> Any:
-    return k * eps if dg >= 1 - (1 - delta) ** k else math.inf
+    return k * eps if covers_basic_delta(dg, delta, k) else math.inf
 
 
 def basic_list(mechs: list[tuple[Fraction, Fraction]], dg: Fraction) -> Any:
@@ -115,7 +116,7 @@ def test_mostly_declined_fails_even_when_the_few_answers_are_right() -> None:
     assert f"checked {st.checked} of {GRID_H} claims (needs at least {GRID_H // 2}" in str(err.value)
     assert "first decline at eps=" in str(err.value)
     # a narrow-domain accountant can say how much of the grid it covers
-    assert find_counterexample(only_k1, min_checked=Fraction(1, 10)) is None
+    assert find_counterexample(only_k1, min_checked=Fraction(1, 12)) is None
 
 
 def test_min_checked_is_the_exact_threshold() -> None:
@@ -128,12 +129,12 @@ def test_min_checked_is_the_exact_threshold() -> None:
     assert MIN_CHECKED == Fraction(1, 2)
 
 
-@pytest.mark.parametrize("claim", [basic, lambda e, d, k, dg: None if dg < 1 - (1 - d) ** k else k * e])
+@pytest.mark.parametrize("claim", [basic, lambda e, d, k, dg: None if not covers_basic_delta(dg, d, k) else k * e])
 def test_a_sound_claim_passes_and_reports_what_it_checked(claim: Any) -> None:
     stats = SearchStats(tried=99, checked=99, errors=7)  # reset by the search
     assert find_counterexample(claim, stats=stats) is None
-    assert stats.tried == GRID_H and stats.checked == 450 and stats.declined == 198 and stats.errors == 0
-    assert stats.summary() == "tried 648: 450 checked, 198 declined, 0 errors"
+    assert stats.tried == GRID_H and stats.checked == 648 and stats.declined == 504 and stats.errors == 0
+    assert stats.summary() == "tried 1152: 648 checked, 504 declined, 0 errors"
     assert stats.first_error is None and stats.first_decline is not None
     stats = SearchStats()
     assert find_counterexample_heterogeneous(basic_list, stats=stats) is None
@@ -149,7 +150,7 @@ def test_a_few_errors_pass_with_a_warning() -> None:
     stats = SearchStats()
     with pytest.warns(RuntimeWarning, match="errors; first error at .* TypeError: a bug at k = 1000"):
         assert find_counterexample(flaky, stats=stats) is None
-    assert stats.errors == 36 and stats.checked > stats.tried / 2
+    assert stats.errors == 48 and stats.checked > stats.tried / 2  # 6 eps x 8 delta_g at k = 1000, delta = 0
 
 
 def test_a_violation_is_reported_even_when_most_inputs_are_declined() -> None:
@@ -164,7 +165,7 @@ def test_a_violation_is_reported_even_when_most_inputs_are_declined() -> None:
 
 
 def test_counterexample_carries_tried_and_checked() -> None:
-    cx = find_counterexample(lambda e, d, k, dg: k * e / 2 if dg >= 1 - (1 - d) ** k else None)
+    cx = find_counterexample(lambda e, d, k, dg: k * e / 2 if covers_basic_delta(dg, d, k) else None)
     assert cx is not None and 1 <= cx.examples_checked <= cx.examples_tried
     cx = find_counterexample_heterogeneous(lambda m, dg: Fraction(0))
     assert cx is not None and cx.examples_checked == cx.examples_tried == 1

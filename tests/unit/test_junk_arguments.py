@@ -44,14 +44,24 @@ from exactdp.numbers import parse_digits, parse_k, parse_rational, parse_real
 from exactdp.testing import (
     InvalidClaimError,
     Oracle,
+    TooLooseError,
+    UndecidedClaimError,
     UnsoundClaimError,
+    assert_sound_curve,
+    assert_sound_pair,
+    assert_tight,
+    exact_floats,
+    judge,
+    looseness_report,
     VacuousSearchError,
     as_composition,
     assert_sound,
     assert_sound_delta,
+    covers_basic_delta,
     exact_of_reported,
     find_counterexample,
     find_counterexample_heterogeneous,
+    find_delta_counterexample,
     judge_delta,
     judge_epsilon,
 )
@@ -151,11 +161,22 @@ KIT: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "judge_delta": (judge_delta, ("1", COMP, "1"), {"oracle": ORACLE}),
     "assert_sound": (assert_sound, (3,), {"composition": COMP, "delta_g": "0.1", "oracle": ORACLE}),
     "assert_sound_delta": (assert_sound_delta, ("1",), {"composition": COMP, "eps_g": "1", "oracle": ORACLE}),
+    "Oracle.composition": (ORACLE.composition, (COMP,), {}),
+    "judge": (judge, (3, COMP), {"delta_g": "0.1", "oracle": ORACLE}),
+    "exact_floats": (exact_floats, (True,), {}),
+    "assert_sound_pair": (assert_sound_pair, (3, "0.1"), {"composition": COMP, "oracle": ORACLE}),
+    "assert_sound_curve": (assert_sound_curve, ({"0.1": 3},), {"composition": COMP, "oracle": ORACLE}),
+    "assert_tight": (assert_tight, ("0.3",), {"composition": COMP, "delta_g": "0.001", "rel": "1", "oracle": ORACLE}),
+    "looseness_report": (looseness_report, ({"0.1": 3},), {"composition": COMP, "oracle": ORACLE}),
+    "covers_basic_delta": (covers_basic_delta, ("0.5", "0.001", 100000), {}),
     "find_counterexample": (find_counterexample, (_basic,), {"max_examples": 4, "min_checked": 0, "oracle": ORACLE}),
+    "find_delta_counterexample": (find_delta_counterexample, (lambda e, d, k, g: 1,),
+                                  {"max_examples": 4, "min_checked": 0, "oracle": ORACLE}),
     "find_counterexample_heterogeneous": (find_counterexample_heterogeneous, (_basic_list,),
                                           {"max_examples": 4, "min_checked": 0, "oracle": ORACLE}),
 }
-KIT_FAILURES = (ExactDPError, InvalidClaimError, UnsoundClaimError, VacuousSearchError)
+KIT_FAILURES = (ExactDPError, InvalidClaimError, UnsoundClaimError, VacuousSearchError, UndecidedClaimError,
+                TooLooseError)
 
 # Public names that take no arguments, are constants, or are exception classes / result records.
 NOT_CALLED = {
@@ -163,7 +184,8 @@ NOT_CALLED = {
                 "InvalidParameterError", "InexactInputError", "PrecisionError",
                 "Calibration"},  # a result record (frozen dataclass), made by the calibrate_* functions
     "exactdp.testing": {"FP_LEVEL", "DECLINES", "MIN_CHECKED", "Verdict", "Counterexample", "SearchStats",
-                        "UnsoundClaimError", "InvalidClaimError", "VacuousSearchError"},
+                        "UnsoundClaimError", "InvalidClaimError", "VacuousSearchError", "FP_ULPS", "LOOSE_REL",
+                        "VERDICTS", "Judgement", "LoosenessReport", "UndecidedClaimError", "TooLooseError"},
 }
 
 
