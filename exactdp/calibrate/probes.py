@@ -166,80 +166,13 @@ def gaussian_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delt
 
 # -- everything else: the PLD engine --------------------------------------------------------------------
 
-#: precision tiers of a PLD decision: digits for the working precision and the truncation
-_PLD_DIGITS = 8
-
-
 def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
                  deadline: float | None = None) -> tuple[str, Fraction, Fraction]:  # float ok: a clock time, never a result
     """("meets" | "fails" | "undecided", lower, upper): the PLD engine's certified bracket of
     delta(eps_g), refined only until it excludes delta_g or the deadline (docs/pld.md §8)."""
-    from ..pld import engine as E
-    from ..pld.discrete import delta_lower, delta_upper
+    from ..pld.engine import pld_decision as decision
 
-    single = E._single(comp)
-    if single is not None:  # one run of one mechanism: its profile itself, certified in Arb
-        lo, hi = Fraction(0), Fraction(1)
-        for digits in (4, 10, 30):
-            enc = E._single_delta(single, eps_g, digits)
-            lo, hi = enc.lower, enc.upper  # type: ignore[assignment]
-            if hi <= delta_g:
-                return "meets", lo, hi
-            if lo > delta_g:
-                return "fails", lo, hi
-        return "undecided", lo, hi
-
-    pl = E.plan(comp)
-    scale = max(delta_g, Fraction(1, 10**30))
-    n_ops = E._n_ops(pl)
-    lo_b, hi_b = Fraction(0), Fraction(1)
-
-    def bracket(b: Any) -> tuple[Fraction, Fraction]:
-        with ctx.workprec(b.prec):
-            e = eps_g.arb()
-            lo = max(E._endpoints(delta_lower(low, e).lower())[0] for _, low in b.laws)
-            hi = max(E._endpoints(delta_upper(up, e).upper())[1] for up, _ in b.laws)
-        return max(lo, Fraction(0)), min(hi, Fraction(1))
-
-    def verdict() -> str | None:
-        if hi_b <= delta_g:
-            return "meets"
-        if lo_b > delta_g:
-            return "fails"
-        return None
-
-    if pl.lattice is not None and E._lattice_points(pl) <= E.MAX_POINTS:
-        for digits in (_PLD_DIGITS, 30):  # on the lattice only truncation and radii separate the ends
-            prec, tau = E._prec_for(digits, scale), E._tau_for(digits, scale, n_ops)
-            lo, hi = bracket(E._build_cached(pl, pl.lattice, tau, prec))
-            lo_b, hi_b = max(lo_b, lo), min(hi_b, hi)
-            v = verdict()
-            if v is not None:
-                return v, lo_b, hi_b
-        return "undecided", lo_b, hi_b
-
-    prec, tau = E._prec_for(_PLD_DIGITS, scale), E._tau_for(_PLD_DIGITS, scale, n_ops)
-    h = E._on_lattice(pl, E._grid_for(pl, 2048.0))
-    while True:
-        progress.tick(f"PLD grid 1/{float(1 / h):.4g}")  # float ok: a message
-        b = E._build_cached(pl, h, tau, prec)
-        lo, hi = bracket(b)
-        lo_b, hi_b = max(lo_b, lo), min(hi_b, hi)  # both certified: intersect
-        v = verdict()
-        if v is not None:
-            return v, lo_b, hi_b
-        # width ~ C h^2 (docs/pld.md §6): aim at half the estimated distance to delta_g
-        width = _f(hi_b - lo_b)
-        dist = abs(_f((lo_b + hi_b) / 2) - _f(delta_g))
-        want = max(dist / 2, width / 256)
-        factor = min(max(0.9 * math.sqrt(want / width), 1 / 16), 0.7) if width > 0 else 0.5
-        h_new = E._on_lattice(pl, Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000)))))
-        cost = b.seconds * (float(h / h_new)) ** 1.25  # float ok: a prediction
-        if h_new >= h or E._points(pl, h_new) > E.MAX_POINTS:
-            return "undecided", lo_b, hi_b
-        if deadline is not None and time.monotonic() + cost > deadline:
-            return "undecided", lo_b, hi_b
-        h = h_new
+    return decision(comp, eps_g, delta_g, deadline=deadline)
 
 
 def pld_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: Fraction,

@@ -37,7 +37,7 @@ from .discrete import (Law, binomial_law, delta_lower, delta_upper, discretize, 
                        power, product, tail_range, trim)
 from .models import GenericPair, KaryRR, LossModel, model_of
 
-__all__ = ["pld_delta", "pld_epsilon", "pld_decide", "pld_delta_curve", "pld_epsilon_curve", "unbounded", "Plan", "plan", "DEFAULT_SECONDS", "MAX_POINTS"]
+__all__ = ["pld_delta", "pld_epsilon", "pld_decide", "pld_decision", "DECISION_DIGITS", "pld_delta_curve", "pld_epsilon_curve", "unbounded", "Plan", "plan", "DEFAULT_SECONDS", "MAX_POINTS"]
 
 #: default time budget (seconds) of a refinement when the caller sets none
 DEFAULT_SECONDS = 30.0
@@ -706,38 +706,111 @@ def pld_epsilon_curve(comp: Composition, deltas: list[Fraction], *, digits: int 
     return out
 
 
-def pld_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
-               max_seconds: float | None = None) -> bool:
-    """Whether the composition is (eps_g, delta_g)-DP, decided when the certified delta bracket
-    excludes delta_g; a tie within the budget raises :class:`TimeBudgetError` with the bracket."""
+#: the working digits of a decision's first passes: a decision needs the bracket to exclude delta_g,
+#: not many digits, so precision and truncation start here and tighten only when the bracket nears them
+DECISION_DIGITS = 8
+
+
+def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
+                 deadline: float | None = None) -> tuple[str, Fraction, Fraction]:  # float ok: a clock time, never a result
+    """("meets" | "fails" | "undecided", lower, upper): a certified bracket [lower, upper] of
+    delta(eps_g), refined only until it excludes ``delta_g`` or the ``time.monotonic()`` deadline.
+
+    Every grid's bracket is certified (docs/pld.md §4-§6), so the brackets of successive grids are
+    intersected.  The next grid is aimed at the distance between the bracket and delta_g, not at
+    a number of digits (width ~ C h^2, docs/pld.md §6): a point far from the boundary is decided on
+    a coarse grid.  One run of one mechanism is decided on its profile itself (docs/pld.md §8).
+    """
     _check_comp(comp)
     eps_g = ExactReal.parse(eps_g, "eps_g")
     delta_g = Fraction(delta_g)
+    if _UNBOUNDED.get():
+        deadline = None
+    single = _single(comp)
+    if single is not None:
+        lo_s, hi_s = Fraction(0), Fraction(1)
+        for digits in (4, 10, 30):
+            enc = _single_delta(single, eps_g, digits)
+            lo_s, hi_s = Fraction(enc.lower), Fraction(enc.upper)  # type: ignore[arg-type]
+            if hi_s <= delta_g:
+                return "meets", lo_s, hi_s
+            if lo_s > delta_g:
+                return "fails", lo_s, hi_s
+        return "undecided", lo_s, hi_s
+
+    pl = plan(comp)
     scale = max(delta_g, Fraction(1, 10**30))
-    state: dict[str, Any] = {}
+    n_ops = _n_ops(pl)
+    lo_b, hi_b = Fraction(0), Fraction(1)
 
     def bracket(b: Built) -> tuple[Fraction, Fraction]:
         with ctx.workprec(b.prec):
             e = eps_g.arb()
             lo = max(_endpoints(delta_lower(low, e).lower())[0] for _, low in b.laws)
             hi = max(_endpoints(delta_upper(up, e).upper())[1] for up, _ in b.laws)
-        state["bracket"] = (lo, hi)
-        return lo, hi
+        return max(lo, Fraction(0)), min(hi, Fraction(1))
 
-    def done(lo: Fraction | float, hi: Fraction | float) -> bool:
-        return (not isinstance(hi, float) and hi <= delta_g) or (not isinstance(lo, float) and lo > delta_g)
+    def verdict() -> str | None:
+        if hi_b <= delta_g:
+            return "meets"
+        if lo_b > delta_g:
+            return "fails"
+        return None
 
+    if pl.lattice is not None and _lattice_points(pl) <= LATTICE_POINTS:
+        # on the exact lattice only the truncation and the radii separate the ends
+        for digits in (DECISION_DIGITS, 30):
+            prec, tau = _prec_for(digits, scale), _tau_for(digits, scale, n_ops)
+            with progress.task("pld lattice"):
+                lo, hi = bracket(_build_cached(pl, pl.lattice, tau, prec))
+            lo_b, hi_b = max(lo_b, lo), min(hi_b, hi)
+            v = verdict()
+            if v is not None:
+                return v, lo_b, hi_b
+        return "undecided", lo_b, hi_b
+
+    digits = DECISION_DIGITS
+    h = _on_lattice(pl, _grid_for(pl, 2048.0))
+    while True:
+        prec, tau = _prec_for(digits, scale), _tau_for(digits, scale, n_ops)
+        progress.tick(f"grid 1/{float(1 / h):.4g}")  # float ok: a message
+        try:
+            b = _build_cached(pl, h, tau, prec)
+        except TimeBudgetError:
+            return "undecided", lo_b, hi_b
+        lo, hi = bracket(b)
+        lo_b, hi_b = max(lo_b, lo), min(hi_b, hi)
+        v = verdict()
+        if v is not None:
+            return v, lo_b, hi_b
+        width = float(hi_b - lo_b)  # float ok: a prediction only
+        dist = abs(float((lo_b + hi_b) / 2 - delta_g))  # float ok: a prediction only
+        if digits < 30 and width <= 10.0 ** (2 - digits) * float(scale):  # float ok: a prediction
+            digits = min(30, digits + 8)  # the bracket nears the truncation and the radii: tighten them
+        want = max(dist / 2, width / 256)
+        factor = min(max(0.9 * math.sqrt(want / width), 1 / 16), 0.7) if width > 0 else 0.5
+        h_new = _on_lattice(pl, Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000)))))
+        cost = b.seconds * float(h / h_new) ** 1.25  # float ok: a prediction
+        if h_new >= h or _points(pl, h_new) > MAX_POINTS:
+            return "undecided", lo_b, hi_b
+        if deadline is not None and time.monotonic() + cost > deadline:
+            return "undecided", lo_b, hi_b
+        h = h_new
+
+
+def pld_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
+               max_seconds: float | None = None) -> bool:
+    """Whether the composition is (eps_g, delta_g)-DP, decided when the certified delta bracket of
+    :func:`pld_decision` excludes delta_g; a tie within the budget raises :class:`TimeBudgetError`
+    with the bracket."""
     start = time.monotonic()
-    try:
-        lo, hi, _ = _refine(comp, 30, max_seconds, scale, bracket, done)
-    except TimeBudgetError as e:
-        lo, hi = state.get("bracket", (Fraction(0), Fraction(1)))
-        raise TimeBudgetError(f"{e}; delta at eps_g is certified in [{decimal_string(Fraction(lo), 10, 'down')}, "
-                              f"{decimal_string(Fraction(hi), 10, 'up')}]",
-                              elapsed=time.monotonic() - start, best=state.get("bracket")) from None
-    if not isinstance(hi, float) and hi <= delta_g:
+    left = progress.remaining()
+    budget = max_seconds if max_seconds is not None else (0.9 * left if left is not None else DEFAULT_SECONDS)
+    delta_g = Fraction(delta_g)
+    v, lo, hi = pld_decision(comp, eps_g, delta_g, deadline=start + budget)
+    if v == "meets":
         return True
-    if not isinstance(lo, float) and lo > delta_g:
+    if v == "fails":
         return False
     raise TimeBudgetError(
         f"the time budget ran out: delta at eps_g is certified in [{decimal_string(lo, 10, 'down')}, "

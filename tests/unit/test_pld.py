@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp import Composition, optimal_delta, optimal_epsilon
-from exactdp.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+from exactdp.mechanisms import Gaussian, Laplace, PoissonSampled, PureDP, RandomizedResponse
 from exactdp.numbers import ExactReal
-from exactdp.pld.engine import pld_decide, pld_delta, pld_epsilon
+from exactdp.pld.engine import pld_decide, pld_decision, pld_delta, pld_epsilon
 
 mp = mpmath.mp
 F = Fraction
@@ -264,6 +264,34 @@ def test_decide_follows_the_bracket() -> None:
     enc = pld_epsilon(comp, F(1, 10**6), digits=6)
     assert pld_decide(comp, ExactReal.rational(enc.upper + F(1, 10**4)), F(1, 10**6)) is True
     assert pld_decide(comp, ExactReal.rational(enc.lower - F(1, 10**4)), F(1, 10**6)) is False
+
+
+@pytest.mark.parametrize("groups", [
+    [(PureDP("0.3"), 20)],                                   # on the exact lattice
+    [(PureDP("0.3"), 10), (PureDP("0.1234567"), 10)],         # off any small lattice: refined grids
+])
+def test_decision_agrees_with_the_exact_optimum(groups: list) -> None:  # type: ignore[type-arg]
+    # the exact Murtagh-Vadhan / KOV15 optimum (exact combinatorics, no PLD code) at eps_g; the PLD
+    # decision called directly (not routed to the exact engine) must say "meets" just above it and
+    # "fails" just below it, and its certified bracket must contain it
+    comp = Composition.of(groups)
+    eps_g = ExactReal.rational(F(2))
+    truth = optimal_delta(comp, "2", digits=30)
+    t = (truth.lower + truth.upper) / 2
+    for factor, verdict in ((F(1001, 1000), "meets"), (F(999, 1000), "fails")):
+        v, lo, hi = pld_decision(comp, eps_g, t * factor)
+        assert v == verdict and lo <= truth.upper and truth.lower <= hi
+
+
+def test_decision_far_from_the_boundary_is_cheap_and_says_undecided_at_a_deadline() -> None:
+    import time
+
+    comp = Composition.of([(PoissonSampled(Gaussian("1"), "0.01"), 1000)])
+    t0 = time.monotonic()
+    v, lo, hi = pld_decision(comp, ExactReal.rational(F(3)), F(1, 10**5))  # eps(1e-5) ~ 1.83: far
+    assert v == "meets" and hi <= F(1, 10**5) and time.monotonic() - t0 < 20
+    v, lo, hi = pld_decision(comp, ExactReal.rational(F(3)), (lo + hi) / 2, deadline=time.monotonic())
+    assert v == "undecided" and lo <= hi
 
 
 @settings(max_examples=12, deadline=None)
