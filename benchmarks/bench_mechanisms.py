@@ -184,7 +184,8 @@ def main(argv: list[str]) -> int:
             else:
                 cells.append(f"{r['value']:.10g} {verdict(r['value'], lo, hi)}, {r['seconds']:.2f} s, "
                              f"x{r['seconds'] / ex['seconds']:.2g}")
-        show = f"[{float(lo):.10g}, {float(hi):.10g}]"  # float ok: display (the JSON keeps the exact ends)
+        from exactdp.numbers import decimal_string
+        show = f"[{decimal_string(lo, 10, 'down')}, {decimal_string(hi, 10, 'up')}]"  # rounded outward
         print(f"| {name} | {show} | {width:.1e} | {ex['algorithm']} | {ex['seconds']:.2f} s | {ex['rss']:.0f} | "
               + " | ".join(cells) + " |", flush=True)
     print("\nratio: peer time / exactdp time (above 1: exactdp faster).  A value below the certified lower end is "

@@ -33,10 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "Verdicts: sound, loose (> 1% above), unsound-fp (<= 4 ulps below), unsound (material),\n"
                     "undecided (inside the certified bracket, budget spent), lower-estimate, error, skipped.",
         epilog="examples:\n  exactdp crosscheck --quick --json crosscheck.json --markdown crosscheck.md --html crosscheck.html\n"
-               "  exactdp crosscheck dp_accounting prv_accountant\n\n"
+               "  exactdp crosscheck autodp opendp --quick --markdown -\n\n"
                f"libraries: {', '.join(adapter_names())} (each skipped with a note when not installed;\n"
                "install them with: pip install 'exactdp[peers]'; Opacus: pip install 'torch==2.13.0+cpu' 'exactdp[opacus]')\n\n"
-               "The quick sweep takes about 2 minutes with every peer; the full sweep about 15 minutes.\n\n"
+               "The quick sweep takes about 2 minutes with every peer; without --quick the full sweep\n"
+               "(k beyond 1025, delta_g down to 1e-30, DP-SGD grids, every soundness option) about 15 minutes.\n\n"
                + EXIT_STATUSES,
     )
     p.add_argument("libraries", nargs="*", metavar="LIBRARY", help="libraries to check (default: all)")
