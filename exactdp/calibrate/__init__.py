@@ -632,7 +632,7 @@ def _dpsgd_sigma_guess(mu2: float, q: float, k: int, s: float) -> float:  # floa
     """sigma from the central-limit approximation of DP-SGD (Dong, Roth and Su 2022, Thm 6):
     mu = q sqrt(k (e^{(s/sigma)^2} - 1)), solved for sigma at mu^2 = mu2 (the Gaussian boundary)."""
     t = math.log1p(mu2 / (q * q * k)) if q * q * k > 0 else 1.0
-    return s / math.sqrt(t) if t > 0 else 1.0
+    return s / math.sqrt(t) if t > 0 else 1.0  # float ok: a first probe only
 
 
 def calibrate_q(sigma: object, k: object, target_eps: object, target_delta: object, *, sensitivity: object = 1,

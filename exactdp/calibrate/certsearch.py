@@ -20,9 +20,9 @@ so the answer is a number a user can type.
 
 >>> def probe(x):  # the property x <= 1/3, decided exactly
 ...     ok = x <= Fraction(1, 3)
-...     return Outcome("meets" if ok else "fails", float(x - Fraction(1, 3)), Proof("meets" if ok else "fails", "exact"))
+...     return Outcome("meets" if ok else "fails", float(x - Fraction(1, 3)), Proof("meets" if ok else "fails", "exact"))  # float ok: doctest display
 >>> r = search(probe, worse_up=True, x0=Fraction(1, 10), gap=Fraction(1, 1000))
->>> str(float(r.safe)), str(float(r.fail)), r.safe <= Fraction(1, 3) < r.fail, (r.fail - r.safe) / r.safe <= Fraction(1, 1000)
+>>> str(float(r.safe)), str(float(r.fail)), r.safe <= Fraction(1, 3) < r.fail, (r.fail - r.safe) / r.safe <= Fraction(1, 1000)  # float ok: doctest display
 ('0.3332', '0.33344', True, True)
 """
 
@@ -190,7 +190,7 @@ Probe = Callable[[Number], Outcome]
 
 
 def _log(x: Number) -> float:  # float ok: a coordinate for the secant estimate only
-    return math.log(x) if x > 0 else -math.inf
+    return math.log(x) if x > 0 else -math.inf  # float ok: a search heuristic: only picks the next probe, which is then certified
 
 
 def search(probe: Probe, *, worse_up: bool, x0: Fraction, gap: Fraction,
@@ -393,7 +393,7 @@ class _State:
             u1, u2 = _log(x1), _log(x2)
             if s1 != s2 and math.isfinite(u1) and math.isfinite(u2):
                 u = u1 - s1 * (u2 - u1) / (s2 - s1)
-                f = math.exp(min(max(u - _log(x), -50.0), 50.0))
+                f = math.exp(min(max(u - _log(x), -50.0), 50.0))  # float ok: a search heuristic: only picks the next probe, which is then certified
                 f = f if up else 1 / f
                 if math.isfinite(f) and f > 1:
                     factor = min(max(f * 1.1, 1.5), 64.0)
@@ -410,7 +410,7 @@ class _State:
         sf = sf / 2 ** min(self.illinois["fail"], 30)
         us, uf = _log(xs), _log(xf)
         u = us + (0 - ss) * (uf - us) / (sf - ss)
-        e = Fraction(math.exp(u)).limit_denominator(10**15)
+        e = Fraction(math.exp(u)).limit_denominator(10**15)  # float ok: a search heuristic: only picks the next probe, which is then certified
         lo, hi = min(xs, xf), max(xs, xf)
         return e if lo < e < hi else None
 
@@ -428,7 +428,7 @@ def integer_search(probe: Probe, *, x0: int, deadline: float | None = None, labe
     """The largest integer k >= 1 that meets the target (a larger k is less private): ``safe = k``
     proved to meet, ``fail = k + 1`` proved to miss when the probes can separate them.
 
-    >>> r = integer_search(lambda k: Outcome("meets" if k <= 1234 else "fails", float(k - 1234.5),
+    >>> r = integer_search(lambda k: Outcome("meets" if k <= 1234 else "fails", float(k - 1234.5),  # float ok: doctest display
     ...                                      Proof("meets" if k <= 1234 else "fails", "exact")), x0=1)
     >>> r.safe, r.fail
     (1234, 1235)

@@ -57,13 +57,13 @@ def cmp_real(a: Fraction, b: ExactReal, max_prec: int = 1 << 14) -> int:
 
 
 def _f(q: Fraction | float) -> float:  # float ok: scores only
-    return float(q)
+    return float(q)  # float ok: a search score only
 
 
 def _log_ratio(mid: Fraction, delta_g: Fraction) -> float | None:  # float ok: a score
     if mid <= 0 or delta_g <= 0:
         return None
-    return math.log(_f(mid)) - math.log(_f(delta_g)) if _f(mid) > 0 else None
+    return math.log(_f(mid)) - math.log(_f(delta_g)) if _f(mid) > 0 else None  # float ok: a search score only
 
 
 # -- generic compositions: exact decisions -------------------------------------------------------------

@@ -419,9 +419,9 @@ def binomial_law(eps_units: int, delta: Fraction, n: int, h: Fraction, tau: arb)
     keep = ((-arb_of_fraction(delta)).log1p() * n).exp() if delta else arb(1)  # (1 - delta)^n
     pf = float(p.mid())  # float ok: only chooses the window; its tails are then bounded exactly
     mean = n * pf
-    sd = math.sqrt(max(n * pf * (1 - pf), 1e-300))
+    sd = math.sqrt(max(n * pf * (1 - pf), 1e-300))  # float ok: window or cut selection only; the result is bounded in balls
     tf = max(float(tau.mid()), 1e-300)  # float ok: window choice only
-    z = math.sqrt(2 * math.log(1 / tf)) + 2
+    z = math.sqrt(2 * math.log(1 / tf)) + 2  # float ok: window or cut selection only; the result is bounded in balls
     j_lo = max(0, math.floor(mean - z * sd) - 1)
     j_hi = min(n, math.ceil(mean + z * sd) + 1)
     mode = min(max(int(mean), j_lo), j_hi)
@@ -655,7 +655,7 @@ def epsilon_lower(law: Law, delta_g: arb, hint: arb | None = None) -> arb:
         num = pinf + sp - dg
         if num <= 0 or sq <= 0:
             return None
-        return math.log(num) - math.log(sq)
+        return math.log(num) - math.log(sq)  # float ok: window or cut selection only; the result is bounded in balls
 
     best = arb(0)
     for j0 in _best_cuts(law, score):

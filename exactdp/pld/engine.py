@@ -144,7 +144,7 @@ def plan(comp: Composition) -> Plan:
     except Exception:  # an atom whose position is not an exact rational: nothing to snap to
         snap = None
     key = tuple(tuple((m.key(), c) for m, c in o) for o in orders)
-    return Plan(tuple(orders), lat, snap, mean, math.sqrt(var), lo, hi, key)
+    return Plan(tuple(orders), lat, snap, mean, math.sqrt(var), lo, hi, key)  # float ok: grid planning only
 
 
 # -- building the laws ------------------------------------------------------------------------------
@@ -344,7 +344,7 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         target = 10.0 ** (-digits)
         # width ~ C h^2 (docs/pld.md §6): the grid that meets the target, unless the budget or the
         # memory bound allow less; then the finest grid they allow (the best bracket reachable)
-        want = 0.85 * math.sqrt(target / width) if width > 0 else 1 / 8
+        want = 0.85 * math.sqrt(target / width) if width > 0 else 1 / 8  # float ok: grid planning only
         remaining = budget - elapsed
         if remaining <= 0:
             return lo, hi, False
@@ -788,7 +788,7 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
         if digits < 30 and width <= 10.0 ** (2 - digits) * float(scale):  # float ok: a prediction
             digits = min(30, digits + 8)  # the bracket nears the truncation and the radii: tighten them
         want = max(dist / 2, width / 256)
-        factor = min(max(0.9 * math.sqrt(want / width), 1 / 16), 0.7) if width > 0 else 0.5
+        factor = min(max(0.9 * math.sqrt(want / width), 1 / 16), 0.7) if width > 0 else 0.5  # float ok: grid planning only
         h_new = _on_lattice(pl, Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000)))))
         cost = b.seconds * float(h / h_new) ** 1.25  # float ok: a prediction
         if h_new >= h or _points(pl, h_new) > MAX_POINTS:

@@ -405,7 +405,7 @@ class Subsampled(LossModel):
         g = (lambda x: math.log1p(-qf + qf * math.exp(min(x, 700))) if x > -700 else math.log1p(-qf))  # float ok
         base_has_minf = not self.base.q_minus_inf().is_zero()
         return (math.log1p(-qf) if base_has_minf or lo == float("-inf") else g(lo)), (  # float ok
-            hi if hi == float("inf") else g(hi))
+            hi if hi == float("inf") else g(hi))  # float ok: grid range only
 
 
 class Reversed(LossModel):
