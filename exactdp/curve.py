@@ -26,7 +26,7 @@ import io
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -52,46 +52,40 @@ def _uses_pld(comp: Composition) -> bool:
     return gaussian_mu2(comp) is None
 
 
+def _curve(comp: Any, points: Sequence[Any], parse: Callable[[Any, str], Any], name: str,
+           pld_curve: Callable[..., list[Enclosure]], one: Callable[..., Enclosure], digits: Any,
+           max_seconds: float | None) -> list[Enclosure]:
+    """The shared body of the two curves: one PLD build for every point, or one exact query each."""
+    comp = Composition.of(comp)
+    pts = [parse(p, name) for p in points]
+    digits = parse_digits(digits)
+    if not pts:
+        raise InvalidParameterError(f"the list of {name} points is empty: give at least one point")
+    if _uses_pld(comp):
+        return pld_curve(comp, pts, digits=digits, max_seconds=max_seconds)
+    out = []
+    for i, p in enumerate(pts):
+        progress.tick(f"point {i + 1}/{len(pts)}")
+        out.append(one(comp, p, digits=digits))
+    return out
+
+
 def delta_curve(comp: Any, eps_list: Sequence[Any], *, digits: int = DEFAULT_DIGITS,
                 max_seconds: float | None = None) -> list[Enclosure]:
     """The optimal total delta at every eps_g of ``eps_list`` (each a certified enclosure)."""
-    comp = Composition.of(comp)
-    eps = [parse_eps(e, "eps_g") for e in eps_list]
-    digits = parse_digits(digits)
-    if not eps:
-        raise InvalidParameterError("eps_list=[] must have at least one point")
-    if _uses_pld(comp):
-        from .pld.engine import pld_delta_curve
-
-        return pld_delta_curve(comp, eps, digits=digits, max_seconds=max_seconds)
     from .optimal import optimal_delta
+    from .pld.engine import pld_delta_curve
 
-    out = []
-    for i, e in enumerate(eps):
-        progress.tick(f"point {i + 1}/{len(eps)}")
-        out.append(optimal_delta(comp, e, digits=digits))
-    return out
+    return _curve(comp, eps_list, parse_eps, "eps_g", pld_delta_curve, optimal_delta, digits, max_seconds)
 
 
 def epsilon_curve(comp: Any, deltas: Sequence[Any], *, digits: int = DEFAULT_DIGITS,
                   max_seconds: float | None = None) -> list[Enclosure]:
     """The optimal eps_g at every total delta_g of ``deltas`` (+inf where none is private)."""
-    comp = Composition.of(comp)
-    ds = [parse_delta(d, "delta_g") for d in deltas]
-    digits = parse_digits(digits)
-    if not ds:
-        raise InvalidParameterError("deltas=[] must have at least one point")
-    if _uses_pld(comp):
-        from .pld.engine import pld_epsilon_curve
-
-        return pld_epsilon_curve(comp, ds, digits=digits, max_seconds=max_seconds)
     from .optimal import optimal_epsilon
+    from .pld.engine import pld_epsilon_curve
 
-    out = []
-    for i, d in enumerate(ds):
-        progress.tick(f"point {i + 1}/{len(ds)}")
-        out.append(optimal_epsilon(comp, d, digits=digits))
-    return out
+    return _curve(comp, deltas, parse_delta, "delta_g", pld_epsilon_curve, optimal_epsilon, digits, max_seconds)
 
 
 def eps_points(a: Any, b: Any, n: Any) -> list[ExactReal]:

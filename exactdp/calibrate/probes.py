@@ -30,12 +30,11 @@ from flint import arb, ctx
 
 from .. import progress
 from ..composition import Composition, Mechanism
-from ..errors import PrecisionError, TimeBudgetError
+from ..errors import PrecisionError
 from ..numbers import ExactReal, arb_of_fraction, fraction_of_arb_endpoints
 from .certsearch import Outcome, Proof
 
-__all__ = ["cmp_real", "generic_probe", "method_probe", "gaussian_probe", "pld_probe", "probe_for",
-           "pld_decision"]
+__all__ = ["cmp_real", "generic_probe", "method_probe", "gaussian_probe", "pld_probe", "probe_for"]
 
 
 def cmp_real(a: Fraction, b: ExactReal, max_prec: int = 1 << 14) -> int:
@@ -166,24 +165,15 @@ def gaussian_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delt
 
 # -- everything else: the PLD engine --------------------------------------------------------------------
 
-def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
-                 deadline: float | None = None) -> tuple[str, Fraction, Fraction]:  # float ok: a clock time, never a result
-    """("meets" | "fails" | "undecided", lower, upper): the PLD engine's certified bracket of
-    delta(eps_g), refined only until it excludes delta_g or the deadline (docs/pld.md §8)."""
-    from ..pld.engine import pld_decision as decision
-
-    return decision(comp, eps_g, delta_g, deadline=deadline)
-
-
 def pld_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: Fraction,
               deadline: Callable[[], float | None]) -> Callable[[Any], Outcome]:  # float ok: a clock time, never a result
+    """Probes decided by the PLD engine's certified bracket of delta(eps_g), refined only until it
+    excludes delta_g or the deadline (:func:`exactdp.pld.engine.pld_decision`, docs/pld.md §8)."""
+    from ..pld.engine import pld_decision
+
     def probe(x: Any) -> Outcome:
         t0 = time.monotonic()
-        comp = comp_of(x)
-        try:
-            v, lo, hi = pld_decision(comp, eps_g, delta_g, deadline=deadline())
-        except TimeBudgetError:
-            raise
+        v, lo, hi = pld_decision(comp_of(x), eps_g, delta_g, deadline=deadline())
         return Outcome(v, _log_ratio((lo + hi) / 2, delta_g) if v != "undecided" else 0.0,
                        Proof(v, "PLD bracket", "delta(eps_g)", lo, hi, time.monotonic() - t0))
 
