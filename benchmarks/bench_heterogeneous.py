@@ -12,6 +12,8 @@ asks for; dp_accounting (``from_privacy_parameters`` per distinct value, ``self_
 count, ``compose``; pessimistic, default discretisation) runs in another child with a time limit.
 dp_accounting's float is judged against exactdp's certified bracket: ``inside``, ``+x`` (sound,
 above the certified upper end by x relative) or ``-x UNSOUND`` (below the certified lower end).
+Then exactdp runs once more asking only for the digits dp_accounting's answer really has (its
+certified width at most dp_accounting's distance from the optimum): the ratio at equal accuracy.
 """
 
 from __future__ import annotations
@@ -56,10 +58,11 @@ ROWS = [
 QUICK = {0, 1, 4, 5, 7, 8}
 
 
-def run_exactdp(i: int) -> dict:
+def run_exactdp(i: int, digits: int | None = None) -> dict:
     from exactdp import Composition, optimal_epsilon, progress
 
-    name, groups, dg, digits, budget, _ = ROWS[i]
+    name, groups, dg, row_digits, budget, _ = ROWS[i]
+    digits = row_digits if digits is None else digits
     comp = Composition.heterogeneous(groups)
     t = time.perf_counter()
     with progress.task("bench", max_seconds=budget, stream=None):
@@ -98,16 +101,42 @@ def verdict(value: float, lo: Fraction, hi: Fraction) -> str:
     return f"-{float((lo - v) / lo):.1e} UNSOUND"  # float ok: display
 
 
+def equal_accuracy(i: int, value: float, lo: Fraction, hi: Fraction, digits: int, ex: dict,
+                   budget: float) -> tuple[int, float, float] | None:  # float ok: timings and widths for display
+    """exactdp asked for the digits that dp_accounting's answer actually has: the certified width
+    is then at most dp_accounting's distance from the optimum.  (digits, seconds, width) or None."""
+    mid = (lo + hi) / 2
+    if mid <= 0:
+        return None
+    err = abs(Fraction(value) - mid) / mid
+    if err == 0:
+        return None
+    d = 1
+    while Fraction(1, 10 ** d) > err:
+        d += 1
+    if d >= digits:  # the main run already certified at least that many digits
+        return digits, ex["seconds"], float((hi - lo) / lo)  # float ok: display
+    try:
+        e = json.loads(subprocess.run([sys.executable, __file__, "--child", "exactdp", str(i), str(d)],
+                                      capture_output=True, text=True, timeout=budget + 120, check=True).stdout)
+    except (subprocess.TimeoutExpired, subprocess.CalledProcessError):
+        return None
+    l2, h2 = Fraction(e["lower"]), Fraction(e["upper"])
+    return d, e["seconds"], float((h2 - l2) / l2) if l2 > 0 else 0.0  # float ok: display
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
-        out = run_exactdp(int(argv[2])) if argv[1] == "exactdp" else run_dp_accounting(int(argv[2]))
+        out = run_exactdp(int(argv[2]), int(argv[3]) if len(argv) > 3 else None) if argv[1] == "exactdp" \
+            else run_dp_accounting(int(argv[2]))
         out["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(out))
         return 0
     quick = "--quick" in argv
     print("| case | exactdp certified eps | rel. width | algorithm | exactdp time | exactdp peak MB | "
-          "dp_accounting eps vs bracket | dp_accounting time | ratio dp_acc/exactdp |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "dp_accounting eps vs bracket | dp_accounting time | ratio dp_acc/exactdp | "
+          "exactdp at dp_accounting's accuracy | ratio at equal accuracy |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for i, (name, groups, dg, digits, budget, peer_timeout) in enumerate(ROWS):
         if quick and i not in QUICK:
             continue
@@ -127,15 +156,21 @@ def main(argv: list[str]) -> int:
             r = {"error": f"no answer within {peer_timeout} s"}
         except subprocess.CalledProcessError as e:
             r = {"error": f"crashed (exit {e.returncode}): {e.stderr.strip().splitlines()[-1][:80] if e.stderr else ''}"}
+        eq_cell = eq_ratio = ""
         if "value" in r:
             cell, t_dp, ratio = verdict(r["value"], lo, hi), f"{r['seconds']:.2f} s", f"{r['seconds'] / ex['seconds']:.1f}"
             cell = f"{r['value']:.10g} {cell}"
+            eq = equal_accuracy(i, r["value"], lo, hi, digits, ex, budget)
+            if eq is not None:
+                d_eq, t_eq, w_eq = eq
+                eq_cell = f"{d_eq} digits (width {w_eq:.1e}): {t_eq:.2f} s"
+                eq_ratio = f"{r['seconds'] / t_eq:.1f}"
         else:
             cell, t_dp, ratio = r.get("skipped") or r.get("error"), "", ""
         from exactdp.numbers import decimal_string
         show = f"[{decimal_string(lo, 12, 'down')}, {decimal_string(hi, 12, 'up')}]"  # rounded outward
         print(f"| {name} | {show} | {width:.1e} | {ex['algorithm']} | {ex['seconds']:.2f} s | {ex['rss']:.0f} | "
-              f"{cell} | {t_dp} | {ratio} |", flush=True)
+              f"{cell} | {t_dp} | {ratio} | {eq_cell} | {eq_ratio} |", flush=True)
     return 0
 
 

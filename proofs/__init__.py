@@ -58,6 +58,7 @@ def _registry() -> dict[str, Callable[[], Derivation]]:
         properties.poisson_subsampling,
         pld.pld_connect_the_dots,
         pld.pld_binning_and_truncation,
+        pld.pld_fixed_point,
     ]
     return {b.__name__: b for b in builders}
 

@@ -695,7 +695,8 @@ def _route(comp: Composition) -> tuple[str, Profile | None]:
     from .tails import tails_applies
 
     if tails_applies(comp):
-        return "tails", None
+        # a small common lattice is composed exactly in fixed point faster than the tails are summed
+        return ("pld", None) if _small_lattice(comp) else ("tails", None)
     try:
         prof = build_profile(_eps_groups(comp))
     except _NoExact:
@@ -709,6 +710,16 @@ def _route(comp: Composition) -> tuple[str, Profile | None]:
 
 #: the largest size (bits) of the exact prod (1 - delta_i)^{n_i} the exact engine forms
 EXACT_PD_BITS = 4_000_000
+
+#: a lattice of at most this many points is composed (docs/pld.md §7.1) rather than summed as tails
+#: (measured: 2 x 10^4 points in 0.09 s where the tails took 3 s; 9.5 x 10^4 in 0.26 s against 0.19 s)
+FAST_LATTICE_POINTS = 50_000
+
+
+def _small_lattice(comp: Composition) -> bool:
+    from ..pld.engine import lattice_points
+
+    return lattice_points(comp) <= FAST_LATTICE_POINTS
 
 
 def mv_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGITS,

@@ -497,11 +497,26 @@ def delta_upper(law: Law, eps: arb) -> arb:
     return out
 
 
+#: the float midpoints of the last few polynomials queried (the same law is queried from both sides)
+_MIDS: list[tuple[arb_poly, list[float]]] = []  # float ok: cut selection only
+
+
+def remember_mids(p: arb_poly, mids: list[float]) -> None:  # float ok: cut selection only
+    """Record float midpoints of ``p`` already known to the caller (they only choose where to look)."""
+    _MIDS[:] = [(q, m) for q, m in _MIDS if q is not p][-2:] + [(p, mids)]
+
+
 def _float_mids(p: arb_poly, n: int) -> list[float]:  # float ok: only chooses cuts
     """Coefficient midpoints as floats, padded to n (they only choose where to cut; every bound
     is then evaluated in balls)."""
-    out = [float(c.mid()) for c in p.coeffs()]  # float ok: cut selection only
-    return out + [0.0] * (n - len(out))
+    for q, m in _MIDS:
+        if q is p:
+            out = m
+            break
+    else:
+        out = [float(c.mid()) for c in p.coeffs()]  # float ok: cut selection only
+        remember_mids(p, out)
+    return out + [0.0] * (n - len(out)) if len(out) < n else out
 
 
 def _best_cuts(law: Law, score: object, count: int = 3) -> list[int]:

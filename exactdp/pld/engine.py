@@ -35,6 +35,7 @@ from ..numbers import (DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, ce
                        format_fraction, fraction_of_arb_endpoints)
 from .discrete import (Law, binomial_law, delta_lower, delta_upper, discretize, epsilon_lower, epsilon_upper,
                        power, product, tail_range, trim)
+from . import fixed
 from .models import GenericPair, KaryRR, LossModel, model_of
 
 __all__ = ["pld_delta", "pld_epsilon", "pld_decide", "pld_decision", "DECISION_DIGITS", "pld_delta_curve", "pld_epsilon_curve", "unbounded", "Plan", "plan", "DEFAULT_SECONDS", "MAX_POINTS"]
@@ -177,11 +178,37 @@ def _models_by_identity(groups: tuple[tuple[LossModel, int], ...]) -> list[tuple
     return list(merged.values())
 
 
+def _lattice_chain(disc: list[tuple[tuple[Law, Law], int]], groups: tuple[tuple[LossModel, int], ...],
+                   h: Fraction, budget: Fraction) -> Law:
+    """The exact composed law of one order on its lattice, as a fixed-point sub-measure whose missing
+    mass is at most about ``budget`` (a quarter each to the binomial windows, the cuts and the floors).
+
+    A group of at least 64 generic pairs enters as its windowed binomial law; any other group is
+    powered.  Everything is composed in fixed point (:mod:`exactdp.pld.fixed`, docs/pld.md §7.1).
+    """
+    parts: list[tuple[Law, int]] = []
+    n_parts = len(disc)
+    t_part = arb_of_fraction(budget / (4 * max(n_parts, 1)))
+    for ((_, l), c), (model, _) in zip(disc, _models_by_identity(groups)):
+        units = _binomial_units(model, h)
+        if c >= 64 and units is not None:
+            parts.append((binomial_law(units, model.delta, c, h, t_part), 1))
+        else:
+            parts.append((trim(l, t_part), c))
+    stages = sum(2 * c.bit_length() for _, c in parts) + len(parts)
+    points = sum(l.span * c for l, c in parts)
+    bits = fixed.bits_for(budget / 4, points, stages)
+    cut = int(budget * (1 << bits) / (8 * stages))
+    laws = [fixed.power(fixed.from_law(l, bits), c, cut) for l, c in parts]
+    return fixed.to_law(fixed.product(laws, cut))
+
+
 def build(pl: Plan, h: Fraction, tau: Fraction, prec: int) -> Built:
     """Discretise and compose every order at grid ``h`` (truncating at most ``tau`` of mass per cut)."""
     start = time.monotonic()
     laws = []
     exact = True
+    n_ops = _n_ops(pl)
     with ctx.workprec(prec):
         ta = arb_of_fraction(tau)
         for groups in pl.orders:
@@ -191,17 +218,10 @@ def build(pl: Plan, h: Fraction, tau: Fraction, prec: int) -> Built:
                 jmin, jmax = tail_range(model, h, tau)
                 disc.append((discretize(model, h, jmin, jmax, prec=prec), count))
             if all(u.exact for (u, _), _ in disc):
-                # exact laws: one chain suffices.  Its truncations drop outputs (a lower bound, docs/pld.md
-                # §3); every dropped output has P-mass at most what was dropped and adds at most its
-                # P-mass to delta, so the same law with the dropped mass put at +inf is an upper bound
-                parts = []
-                for ((_, l), c), (model, _) in zip(disc, _models_by_identity(groups)):
-                    units = _binomial_units(model, h)
-                    if c >= 64 and units is not None:
-                        parts.append(binomial_law(units, model.delta, c, h, ta))
-                    else:
-                        parts.append(power(trim(l, ta), c, ta))
-                low = product(parts, ta)
+                # exact laws: one chain suffices, in fixed point (docs/pld.md §7.1).  It is a sub-measure
+                # of the true law (a lower bound, docs/pld.md §3); the missing mass adds at most its
+                # P-mass to delta, so the same law with the missing mass put at +inf is an upper bound
+                low = _lattice_chain(disc, groups, h, tau * n_ops)
                 up = replace(low, upper=True, p_inf=low.p_inf + low.moved)
             else:
                 exact = False
@@ -259,6 +279,11 @@ def _on_lattice(pl: Plan, h: Fraction) -> Fraction:
 
 def _lattice_points(pl: Plan) -> float:  # float ok: a size estimate
     return math.inf if pl.lattice is None else _points(pl, pl.lattice)
+
+
+def lattice_points(comp: Composition) -> float:  # float ok: a size estimate
+    """About how many points the exact lattice of ``comp`` spans (inf when it has none)."""
+    return _lattice_points(plan(comp))
 
 
 # -- the refinement loop -------------------------------------------------------------------------------
