@@ -33,7 +33,7 @@ from .. import progress
 from ..numbers import arb_of_fraction
 from .models import LossModel, Position
 
-__all__ = ["Law", "discretize", "compose", "power", "product", "delta_upper", "delta_lower",
+__all__ = ["Law", "discretize", "discretize_binomial", "compose", "power", "product", "delta_upper", "delta_lower",
            "epsilon_upper", "epsilon_lower", "atom_bin", "tail_range"]
 
 
@@ -43,7 +43,10 @@ class Law:
 
     ``upper``: a P-law of a dominating pair on the grid (Q-masses are P e^{-jh}).  Otherwise a
     lower law: ``P`` and ``Q`` are the masses of merged outcomes (``Q`` is None when the law is
-    exact, i.e. Q = P e^{-jh}).  ``p_inf`` is the P-mass at +inf.  ``moved`` bounds the mass the
+    exact, i.e. Q = P e^{-jh}).  ``Q`` holds the *tilted* masses Q_j e^{jh} (j the grid index): a
+    product of tilted laws is the tilted product (e^{(i + k) h} = e^{ih} e^{kh}), and the tilted
+    masses are about the size of the P-masses however far out the losses lie, so products keep the
+    dynamic range of P.  ``p_inf`` is the P-mass at +inf.  ``moved`` bounds the mass the
     truncations moved or dropped (for diagnostics and the refinement's error budget).
     """
 
@@ -229,33 +232,48 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
             QR += quads[-1][3]
         p_inf = model.p_inf()
         exact = on_grid and not cont
-        # lower: the bins as they are
-        lower = Law(h, jmin, arb_poly(Pb if n_bins else [zero]), None if exact else arb_poly(Qb or [zero]),
-                    p_inf, upper=False, exact=exact, moved=PL + PR)
         if exact:
             # atoms at grid points: bin j's atom sits at (j+1) h; shift the index by one
             P = arb_poly([zero] + Pb)
             law = Law(h, jmin, P, None, p_inf, upper=False, exact=True, moved=arb(0))
             return replace(law, upper=True), law
-        # upper: connect the dots
+        # lower: the bins as they are (Q tilted by e^{jh})
         alpha = [(hb * j).exp() for j in range(jmin, jmax + 1)]
-        t = []
-        for i in range(n_bins):
-            d = alpha[i + 1] - alpha[i]
-            g = Pb[i] - alpha[i] * Qb[i]
-            t.append(g / d)
-        p = [zero] * (n_bins + 1)
-        if n_bins == 0:
-            p[0] = PL
-        else:
-            p[0] = PL + alpha[0] * (Qb[0] - t[0])
-            for i in range(1, n_bins):
-                p[i] = alpha[i] * (t[i - 1] + Qb[i] - t[i])
-            p[n_bins] = alpha[n_bins] * (t[n_bins - 1] + QR)
-        p_inf_up = p_inf + PR - alpha[n_bins] * QR
-        p = [_nonneg(x) for x in p]
-        upper = Law(h, jmin, arb_poly(p), None, _nonneg(p_inf_up), upper=True, exact=False, moved=arb(0))
-        return upper, lower
+        Qt = [q * a for q, a in zip(Qb, alpha)]
+        lower = Law(h, jmin, arb_poly(Pb if n_bins else [zero]), arb_poly(Qt or [zero]),
+                    p_inf, upper=False, exact=False, moved=PL + PR)
+        return _connect_the_dots(h, jmin, Pb, Qt, PL, PR, QR * alpha[-1], p_inf, alpha), lower
+
+
+def _connect_the_dots(h: Fraction, jmin: int, Pb: list[arb], Qt: list[arb], PL: arb, PR: arb, QRt: arb,
+                      p_inf: arb, alpha: list[arb] | None = None) -> Law:
+    """The upper (connect-the-dots) law from the bin masses of bins jmin .. jmin + len(Pb) - 1
+    (formulas in :func:`discretize`, docs/pld.md §2); at the working precision.
+
+    Q enters tilted: ``Qt[i] = e^{jh} Q(B_j)`` and ``QRt = e^{jmax h} Q(L > jmax h)``, so with
+    a_j = e^{jh}: G_j = P(B_j) - Qt_j and p_j = a_j t_{j-1} + Qt_j - a_j t_j, t_j = G_j / D_j.
+    """
+    hb = arb_of_fraction(h)
+    n_bins = len(Pb)
+    zero = arb(0)
+    if alpha is None:
+        alpha = [(hb * j).exp() for j in range(jmin, jmin + n_bins + 1)]
+    t = []
+    for i in range(n_bins):
+        d = alpha[i + 1] - alpha[i]
+        g = Pb[i] - Qt[i]
+        t.append(g / d)
+    p = [zero] * (n_bins + 1)
+    if n_bins == 0:
+        p[0] = PL
+    else:
+        p[0] = PL + Qt[0] - alpha[0] * t[0]
+        for i in range(1, n_bins):
+            p[i] = alpha[i] * (t[i - 1] - t[i]) + Qt[i]
+        p[n_bins] = alpha[n_bins] * t[n_bins - 1] + QRt
+    p_inf_up = p_inf + PR - QRt
+    p = [_nonneg(x) for x in p]
+    return Law(h, jmin, arb_poly(p), None, _nonneg(p_inf_up), upper=True, exact=False, moved=arb(0))
 
 
 def _nonneg(x: arb) -> arb:
@@ -373,16 +391,8 @@ def compose(a: Law, b: Law, tau: arb | None = None) -> Law:
 
 
 def _q_of_exact(law: Law) -> arb_poly:
-    """Q-masses of an exact law, P_j e^{-jh}."""
-    hb = arb_of_fraction(law.h)
-    c = law.P.coeffs()
-    x = (-hb).exp()
-    w = (-hb * law.offset).exp()
-    out = []
-    for v in c:
-        out.append(v * w)
-        w = w * x
-    return arb_poly(out)
+    """Tilted Q-masses of an exact law: Q_j e^{jh} = P_j."""
+    return law.P
 
 
 def power(law: Law, n: int, tau: arb | None = None) -> Law:
@@ -401,22 +411,15 @@ def power(law: Law, n: int, tau: arb | None = None) -> Law:
     return result
 
 
-def binomial_law(eps_units: int, delta: Fraction, n: int, h: Fraction, tau: arb) -> Law:
-    """The exact n-fold composition of the generic (eps, delta) pair with eps = eps_units * h.
+def _binomial_window(p: arb, n: int, tau: arb) -> tuple[int, list[arb], arb]:
+    """(j_lo, [Bin(n, p)(j) for j_lo <= j <= j_hi], mass of Bin(n, p) outside the window).
 
-    j of the n mechanisms answering "up" has loss (2j - n) eps and P-mass C(n, j) p^j (1-p)^{n-j}
-    (1-delta)^n, p = e^eps/(1+e^eps); the +inf mass is 1 - (1-delta)^n (docs/mathematics.md §1-§3).
-    Only the window of j where the binomial has mass is kept; the two tails beyond it, computed
-    exactly as incomplete beta functions, are dropped and counted in ``moved`` (docs/pld.md §5).
-    The law is strided: consecutive j are 2 eps_units grid points apart.
+    The window is chosen from float estimates (about tau beyond each side); the masses inside are
+    balls, and the mass outside is an exact incomplete-beta enclosure (docs/pld.md §5).
     """
     from ..optimal.kov15 import _upper_tail
+    from ..optimal.tails import _pmf
 
-    a = eps_units
-    hb = arb_of_fraction(h)
-    y = (hb * a).exp()
-    p = y / (1 + y)
-    keep = ((-arb_of_fraction(delta)).log1p() * n).exp() if delta else arb(1)  # (1 - delta)^n
     pf = float(p.mid())  # float ok: only chooses the window; its tails are then bounded exactly
     mean = n * pf
     sd = math.sqrt(max(n * pf * (1 - pf), 1e-300))  # float ok: window or cut selection only; the result is bounded in balls
@@ -425,8 +428,6 @@ def binomial_law(eps_units: int, delta: Fraction, n: int, h: Fraction, tau: arb)
     j_lo = max(0, math.floor(mean - z * sd) - 1)
     j_hi = min(n, math.ceil(mean + z * sd) + 1)
     mode = min(max(int(mean), j_lo), j_hi)
-    from ..optimal.tails import _pmf
-
     vals: dict[int, arb] = {}
     v = _pmf(n, mode, p)
     vals[mode] = v
@@ -440,10 +441,69 @@ def binomial_law(eps_units: int, delta: Fraction, n: int, h: Fraction, tau: arb)
     for j in range(mode, j_lo, -1):
         v = v * j / (n - j + 1) / r
         vals[j - 1] = v
-    coeffs = [vals[j] * keep for j in range(j_lo, j_hi + 1)]
     below = (1 - _upper_tail(n, j_lo, p)) if j_lo > 0 else arb(0)
     above = _upper_tail(n, j_hi + 1, p) if j_hi < n else arb(0)
-    moved = (below + above) * keep
+    return j_lo, [vals[j] for j in range(j_lo, j_hi + 1)], below + above
+
+
+def discretize_binomial(eps: Fraction, delta: Fraction, n: int, h: Fraction, tau: arb) -> tuple[Law, Law]:
+    """(upper, lower) laws on the grid h of n generic (eps, delta) pairs composed *before* discretising.
+
+    The n-fold composition is the binomial pair: j of n "up" has loss (2j - n) eps, P-mass
+    Bin(n, p)(j) (1-delta)^n and Q-mass P e^{-(2j - n) eps} (docs/mathematics.md §1-§3); its window
+    (:func:`_binomial_window`) is one pair with finitely many atoms, discretised once as in
+    :func:`discretize`: binned below (the window's tails dropped), connect-the-dots above (the
+    dropped tails put at +inf, the largest loss).  One discretisation instead of n compositions of
+    discretised steps: the width no longer grows with n (docs/pld.md §6).
+    """
+    hb = arb_of_fraction(h)
+    e = arb_of_fraction(eps)
+    y = e.exp()
+    p = y / (1 + y)
+    keep = ((-arb_of_fraction(delta)).log1p() * n).exp() if delta else arb(1)  # (1 - delta)^n
+    j_lo, vals, outside = _binomial_window(p, n, tau)
+    # bins: atom (2j - n) eps lies in (g h, (g+1) h] with g = ceil(x/h) - 1, in integers
+    num, den = eps.numerator * h.denominator, eps.denominator * h.numerator  # x/h = (2j - n) num/den
+
+    def bin_of(j: int) -> int:
+        return -((-(2 * j - n) * num) // den) - 1
+
+    jmin, jmax = bin_of(j_lo), bin_of(j_lo + len(vals) - 1) + 1
+    zero = arb(0)
+    Pb = [zero] * (jmax - jmin)
+    Qt = [zero] * (jmax - jmin)  # tilted: e^{gh} Q = P e^{gh - x}, the exponent in [-h, 0)
+    for i, v in enumerate(vals):
+        if i % 4096 == 0:
+            progress.tick(f"binning a binomial law of {n} steps")
+        pm = v * keep
+        j = j_lo + i
+        g = bin_of(j)
+        Pb[g - jmin] += pm
+        Qt[g - jmin] += pm * arb_of_fraction(g * h - (2 * j - n) * eps).exp()
+    p_inf = -(((-arb_of_fraction(delta)).log1p() * n).expm1()) if delta else arb(0)
+    dropped = outside * keep
+    lower = Law(h, jmin, arb_poly(Pb), arb_poly(Qt), p_inf, upper=False, exact=False, moved=dropped)
+    upper = _connect_the_dots(h, jmin, Pb, Qt, zero, zero, zero, p_inf + dropped)
+    return upper, lower
+
+
+def binomial_law(eps_units: int, delta: Fraction, n: int, h: Fraction, tau: arb) -> Law:
+    """The exact n-fold composition of the generic (eps, delta) pair with eps = eps_units * h.
+
+    j of the n mechanisms answering "up" has loss (2j - n) eps and P-mass C(n, j) p^j (1-p)^{n-j}
+    (1-delta)^n, p = e^eps/(1+e^eps); the +inf mass is 1 - (1-delta)^n (docs/mathematics.md §1-§3).
+    Only the window of j where the binomial has mass is kept; the two tails beyond it, computed
+    exactly as incomplete beta functions, are dropped and counted in ``moved`` (docs/pld.md §5).
+    The law is strided: consecutive j are 2 eps_units grid points apart.
+    """
+    a = eps_units
+    hb = arb_of_fraction(h)
+    y = (hb * a).exp()
+    p = y / (1 + y)
+    keep = ((-arb_of_fraction(delta)).log1p() * n).exp() if delta else arb(1)  # (1 - delta)^n
+    j_lo, vals, outside = _binomial_window(p, n, tau)
+    coeffs = [v * keep for v in vals]
+    moved = outside * keep
     p_inf = -(((-arb_of_fraction(delta)).log1p() * n).expm1()) if delta else arb(0)
     return Law(h, (2 * j_lo - n) * a, arb_poly(coeffs), None, p_inf, upper=False, exact=True, moved=moved,
                stride=2 * a)
@@ -519,11 +579,21 @@ def _float_mids(p: arb_poly, n: int) -> list[float]:  # float ok: only chooses c
     return out + [0.0] * (n - len(out)) if len(out) < n else out
 
 
-def _best_cuts(law: Law, score: object, count: int = 3) -> list[int]:
-    """The cut indices j0 with the largest ``score(SP, SQ)`` over suffix sums (float scan)."""
+def _best_cuts(law: Law, score: object, count: int = 3, shift: arb | None = None) -> list[int]:
+    """The cut indices j0 with the largest ``score(SP, SQ)`` over suffix sums (float scan).
+
+    ``shift``: the Q-masses are scanned as Q e^{shift} (SQ is scaled alike), so that a law far out
+    (losses in the thousands, Q-masses below the float range) still ranks its cuts.
+    """
     assert law.Q is not None
     n = max(law.P.length(), law.Q.length())
-    P, Q = _float_mids(law.P, n), _float_mids(law.Q, n)
+    P, Qt = _float_mids(law.P, n), _float_mids(law.Q, n)
+    # untilt in floats: Q_j e^{shift} = Qt_j e^{shift - jh}; beyond the float range a term is 0 or
+    # huge, which only ranks that cut last
+    hf = float(law.h)  # float ok: cut selection only
+    sf = float(shift.mid()) if shift is not None else 0.0  # float ok: cut selection only
+    Q = [q * math.exp(min(sf - (law.offset + j) * hf, 700.0)) if q else 0.0  # float ok: cut selection only
+         for j, q in enumerate(Qt)]
     sp = sq = 0.0
     best: list[tuple[float, int]] = []  # float ok: cut selection only
     for j in range(n - 1, -1, -1):
@@ -549,17 +619,24 @@ def delta_lower(law: Law, eps: arb) -> arb:
     if law.Q is None:  # exact law: Q = P e^{-jh}, the exact profile itself
         return delta_upper(replace(law, upper=True), eps)
     a = eps.exp()
-    af = float(a.mid())  # float ok: cut selection only
-    cuts = _best_cuts(law, lambda sp, sq: sp - af * sq)
+    cuts = _best_cuts(law, lambda sp, sq: sp - sq, shift=eps)  # sq scaled by e^eps: SP - e^eps SQ
     best: arb | None = None
     for j0 in cuts:
         SP, _ = _tail_sums(law.P, j0, arb(1))
-        SQ, _ = _tail_sums(law.Q, j0, arb(1))
+        SQ = _q_tail(law, j0)
         v = law.p_inf + SP - a * SQ
         if best is None or v.lower() > best.lower():
             best = v
     assert best is not None
     return best
+
+
+def _q_tail(law: Law, start: int) -> arb:
+    """sum_{i >= start} Q_i of a lower law (untilting its Q: Q_i = Qt_i e^{-(offset + i) h})."""
+    assert law.Q is not None
+    hb = arb_of_fraction(law.h)
+    _, B = _tail_sums(law.Q, start, (-hb).exp())
+    return B * (-hb * law.offset).exp()
 
 
 def _first_above(law: Law, eps: arb) -> list[int]:
@@ -578,7 +655,8 @@ def _crossing(law: Law, a: arb) -> int:
     assert law.Q is not None
     while lo < hi:
         mid = (lo + hi) // 2
-        p, q = law.P[mid], law.Q[mid]
+        p = law.P[mid]
+        q = law.Q[mid] * (-arb_of_fraction(law.h) * (law.offset + mid)).exp()  # untilted
         if (p - a * q).mid() > 0:
             hi = mid
         else:
@@ -672,10 +750,13 @@ def epsilon_lower(law: Law, delta_g: arb, hint: arb | None = None) -> arb:
             return None
         return math.log(num) - math.log(sq)  # float ok: window or cut selection only; the result is bounded in balls
 
+    # near the answer Q-masses are about P-masses e^{-eps}: scanning Q e^{hint} keeps them in the
+    # float range however large eps is (the score only shifts by the constant hint)
+    shift = hint if hint is not None and hint.is_finite() else None
     best = arb(0)
-    for j0 in _best_cuts(law, score):
+    for j0 in _best_cuts(law, score, shift=shift):
         SP, _ = _tail_sums(law.P, j0, arb(1))
-        SQ, _ = _tail_sums(law.Q, j0, arb(1))
+        SQ = _q_tail(law, j0)
         num = law.p_inf + SP - delta_g
         if not num > 0 or not SQ > 0:
             continue

@@ -33,7 +33,7 @@ from ..composition import Composition, Mechanism
 from ..errors import InvalidParameterError, PrecisionError, TimeBudgetError
 from ..numbers import (DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify, decimal_string,
                        format_fraction, fraction_of_arb_endpoints)
-from .discrete import (Law, binomial_law, delta_lower, delta_upper, discretize, epsilon_lower, epsilon_upper,
+from .discrete import (Law, binomial_law, delta_lower, delta_upper, discretize, discretize_binomial, epsilon_lower, epsilon_upper,
                        power, product, tail_range, trim)
 from . import fixed
 from .models import GenericPair, KaryRR, LossModel, model_of
@@ -170,6 +170,17 @@ def _binomial_units(model: LossModel, h: Fraction) -> int | None:
     return int(u) if u.denominator == 1 else None
 
 
+def _binomial_group(model: LossModel, count: int) -> bool:
+    """Whether a group is composed as one binomial pair before discretising: many generic pairs
+    with a rational eps > 0."""
+    return (count >= BINOMIAL_GROUP and isinstance(model, GenericPair) and model.eps.kind == "rational"
+            and model.eps.value > 0)
+
+
+#: the least count of generic pairs composed as one binomial pair off the lattice
+BINOMIAL_GROUP = 64
+
+
 def _models_by_identity(groups: tuple[tuple[LossModel, int], ...]) -> list[tuple[LossModel, int]]:
     merged: dict[tuple, tuple[LossModel, int]] = {}
     for m, c in groups:
@@ -217,6 +228,11 @@ def build(pl: Plan, h: Fraction, tau: Fraction, prec: int) -> Built:
                 progress.tick(f"discretising {model.name} on the grid 1/{float(1 / h):.4g}")  # float ok: a message
                 jmin, jmax = tail_range(model, h, tau)
                 disc.append((discretize(model, h, jmin, jmax, prec=prec), count))
+            if not all(u.exact for (u, _), _ in disc):
+                # off the lattice: a large group of generic pairs is composed exactly first (a binomial
+                # pair) and discretised once, instead of powering its discretised step (docs/pld.md §6)
+                disc = [(discretize_binomial(m.eps.value, m.delta, c, h, ta), 1) if _binomial_group(m, c) else d
+                        for d, (m, c) in zip(disc, _models_by_identity(groups))]
             if all(u.exact for (u, _), _ in disc):
                 # exact laws: one chain suffices, in fixed point (docs/pld.md §7.1).  It is a sub-measure
                 # of the true law (a lower bound, docs/pld.md §3); the missing mass adds at most its
