@@ -24,14 +24,18 @@ no continuous part: then the upper, the lower and the true pair coincide and Q i
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TypeVar
 
 from flint import arb, arb_poly, ctx
 
 from .. import progress
 from ..numbers import arb_of_fraction
 from .models import LossModel, Position
+
+T = TypeVar("T")
 
 __all__ = ["Law", "discretize", "discretize_binomial", "compose", "power", "product", "delta_upper", "delta_lower",
            "epsilon_upper", "epsilon_lower", "atom_bin", "tail_range"]
@@ -395,20 +399,27 @@ def _q_of_exact(law: Law) -> arb_poly:
     return law.P
 
 
-def power(law: Law, n: int, tau: arb | None = None) -> Law:
-    """The n-fold composition of ``law`` with itself (binary powering, truncated after each step)."""
-    result: Law | None = None
-    base = law
+def binary_power(x: T, n: int, mul: Callable[[T, T], T], size: Callable[[T], int]) -> T:
+    """x composed n >= 1 times with itself by binary powering (``mul`` composes two laws)."""
+    if n < 1:
+        raise ValueError("power needs n >= 1")
+    result: T | None = None
+    base = x
     k = n
     while k:
-        progress.tick(f"composing {n} steps ({base.length} grid points)")
+        progress.tick(f"composing {n} steps ({size(base)} grid points)")
         if k & 1:
-            result = base if result is None else compose(result, base, tau)
+            result = base if result is None else mul(result, base)
         k >>= 1
         if k:
-            base = compose(base, base, tau)
+            base = mul(base, base)
     assert result is not None
     return result
+
+
+def power(law: Law, n: int, tau: arb | None = None) -> Law:
+    """The n-fold composition of ``law`` with itself (binary powering, truncated after each step)."""
+    return binary_power(law, n, lambda a, b: compose(a, b, tau), lambda l: l.length)
 
 
 def _binomial_window(p: arb, n: int, tau: arb) -> tuple[int, list[arb], arb]:

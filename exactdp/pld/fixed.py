@@ -27,7 +27,7 @@ from fractions import Fraction
 from flint import arb, arb_poly, ctx, fmpz, fmpz_poly
 
 from .. import progress
-from .discrete import Law, remember_mids
+from .discrete import Law, binary_power, remember_mids
 
 __all__ = ["FixedLaw", "from_law", "compose", "power", "product", "to_law", "bits_for"]
 
@@ -158,20 +158,7 @@ def compose(a: FixedLaw, b: FixedLaw, cut: int = 0) -> FixedLaw:
 
 def power(law: FixedLaw, n: int, cut: int = 0) -> FixedLaw:
     """The n-fold composition of ``law`` with itself (binary powering)."""
-    if n < 1:
-        raise ValueError("power needs n >= 1")
-    result: FixedLaw | None = None
-    base = law
-    k = n
-    while k:
-        progress.tick(f"composing {n} steps ({base.N.length()} lattice points, fixed point)")
-        if k & 1:
-            result = base if result is None else compose(result, base, cut)
-        k >>= 1
-        if k:
-            base = compose(base, base, cut)
-    assert result is not None
-    return result
+    return binary_power(law, n, lambda a, b: compose(a, b, cut), lambda l: l.N.length())
 
 
 def product(laws: list[FixedLaw], cut: int = 0) -> FixedLaw:
