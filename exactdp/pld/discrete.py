@@ -659,22 +659,6 @@ def _first_above(law: Law, eps: arb) -> list[int]:
     return sorted({max(i, 0) for i in range(lo, hi + 1)})
 
 
-def _crossing(law: Law, a: arb) -> int:
-    """An index near where P_j - a Q_j changes sign (binary search on the coefficients)."""
-    n = law.P.length()
-    lo, hi = 0, n
-    assert law.Q is not None
-    while lo < hi:
-        mid = (lo + hi) // 2
-        p = law.P[mid]
-        q = law.Q[mid] * (-arb_of_fraction(law.h) * (law.offset + mid)).exp()  # untilted
-        if (p - a * q).mid() > 0:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
 def epsilon_upper(law: Law, delta_g: arb) -> arb | None:
     """The least eps >= 0 with delta_upper(eps) <= delta_g (a ball), or None when even eps = +inf fails.
 
