@@ -7,8 +7,8 @@ Rows (issue 14): two values with counts 10^4 .. 10^7 (0.1 x N + 0.2 x 5); five v
 (the width exactdp certifies in 5 s and in 60 s); a DP-SGD-sized list ((0.02, 1e-8) x 10^5 +
 (0.05, 0) x 10^3 + (0.5, 0) x 10).  Each row asks eps at a total delta_g.
 
-exactdp runs in a fresh child process (time and peak memory are its own) with the digits a row
-asks for; dp_accounting (``from_privacy_parameters`` per distinct value, ``self_compose`` by its
+exactdp runs in a fresh child process (time and peak memory are its own; its engine modules are
+imported before the clock starts, as dp_accounting's are) with the digits a row asks for; dp_accounting (``from_privacy_parameters`` per distinct value, ``self_compose`` by its
 count, ``compose``; pessimistic, default discretisation) runs in another child with a time limit.
 dp_accounting's float is judged against exactdp's certified bracket: ``inside``, ``+x`` (sound,
 above the certified upper end by x relative) or ``-x UNSOUND`` (below the certified lower end).
@@ -61,6 +61,8 @@ QUICK = {0, 1, 4, 5, 8, 9}
 
 def run_exactdp(i: int, digits: int | None = None) -> dict:
     from exactdp import Composition, optimal_epsilon, progress
+    import exactdp.optimal.mv  # noqa: F401 - imported before the clock starts, as dp_accounting's modules are
+    import exactdp.pld.engine  # noqa: F401
 
     name, groups, dg, row_digits, budget, _ = ROWS[i]
     digits = row_digits if digits is None else digits

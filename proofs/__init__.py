@@ -59,6 +59,7 @@ def _registry() -> dict[str, Callable[[], Derivation]]:
         pld.pld_connect_the_dots,
         pld.pld_binning_and_truncation,
         pld.pld_fixed_point,
+        pld.pld_fixed_off_lattice,
     ]
     return {b.__name__: b for b in builders}
 

@@ -8,7 +8,7 @@ import sympy as sp
 
 from .framework import ByDerivative, Computed, Derivation, Equal, Implementation, NonNegative, pos
 
-__all__ = ["pld_connect_the_dots", "pld_binning_and_truncation", "pld_fixed_point"]
+__all__ = ["pld_connect_the_dots", "pld_binning_and_truncation", "pld_fixed_point", "pld_fixed_off_lattice"]
 
 
 def _hinge(x: sp.Expr) -> sp.Expr:
@@ -246,5 +246,101 @@ def pld_fixed_point() -> Derivation:
                      fn=integer_layer),
             Implementation("exactdp.pld's fixed-point lattice brackets the exact optimum of "
                            "200 x 0.1 + 70 x 0.3 + 100 x (0.05, 1e-8) at 1e-5 to 20 digits", fn=engine),
+        ],
+    )
+
+
+def pld_fixed_off_lattice() -> Derivation:
+    """Fixed point off the lattice and floors (docs/pld.md §7.2-§7.3): a binned law with P floored and
+    Q rounded up bounds every cut from below; moving P-mass up is undone by a merge (a
+    post-processing), so a lifted upper law still dominates."""
+    P, Q, dp, dq, x = pos("P Q d_P d_Q x")
+    m, a, t = pos("m a t")
+
+    def pair_layer() -> str | None:
+        # binned pairs composed in integers against exact rational convolutions
+        from fractions import Fraction
+
+        from flint import arb, arb_poly, ctx
+
+        from exactdp.numbers import arb_of_fraction
+        from exactdp.pld import fixed
+        from exactdp.pld.discrete import Law
+
+        F = Fraction
+        bits = 36
+        specs = [({-1: F(1, 4), 1: F(3, 4)}, F(5, 7)), ({-2: F(1, 3), 2: F(2, 3)}, F(2, 3)), ({0: F(1, 2), 3: F(1, 2)}, F(9, 10))]
+        laws, ep, eq = [], {0: F(1)}, {0: F(1)}
+        for Pm, r in specs:
+            Qm = {j: v * r for j, v in Pm.items()}
+            lo, hi = min(Pm), max(Pm)
+            with ctx.workprec(128):
+                pp = arb_poly([arb_of_fraction(Pm.get(j, F(0))) for j in range(lo, hi + 1)])
+                qq = arb_poly([arb_of_fraction(Qm.get(j, F(0))) for j in range(lo, hi + 1)])
+            laws.append(fixed.from_law(Law(F(1, 8), lo, pp, qq, arb(0), False, False, arb(0)), bits, pair=True))
+            for src, acc in ((Pm, ep), (Qm, eq)):
+                nxt: dict[int, Fraction] = {}
+                for i, p in acc.items():
+                    for j, q in src.items():
+                        nxt[i + j] = nxt.get(i + j, F(0)) + p * q
+                acc.clear()
+                acc.update(nxt)
+        f = fixed.product(laws)
+        assert f.Q is not None
+        for i, (c, d) in enumerate(zip(f.N.coeffs(), f.Q.coeffs())):
+            j = f.offset + i
+            if F(int(c), 2**bits) > ep.get(j, F(0)):
+                return f"P at {j} is {F(int(c), 2**bits)}, above the exact {ep.get(j, F(0))}"
+            if F(int(d), 2**bits) < eq.get(j, F(0)):
+                return f"tilted Q at {j} is {F(int(d), 2**bits)}, below the exact {eq.get(j, F(0))}"
+        return None
+
+    def engine() -> str | None:
+        import itertools
+        from fractions import Fraction
+
+        import mpmath
+
+        from exactdp import Composition
+        from exactdp.pld.engine import pld_delta
+
+        vals = [Fraction(v, 10**6) for v in (123457, 234561, 345671, 456781, 98761, 301234, 411117, 199999)]
+        eps = Fraction(1, 2)
+        enc = pld_delta(Composition.heterogeneous([(v, 0, 1) for v in vals]), eps, digits=5)
+        if enc.algorithm != "pld":
+            return f"the off-lattice path was not taken ({enc.algorithm})"
+        with mpmath.workdps(40):
+            es = [mpmath.mpf(v.numerator) / v.denominator for v in vals]
+            Z = mpmath.fprod(1 + mpmath.exp(e) for e in es)
+            E = mpmath.fsum(es)
+            s = mpmath.fsum(max(mpmath.mpf(0), mpmath.exp(mpmath.fsum(e for e, b in zip(es, S) if b))
+                                - mpmath.exp(mpmath.mpf(1) / 2) * mpmath.exp(E - mpmath.fsum(e for e, b in zip(es, S) if b)))
+                            for S in itertools.product((0, 1), repeat=len(es))) / Z
+            lo = mpmath.mpf(enc.lower.numerator) / enc.lower.denominator
+            hi = mpmath.mpf(enc.upper.numerator) / enc.upper.denominator
+            if not lo <= s <= hi:
+                return f"the floored fixed-point bracket [{lo}, {hi}] misses the sum over outputs {s}"
+        return None
+
+    return Derivation(
+        "pld_fixed_off_lattice",
+        "off the lattice, a binned law with P floored and tilted Q rounded up bounds delta from below, and "
+        "lifting an upper law's low mass to a floor keeps it dominating",
+        "docs/pld.md §7.2-§7.3",
+        [
+            Equal("a cut of the rounded pair against the true one: (P - e^x Q) - ((P - d_P) - e^x (Q + d_Q)) "
+                  "= d_P + e^x d_Q", (P - sp.exp(x) * Q) - ((P - dp) - sp.exp(x) * (Q + dq)), dp + sp.exp(x) * dq),
+            NonNegative("which is >= 0 for d_P, d_Q >= 0: P floored and Q rounded up only lower every cut "
+                        "P(S) - e^eps Q(S) <= delta", dp + sp.exp(x) * dq),
+            Equal("lifting P-mass m from loss a to a + t (t > 0): the outcomes (m, m e^{-a-t}) and "
+                  "(0, m (e^{-a} - e^{-a-t})) merge back into (m, m e^{-a})",
+                  m * sp.exp(-a - t) + m * (sp.exp(-a) - sp.exp(-a - t)), m * sp.exp(-a)),
+            NonNegative("the added outcome's Q-mass m e^{-a} (1 - e^{-t}) with t = ln(1 + x), x >= 0, is "
+                        "m e^{-a} x / (1 + x) >= 0: a valid pair, of which the unlifted one is a post-processing",
+                        m * sp.exp(-a) * x / (1 + x)),
+            Computed("binned pairs composed in integers against exact rational convolutions: P never above, "
+                     "tilted Q never below", fn=pair_layer),
+            Implementation("exactdp.pld's floored fixed-point bracket contains delta(0.5) of eight off-grid "
+                           "values summed over all 2^8 outputs", fn=engine),
         ],
     )

@@ -242,11 +242,34 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
             law = Law(h, jmin, P, None, p_inf, upper=False, exact=True, moved=arb(0))
             return replace(law, upper=True), law
         # lower: the bins as they are (Q tilted by e^{jh})
-        alpha = [(hb * j).exp() for j in range(jmin, jmax + 1)]
+        alpha = _grid_exps(h, jmin, jmax)
         Qt = [q * a for q, a in zip(Qb, alpha)]
         lower = Law(h, jmin, arb_poly(Pb if n_bins else [zero]), arb_poly(Qt or [zero]),
                     p_inf, upper=False, exact=False, moved=PL + PR)
         return _connect_the_dots(h, jmin, Pb, Qt, PL, PR, QR * alpha[-1], p_inf, alpha), lower
+
+
+_EXPS: dict[tuple[Fraction, int], dict[int, arb]] = {}
+
+
+def _grid_exps(h: Fraction, jmin: int, jmax: int) -> list[arb]:
+    """[e^{jh} for jmin <= j <= jmax] at the working precision, remembered for the last grid (every
+    mechanism discretised on one grid needs the same powers)."""
+    key = (h, ctx.prec)
+    if key not in _EXPS:
+        _EXPS.clear()
+        _EXPS[key] = {}
+    memo = _EXPS[key]
+    hb = None
+    out = []
+    for j in range(jmin, jmax + 1):
+        v = memo.get(j)
+        if v is None:
+            if hb is None:
+                hb = arb_of_fraction(h)
+            v = memo[j] = (hb * j).exp()
+        out.append(v)
+    return out
 
 
 def _connect_the_dots(h: Fraction, jmin: int, Pb: list[arb], Qt: list[arb], PL: arb, PR: arb, QRt: arb,
@@ -261,7 +284,7 @@ def _connect_the_dots(h: Fraction, jmin: int, Pb: list[arb], Qt: list[arb], PL: 
     n_bins = len(Pb)
     zero = arb(0)
     if alpha is None:
-        alpha = [(hb * j).exp() for j in range(jmin, jmin + n_bins + 1)]
+        alpha = _grid_exps(h, jmin, jmin + n_bins)
     t = []
     for i in range(n_bins):
         d = alpha[i + 1] - alpha[i]

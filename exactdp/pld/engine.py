@@ -3,8 +3,11 @@
 For each order of the neighbouring pair (one for symmetric mechanisms; "remove" and "add" once a
 mechanism is Poisson subsampled, docs/mathematics.md §7) the engine discretises every distinct
 mechanism on one grid ``h`` (connect-the-dots above, binning below), composes each group by
-binary powering and the groups by a balanced product, and answers from the two laws
-(:mod:`exactdp.pld.discrete`).  The answer for the composition is the larger of the orders.
+binary powering and the groups by a balanced product, in fixed-point integers that round every
+mass in the safe direction (:mod:`exactdp.pld.fixed`, docs/pld.md §7.1-§7.2), and answers from the
+two laws (:mod:`exactdp.pld.discrete`).  A query that looks only at losses above some eps builds
+partial products that keep only what can reach it (docs/pld.md §7.3).  The answer for the
+composition is the larger of the orders.
 
 Accuracy: both bounds are second order in ``h`` (docs/pld.md §6), and when every loss of every
 mechanism lies on a common lattice (generic mechanisms with rational eps, k-ary randomized
@@ -119,8 +122,20 @@ def _lattice(groups: list[tuple[LossModel, int]], *, atoms_only: bool = True) ->
     return g if g > 0 else Fraction(1)
 
 
+_LAST_PLAN: list[tuple[Composition, Plan]] = []
+
+
 def plan(comp: Composition) -> Plan:
-    """The orders, the lattice and the rough scale of a composition."""
+    """The orders, the lattice and the rough scale of a composition (the last one is remembered:
+    a query plans the same immutable composition several times)."""
+    if _LAST_PLAN and _LAST_PLAN[0][0] is comp:
+        return _LAST_PLAN[0][1]
+    pl = _plan(comp)
+    _LAST_PLAN[:] = [(comp, pl)]
+    return pl
+
+
+def _plan(comp: Composition) -> Plan:
     rem: dict[Any, int] = {}
     add: dict[Any, int] = {}
     asym = False
@@ -160,6 +175,8 @@ class Built:
     laws: list[tuple[Law, Law]]       # (upper, lower) per order
     exact: bool
     seconds: float                    # float ok: a timing
+    #: the laws are tight only for eps >= floor (None: at every eps)
+    floor: Fraction | None = None
 
 
 def _binomial_units(model: LossModel, h: Fraction) -> int | None:
@@ -189,6 +206,38 @@ def _models_by_identity(groups: tuple[tuple[LossModel, int], ...]) -> list[tuple
     return list(merged.values())
 
 
+def _fixed_chain(parts: list[tuple[Law, int]], budget: Fraction, *, pair: bool = False,
+                 floor: int | None = None) -> fixed.FixedLaw:
+    """The product of ``law ** count`` over ``parts`` in fixed point (:mod:`exactdp.pld.fixed`), with
+    fraction bits and tail cuts that each lose at most a quarter of ``budget``.
+
+    ``pair``: binned laws off the lattice, P floored and tilted Q rounded up (docs/pld.md §7.2).
+    ``floor``: a grid index below which no query will look; partial products then keep only what
+    can still reach it (docs/pld.md §7.3).
+    """
+    stages = sum(2 * c.bit_length() for _, c in parts) + len(parts)
+    points = sum(l.span * c for l, c in parts)
+    bits = fixed.bits_for(budget / 4, points, stages)
+    cut = int(budget * (1 << bits) / (8 * stages))
+    ones = [fixed.from_law(l, bits, pair=pair) for l, _ in parts]
+    if floor is None:
+        return fixed.product([fixed.power(f, c, cut) for f, (_, c) in zip(ones, parts)], cut)
+    reaches = [fixed.Reach.of(f).times(c) for f, (_, c) in zip(ones, parts)]
+    total = reaches[0]
+    for r in reaches[1:]:
+        total = total + r
+    # a partial sum is cut where the rest stays below its Hoeffding bound but for about budget/4
+    log_tau = (budget.denominator.bit_length() - budget.numerator.bit_length() + 3) * math.log(2) \
+        + math.log(stages)  # float ok: a floor choice only (never the soundness)
+    if pair:
+        # a binned output of index sum j has its loss in (j h, (j + n) h], n the binned factors:
+        # the queries at eps >= floor h look at index sums down to floor - n (docs/pld.md §7.3)
+        floor -= sum(c for l, c in parts if not l.exact)
+    floors = fixed.Floors(floor, total, log_tau)
+    laws = [fixed.power(f, c, cut, floors) for f, (_, c) in zip(ones, parts)]
+    return fixed.product(laws, cut, floors, reaches)
+
+
 def _lattice_chain(disc: list[tuple[tuple[Law, Law], int]], groups: tuple[tuple[LossModel, int], ...],
                    h: Fraction, budget: Fraction) -> Law:
     """The exact composed law of one order on its lattice, as a fixed-point sub-measure whose missing
@@ -206,16 +255,28 @@ def _lattice_chain(disc: list[tuple[tuple[Law, Law], int]], groups: tuple[tuple[
             parts.append((binomial_law(units, model.delta, c, h, t_part), 1))
         else:
             parts.append((trim(l, t_part), c))
-    stages = sum(2 * c.bit_length() for _, c in parts) + len(parts)
-    points = sum(l.span * c for l, c in parts)
-    bits = fixed.bits_for(budget / 4, points, stages)
-    cut = int(budget * (1 << bits) / (8 * stages))
-    laws = [fixed.power(fixed.from_law(l, bits), c, cut) for l, c in parts]
-    return fixed.to_law(fixed.product(laws, cut))
+    return fixed.to_law(_fixed_chain(parts, budget))
 
 
-def build(pl: Plan, h: Fraction, tau: Fraction, prec: int) -> Built:
-    """Discretise and compose every order at grid ``h`` (truncating at most ``tau`` of mass per cut)."""
+def _grid_chains(disc: list[tuple[tuple[Law, Law], int]], budget: Fraction,
+                 floor: int | None = None) -> tuple[Law, Law]:
+    """(upper, lower) composed laws of one order off the lattice, in fixed point (docs/pld.md §7.2):
+    the upper laws as sub-measures of their dominating pairs with the missing mass at +inf, the
+    lower laws with P floored and tilted Q rounded up.  Each side loses at most about ``budget``.
+    ``floor``: the grid index below which no query will look (docs/pld.md §7.3)."""
+    t_part = arb_of_fraction(budget / (4 * max(len(disc), 1)))
+    up = _fixed_chain([(trim(u, t_part), c) for (u, _), c in disc], budget, floor=floor)
+    low = _fixed_chain([(trim(l, t_part), c) for (_, l), c in disc], budget, pair=True, floor=floor)
+    return fixed.to_upper_law(up), fixed.to_law(low)
+
+
+def build(pl: Plan, h: Fraction, tau: Fraction, prec: int, floor: Fraction | None = None) -> Built:
+    """Discretise and compose every order at grid ``h`` (truncating at most ``tau`` of mass per cut).
+
+    ``floor``: no query of this build will look at a loss below it (an eps >= floor); off the
+    lattice the partial products then keep only what can still reach it (docs/pld.md §7.3).  The
+    laws stay certified at every eps, only looser below the floor.
+    """
     start = time.monotonic()
     laws = []
     exact = True
@@ -241,21 +302,21 @@ def build(pl: Plan, h: Fraction, tau: Fraction, prec: int) -> Built:
                 up = replace(low, upper=True, p_inf=low.p_inf + low.moved)
             else:
                 exact = False
-                up = product([power(trim(u, ta), c, ta) for (u, _), c in disc], ta)
-                low = product([power(trim(l, ta), c, ta) for (_, l), c in disc], ta)
+                index = math.floor(floor / h) if floor is not None else None
+                up, low = _grid_chains(disc, tau * n_ops, index)
             laws.append((up, low))
-    return Built(h, prec, tau, laws, exact, time.monotonic() - start)
+    return Built(h, prec, tau, laws, exact, time.monotonic() - start, floor if not exact else None)
 
 
 _CACHE: dict[tuple, Built] = {}
 
 
-def _build_cached(pl: Plan, h: Fraction, tau: Fraction, prec: int) -> Built:
-    key = (pl.key, h, tau, prec)
+def _build_cached(pl: Plan, h: Fraction, tau: Fraction, prec: int, floor: Fraction | None = None) -> Built:
+    key = (pl.key, h, tau, prec, floor)
     if key not in _CACHE:
         if len(_CACHE) >= 3:
             _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = build(pl, h, tau, prec)
+        _CACHE[key] = build(pl, h, tau, prec, floor)
     return _CACHE[key]
 
 
@@ -318,13 +379,23 @@ def unbounded() -> Iterator[None]:
         _UNBOUNDED.reset(token)
 
 
+def _grid_floor(x: Fraction | float | None, h: Fraction) -> Fraction | None:
+    """x rounded down to the grid h (a build's floor, docs/pld.md §7.3); None for none."""
+    if x is None or isinstance(x, float):
+        return None
+    return max(Fraction(math.floor(x / h)), Fraction(0)) * h
+
+
 def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fraction | None,
             bracket: Callable[[Built], tuple[Fraction | float, Fraction | float]],
-            done: Callable[[Fraction | float, Fraction | float], bool]) -> tuple[Fraction | float, Fraction | float, bool]:
+            done: Callable[[Fraction | float, Fraction | float], bool],
+            floor: Callable[[Fraction | float], Fraction | None] | None = None,
+            ) -> tuple[Fraction | float, Fraction | float, bool]:
     """Build finer and finer grids until ``done(lower, upper)`` or the budget; the best bracket.
 
     Returns (lower, upper, exact_lattice).  Brackets from different grids are intersected (each is
-    certified, so the intersection is too).
+    certified, so the intersection is too).  ``floor(lower)``: the least eps the query can still
+    ask about, given the bracket's lower end so far (docs/pld.md §7.3); None for every eps.
     """
     pl = plan(comp)
     left = progress.remaining()
@@ -342,7 +413,8 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         tau0, prec0 = Fraction(1, 10**40), _prec_for(4, Fraction(1, 10**40))
         if pl.lattice is not None and _lattice_points(pl) <= LATTICE_POINTS:
             h0 = pl.lattice
-        l0, u0 = bracket(_build_cached(pl, h0, tau0, prec0))
+        f0 = _grid_floor(floor(lo), h0) if floor is not None and h0 != pl.lattice else None
+        l0, u0 = bracket(_build_cached(pl, h0, tau0, prec0, f0))
         lo, hi = l0, u0
         if done(lo, hi):
             return lo, hi, pl.lattice is not None and h0 == pl.lattice
@@ -365,7 +437,7 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         progress.tick(f"grid 1/{float(1 / h):.4g}"  # float ok: a message
                       + (f", width {last_width:.2g}" if last_width is not None else ""))
         try:
-            b = _build_cached(pl, h, tau, prec)
+            b = _build_cached(pl, h, tau, prec, _grid_floor(floor(lo), h) if floor is not None else None)
             l, u = bracket(b)
         except TimeBudgetError:
             if isinstance(hi, float):
@@ -596,13 +668,14 @@ def _check_comp(comp: Composition) -> None:
 
 
 def pld_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGITS,
-              max_seconds: float | None = None) -> Enclosure:
+              max_seconds: float | None = None, eps_floor: Fraction | None = None) -> Enclosure:
     """A certified enclosure of the optimal delta at eps_g of any composition of mechanisms.
 
     The lower end comes from dominated (binned) pairs, the upper from dominating
-    (connect-the-dots) pairs, both composed exactly in ball arithmetic (docs/pld.md); the larger
+    (connect-the-dots) pairs, both composed in safely rounded fixed point (docs/pld.md §7); the larger
     of the two orders of a subsampled composition is taken.  ``digits`` is the target; the
     enclosure's ``digits`` says how many were certified within ``max_seconds``.
+    ``eps_floor`` (at most eps_g): the builds stay tight down to it (a curve reads them there).
     """
     _check_comp(comp)
     eps_g = ExactReal.parse(eps_g, "eps_g")
@@ -610,6 +683,7 @@ def pld_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGI
     if single is not None:
         return _single_delta(single, eps_g, digits)
     scale = None  # measured by a coarse first pass
+    least = eps_floor if eps_floor is not None else _lower_rational(eps_g)
 
     def bracket(b: Built) -> tuple[Fraction, Fraction]:
         with ctx.workprec(b.prec):
@@ -626,17 +700,25 @@ def pld_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGI
         w = _rel_width(lo, hi)
         return w is not None and w <= 10.0 ** (-digits) * 0.99
 
-    lo, hi, exact = _refine(comp, digits, max_seconds, scale, bracket, done)
+    lo, hi, exact = _refine(comp, digits, max_seconds, scale, bracket, done, lambda _: least)
     return _enclosure(lo, hi, digits, exact).clamped(Fraction(0), Fraction(1))
 
 
+def _lower_rational(x: ExactReal) -> Fraction:
+    """A rational at or below x (it only places a build's floor)."""
+    with ctx.workprec(64):
+        return _endpoints(x.arb())[0]
+
+
 def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DIGITS,
-                max_seconds: float | None = None) -> Enclosure:
+                max_seconds: float | None = None, floors: bool = True) -> Enclosure:
     """A certified enclosure of the optimal eps at total delta_g of any composition of mechanisms.
 
     The upper end is a point where the dominating pairs' delta is certified <= delta_g; the lower
     end the largest eps where a dominated pair's delta is certified > delta_g (docs/pld.md §8).
-    +inf exactly when the mass at +inf alone exceeds delta_g.
+    +inf exactly when the mass at +inf alone exceeds delta_g.  Each grid is built tight only
+    above the lower end reached so far (docs/pld.md §7.3); ``floors=False`` keeps it tight at
+    every eps (a curve reads it at other delta_g).
     """
     _check_comp(comp)
     delta_g = Fraction(delta_g)
@@ -674,16 +756,19 @@ def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_D
             return not isinstance(hi, float) and hi == 0
         return w <= 10.0 ** (-digits) * 0.99
 
-    lo, hi, exact = _refine(comp, digits, max_seconds, scale, bracket, done)
+    lo, hi, exact = _refine(comp, digits, max_seconds, scale, bracket, done,
+                            (lambda lo: lo) if floors else None)
     if isinstance(lo, float):
         return Enclosure.infinite(digits, ALGORITHM_LATTICE if exact else ALGORITHM)
     return _enclosure(lo, hi, digits, exact)
 
 
-def _finest_build(comp: Composition) -> Built | None:
-    """The finest build of this composition in the cache (the one a refinement ended with)."""
+def _finest_build(comp: Composition, floor: Fraction | None = None) -> Built | None:
+    """The finest build of this composition in the cache (the one a refinement ended with) that is
+    tight down to ``floor`` (None: at every eps)."""
     key = plan(comp).key
-    builds = [b for k, b in _CACHE.items() if k[0] == key]
+    builds = [b for k, b in _CACHE.items() if k[0] == key
+              and (b.floor is None or (floor is not None and b.floor <= floor))]
     return min(builds, key=lambda b: (b.h, -b.prec)) if builds else None
 
 
@@ -700,8 +785,9 @@ def pld_delta_curve(comp: Composition, eps_list: list[ExactReal], *, digits: int
         return [pld_delta(comp, e, digits=digits) for e in eps_list]
     with ctx.workprec(64):
         hardest = max(eps_list, key=lambda e: e.arb().mid())
-    first = pld_delta(comp, hardest, digits=digits, max_seconds=max_seconds)
-    b = _finest_build(comp)
+    least = min(_lower_rational(e) for e in eps_list)
+    first = pld_delta(comp, hardest, digits=digits, max_seconds=max_seconds, eps_floor=least)
+    b = _finest_build(comp, least)
     if b is None:
         return [first for _ in eps_list]
     out = []
@@ -723,7 +809,7 @@ def pld_epsilon_curve(comp: Composition, deltas: list[Fraction], *, digits: int 
     deltas = [Fraction(d) for d in deltas]
     if _single(comp) is not None:
         return [pld_epsilon(comp, d, digits=digits) for d in deltas]
-    first = pld_epsilon(comp, min(deltas), digits=digits, max_seconds=max_seconds)
+    first = pld_epsilon(comp, min(deltas), digits=digits, max_seconds=max_seconds, floors=False)
     b = _finest_build(comp)
     if b is None:
         return [first for _ in deltas]
@@ -816,7 +902,7 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
         prec, tau = _prec_for(digits, scale), _tau_for(digits, scale, n_ops)
         progress.tick(f"grid 1/{float(1 / h):.4g}")  # float ok: a message
         try:
-            b = _build_cached(pl, h, tau, prec)
+            b = _build_cached(pl, h, tau, prec, _grid_floor(_lower_rational(eps_g), h))
         except TimeBudgetError:
             return "undecided", lo_b, hi_b
         lo, hi = bracket(b)

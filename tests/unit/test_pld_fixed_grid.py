@@ -1,0 +1,174 @@
+"""The fixed-point layer off the lattice (exactdp/pld/fixed.py, docs/pld.md §7.2-§7.3).
+
+Upper laws are sub-measures of their dominating pairs with the missing mass at +inf; lower laws
+keep P floored and tilted Q rounded up; floors drop (lower) or lift (upper) what no query looks
+at.  Every check is against a computation that shares no code with the layer: exact Fraction
+convolutions of the same pairs, and delta by summing over all 2^k outputs in mpmath.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb, arb_poly, ctx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from exactdp import Composition
+from exactdp.numbers import arb_of_fraction
+from exactdp.pld import engine, fixed
+from exactdp.pld.discrete import Law, delta_lower, delta_upper
+from test_pld_fixed import convolve  # the exact Fraction convolution (a sibling test module)
+
+F = Fraction
+H = F(1, 8)
+
+
+def pair_law(P: dict[int, Fraction], Qt: dict[int, Fraction]) -> Law:
+    """A binned (lower) law with exact balls: P-masses and tilted Q-masses at grid indices."""
+    lo, hi = min(P), max(P)
+    with ctx.workprec(160):
+        p = [arb_of_fraction(P.get(j, F(0))) for j in range(lo, hi + 1)]
+        q = [arb_of_fraction(Qt.get(j, F(0))) for j in range(lo, hi + 1)]
+    return Law(H, lo, arb_poly(p), arb_poly(q), arb(0), upper=False, exact=False, moved=arb(0))
+
+
+def as_dict(f: fixed.FixedLaw, poly: object) -> dict[int, Fraction]:
+    return {f.offset + f.stride * i: F(int(c), 2**f.bits) for i, c in enumerate(poly.coeffs())}  # type: ignore[attr-defined]
+
+
+def test_pair_from_law_rounds_p_down_and_q_up() -> None:
+    with ctx.workprec(60):  # balls of nonzero radius: the ends are what is rounded
+        p = [arb(1) / 3, arb(2) / 7, arb(0)]
+        q = [arb(1) / 5, arb(1) / 9, arb(1) / 11]
+    law = Law(H, -1, arb_poly(p), arb_poly(q), arb(0), upper=False, exact=False, moved=arb(0))
+    f = fixed.from_law(law, 40, pair=True)
+    assert f.Q is not None
+    with ctx.workprec(200):
+        for i, c in enumerate(f.N.coeffs()):
+            assert arb(int(c)) * arb(2) ** -40 <= p[i].lower()
+            assert arb(int(c) + 1) * arb(2) ** -40 > p[i].lower()
+        for i, c in enumerate(f.Q.coeffs()):
+            assert arb(int(c)) * arb(2) ** -40 >= q[i].upper()
+    # the output whose P floors to zero at the top is dropped from both (a restriction)
+    assert f.N.length() == f.Q.length() == 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(1, 9), st.integers(0, 9)), min_size=2, max_size=5),
+       st.integers(20, 48))
+def test_pair_products_bound_the_exact_convolution(specs: list[tuple[int, int, int]], bits: int) -> None:
+    """P of the fixed product never above, tilted Q never below, the exact convolution of the pairs."""
+    exact_p: dict[int, Fraction] = {0: F(1)}
+    exact_q: dict[int, Fraction] = {0: F(1)}
+    laws = []
+    for units, num, qnum in specs:
+        P = {-units: F(10 - num, 10), units: F(num, 10)}
+        Qt = {j: v * F(10 + qnum, 20) for j, v in P.items()}  # tilted Q = P e^{jh - L}, a factor in (0, 1]
+        laws.append(fixed.from_law(pair_law(P, Qt), bits, pair=True))
+        exact_p, exact_q = convolve(exact_p, P), convolve(exact_q, Qt)
+    f = fixed.product(laws)
+    assert f.Q is not None
+    got_p, got_q = as_dict(f, f.N), as_dict(f, f.Q)
+    slack = F(4 * len(specs) * 2 ** len(specs), 2**bits)
+    for j in got_p:
+        assert got_p[j] <= exact_p.get(j, F(0))
+        assert got_q[j] >= exact_q.get(j, F(0))
+        assert got_q[j] - exact_q.get(j, F(0)) <= slack
+    assert sum(exact_p.values()) - sum(got_p.values()) <= slack * len(exact_p)
+
+
+def test_floors_lift_upper_mass_and_drop_lower_outputs() -> None:
+    P = {j: F(1, 9) for j in range(-4, 5)}
+    up = replace_upper(pair_law(P, P))
+    fu = fixed.from_law(up, 40)
+    g = fixed.compose(fu, fu, 0, low=1)
+    assert g.offset == 1 and g.upper
+    assert g.total() == fixed.compose(fu, fu).total()  # nothing lost: the mass below sits at index 1
+    fl = fixed.from_law(pair_law(P, P), 40, pair=True)
+    g2 = fixed.compose(fl, fl, 0, low=1)
+    assert g2.offset == 1 and g2.Q is not None and g2.Q.length() == g2.N.length()
+    full = fixed.compose(fl, fl)
+    assert g2.N.coeffs() == full.N.coeffs()[1 - full.offset:]  # the outputs kept are unchanged
+    assert g2.Q.coeffs() == full.Q.coeffs()[1 - full.offset:]  # type: ignore[union-attr]
+
+
+def replace_upper(law: Law) -> Law:
+    from dataclasses import replace
+
+    return replace(law, Q=None, upper=True)
+
+
+def test_mixing_sides_is_refused() -> None:
+    P = {-1: F(1, 2), 1: F(1, 2)}
+    with pytest.raises(ValueError):
+        fixed.compose(fixed.from_law(pair_law(P, P), 30, pair=True), fixed.from_law(replace_upper(pair_law(P, P)), 30))
+    with pytest.raises(ValueError):
+        fixed.from_law(pair_law(P, P), 30)  # a binned law must keep its Q
+
+
+def brute_delta(eps_list: list[Fraction], eps_g: Fraction) -> mpmath.mpf:
+    """delta(eps_g) of pure generic pairs by summing over all 2^k outputs (Murtagh-Vadhan Thm 1.5)."""
+    with mpmath.workdps(50):
+        es = [mpmath.mpf(e.numerator) / e.denominator for e in eps_list]
+        Z = mpmath.fprod(1 + mpmath.exp(e) for e in es)
+        E = mpmath.fsum(es)
+        x = mpmath.mpf(eps_g.numerator) / eps_g.denominator
+        s = mpmath.mpf(0)
+        for S in itertools.product((0, 1), repeat=len(es)):
+            eS = mpmath.fsum(e for e, b in zip(es, S) if b)
+            v = mpmath.exp(eS) - mpmath.exp(x) * mpmath.exp(E - eS)
+            if v > 0:
+                s += v
+        return s / Z
+
+
+def off_grid(k: int, seed: int) -> list[Fraction]:
+    rng = random.Random(seed)
+    return sorted({F(rng.randint(100000, 5000000), 10**7) for _ in range(k)})
+
+
+@pytest.mark.parametrize("k, seed, eps_g", [(12, 3, F(1, 2)), (14, 4, F(3, 2)), (10, 5, F(0))])
+def test_floored_builds_bracket_the_brute_force(k: int, seed: int, eps_g: Fraction) -> None:
+    """Builds floored at eps_g, below it, and (loose but sound) above it all contain the truth; the
+    floor at eps_g costs no tightness against the unfloored build."""
+    vals = off_grid(k, seed)
+    comp = Composition.heterogeneous([(v, 0, 1) for v in vals])
+    pl = engine.plan(comp)
+    h, tau, prec = F(1, 97), F(1, 10**20), 120
+    truth = brute_delta(vals, eps_g)
+    widths = {}
+    for floor in (None, eps_g, eps_g - F(1, 3), eps_g + 1):
+        b = engine.build(pl, h, tau, prec, floor)
+        assert not b.exact
+        up, low = b.laws[0]
+        with ctx.workprec(prec):
+            e = arb_of_fraction(eps_g)
+            lo, hi = delta_lower(low, e), delta_upper(up, e)
+        with mpmath.workdps(50):
+            assert mpmath.mpf(lo.lower().str(40, radius=False)) <= truth * (1 + mpmath.mpf(10) ** -35)
+            assert truth <= mpmath.mpf(hi.upper().str(40, radius=False)) * (1 + mpmath.mpf(10) ** -35)
+        widths[floor] = float((hi.upper() - lo.lower()).mid())  # float ok: a width comparison in a test
+    assert widths[eps_g] <= widths[None] * 1.001 + 1e-30
+    assert widths[eps_g - F(1, 3)] <= widths[None] * 1.001 + 1e-30
+
+
+def test_epsilon_query_with_floors_contains_the_brute_force_crossing() -> None:
+    vals = off_grid(12, 7)
+    comp = Composition.heterogeneous([(v, 0, 1) for v in vals])
+    enc = engine.pld_epsilon(comp, F(1, 10**3), digits=4)
+    assert enc.algorithm == "pld"
+    assert enc.relative_width() <= F(1, 10**4)
+    # delta at the certified upper end is <= delta_g, at the lower end > delta_g
+    assert brute_delta(vals, enc.upper) <= mpmath.mpf(1) / 1000
+    assert brute_delta(vals, enc.lower) > mpmath.mpf(1) / 1000
+    # the curve reads builds that are tight at every eps asked
+    curve = engine.pld_delta_curve(comp, [F(0), enc.lower], digits=4)
+    for e, c in zip([F(0), enc.lower], curve):
+        t = brute_delta(vals, e)
+        assert mpmath.mpf(c.lower.numerator) / c.lower.denominator <= t <= mpmath.mpf(c.upper.numerator) / c.upper.denominator
+        assert c.relative_width() <= F(1, 10**3)
