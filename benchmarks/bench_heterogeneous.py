@@ -12,13 +12,16 @@ imported before the clock starts, as dp_accounting's are) with the digits a row 
 count, ``compose``; pessimistic, default discretisation) runs in another child with a time limit.
 dp_accounting's float is judged against exactdp's certified bracket: ``inside``, ``+x`` (sound,
 above the certified upper end by x relative) or ``-x UNSOUND`` (below the certified lower end).
-Then exactdp runs once more asking only for the digits dp_accounting's answer really has (its
-certified width at most dp_accounting's distance from the optimum): the ratio at equal accuracy.
+Then exactdp runs once more asking only for the accuracy dp_accounting's answer really has: a
+certified relative width at most dp_accounting's distance from the optimum (``rel_width`` of the PLD
+engine that answers these rows; the digits that imply it for any other engine): the ratio at equal
+accuracy.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import resource
 import subprocess
@@ -59,17 +62,20 @@ ROWS = [
 QUICK = {0, 1, 4, 5, 8, 9}
 
 
-def run_exactdp(i: int, digits: int | None = None) -> dict:
+def run_exactdp(i: int, digits: int | None = None, width: Fraction | None = None) -> dict:
+    """exactdp on row i: at the row's digits, at ``digits``, or (through the PLD engine that answers
+    these rows) until its certified relative width is at most ``width``."""
     from exactdp import Composition, optimal_epsilon, progress
     import exactdp.optimal.mv  # noqa: F401 - imported before the clock starts, as dp_accounting's modules are
-    import exactdp.pld.engine  # noqa: F401
+    from exactdp.pld.engine import pld_epsilon
 
     name, groups, dg, row_digits, budget, _ = ROWS[i]
     digits = row_digits if digits is None else digits
     comp = Composition.heterogeneous(groups)
     t = time.perf_counter()
     with progress.task("bench", max_seconds=budget, stream=None):
-        e = optimal_epsilon(comp, dg, digits=digits)
+        e = optimal_epsilon(comp, dg, digits=digits) if width is None else \
+            pld_epsilon(comp, dg, digits=digits, rel_width=width)
     return {"seconds": time.perf_counter() - t, "lower": str(e.lower), "upper": str(e.upper),
             "algorithm": e.algorithm, "digits": e.digits}
 
@@ -105,32 +111,37 @@ def verdict(value: float, lo: Fraction, hi: Fraction) -> str:
 
 
 def equal_accuracy(i: int, value: float, lo: Fraction, hi: Fraction, digits: int, ex: dict,
-                   budget: float) -> tuple[int, float, float] | None:  # float ok: timings and widths for display
-    """exactdp asked for the digits that dp_accounting's answer actually has: the certified width
-    is then at most dp_accounting's distance from the optimum.  (digits, seconds, width) or None."""
+                   budget: float) -> tuple[float, float] | None:  # float ok: timings and widths for display
+    """exactdp asked for dp_accounting's own accuracy: a certified relative width at most
+    dp_accounting's distance from the optimum.  (seconds, width reached) or None."""
     mid = (lo + hi) / 2
     if mid <= 0:
         return None
     err = abs(Fraction(value) - mid) / mid
     if err == 0:
         return None
+    if hi - lo <= err * lo:  # the main run already certified that width
+        return ex["seconds"], float((hi - lo) / lo)  # float ok: display
     d = 1
     while Fraction(1, 10 ** d) > err:
         d += 1
-    if d >= digits:  # the main run already certified at least that many digits
-        return digits, ex["seconds"], float((hi - lo) / lo)  # float ok: display
+    if not ex["algorithm"].startswith("pld"):  # another engine answered: ask it for the digits instead
+        args = [str(i), str(d)]
+    else:
+        args = [str(i), str(d), str(Fraction(math.floor(err * 10**15), 10**15))]  # at most err
     try:
-        e = json.loads(subprocess.run([sys.executable, __file__, "--child", "exactdp", str(i), str(d)],
+        e = json.loads(subprocess.run([sys.executable, __file__, "--child", "exactdp", *args],
                                       capture_output=True, text=True, timeout=budget + 120, check=True).stdout)
     except (subprocess.TimeoutExpired, subprocess.CalledProcessError):
         return None
     l2, h2 = Fraction(e["lower"]), Fraction(e["upper"])
-    return d, e["seconds"], float((h2 - l2) / l2) if l2 > 0 else 0.0  # float ok: display
+    return e["seconds"], float((h2 - l2) / l2) if l2 > 0 else 0.0  # float ok: display
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
-        out = run_exactdp(int(argv[2]), int(argv[3]) if len(argv) > 3 else None) if argv[1] == "exactdp" \
+        out = run_exactdp(int(argv[2]), int(argv[3]) if len(argv) > 3 else None,
+                          Fraction(argv[4]) if len(argv) > 4 else None) if argv[1] == "exactdp" \
             else run_dp_accounting(int(argv[2]))
         out["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(out))
@@ -165,8 +176,8 @@ def main(argv: list[str]) -> int:
             cell = f"{r['value']:.10g} {cell}"
             eq = equal_accuracy(i, r["value"], lo, hi, digits, ex, budget)
             if eq is not None:
-                d_eq, t_eq, w_eq = eq
-                eq_cell = f"{d_eq} digits (width {w_eq:.1e}): {t_eq:.2f} s"
+                t_eq, w_eq = eq
+                eq_cell = f"width {w_eq:.1e}: {t_eq:.2f} s"
                 eq_ratio = f"{r['seconds'] / t_eq:.1f}"
         else:
             cell, t_dp, ratio = r.get("skipped") or r.get("error"), "", ""

@@ -287,6 +287,9 @@ def _connect_the_dots(h: Fraction, jmin: int, Pb: list[arb], Qt: list[arb], PL: 
         alpha = _grid_exps(h, jmin, jmin + n_bins)
     t = []
     for i in range(n_bins):
+        if Pb[i].is_zero() and Qt[i].is_zero():  # an empty bin (most bins of a pair of atoms)
+            t.append(zero)
+            continue
         d = alpha[i + 1] - alpha[i]
         g = Pb[i] - Qt[i]
         t.append(g / d)
@@ -296,6 +299,8 @@ def _connect_the_dots(h: Fraction, jmin: int, Pb: list[arb], Qt: list[arb], PL: 
     else:
         p[0] = PL + Qt[0] - alpha[0] * t[0]
         for i in range(1, n_bins):
+            if t[i - 1].is_zero() and t[i].is_zero() and Qt[i].is_zero():
+                continue  # nothing spread to this grid point
             p[i] = alpha[i] * (t[i - 1] - t[i]) + Qt[i]
         p[n_bins] = alpha[n_bins] * t[n_bins - 1] + QRt
     p_inf_up = p_inf + PR - QRt

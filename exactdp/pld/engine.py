@@ -390,12 +390,14 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
             bracket: Callable[[Built], tuple[Fraction | float, Fraction | float]],
             done: Callable[[Fraction | float, Fraction | float], bool],
             floor: Callable[[Fraction | float], Fraction | None] | None = None,
+            target: float | None = None,  # float ok: a grid prediction only
             ) -> tuple[Fraction | float, Fraction | float, bool]:
     """Build finer and finer grids until ``done(lower, upper)`` or the budget; the best bracket.
 
     Returns (lower, upper, exact_lattice).  Brackets from different grids are intersected (each is
     certified, so the intersection is too).  ``floor(lower)``: the least eps the query can still
     ask about, given the bracket's lower end so far (docs/pld.md §7.3); None for every eps.
+    ``target``: the relative width aimed at when it is not 10^-digits.
     """
     pl = plan(comp)
     left = progress.remaining()
@@ -454,10 +456,10 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         if width is None:
             return lo, hi, False
         elapsed = time.monotonic() - start
-        target = 10.0 ** (-digits)
+        aim = target if target is not None else 10.0 ** (-digits)
         # width ~ C h^2 (docs/pld.md §6): the grid that meets the target, unless the budget or the
         # memory bound allow less; then the finest grid they allow (the best bracket reachable)
-        want = 0.85 * math.sqrt(target / width) if width > 0 else 1 / 8  # float ok: grid planning only
+        want = 0.85 * math.sqrt(aim / width) if width > 0 else 1 / 8  # float ok: grid planning only
         remaining = budget - elapsed
         if remaining <= 0:
             return lo, hi, False
@@ -711,14 +713,16 @@ def _lower_rational(x: ExactReal) -> Fraction:
 
 
 def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DIGITS,
-                max_seconds: float | None = None, floors: bool = True) -> Enclosure:
+                max_seconds: float | None = None, floors: bool = True,
+                rel_width: Fraction | None = None) -> Enclosure:
     """A certified enclosure of the optimal eps at total delta_g of any composition of mechanisms.
 
     The upper end is a point where the dominating pairs' delta is certified <= delta_g; the lower
     end the largest eps where a dominated pair's delta is certified > delta_g (docs/pld.md §8).
     +inf exactly when the mass at +inf alone exceeds delta_g.  Each grid is built tight only
     above the lower end reached so far (docs/pld.md §7.3); ``floors=False`` keeps it tight at
-    every eps (a curve reads it at other delta_g).
+    every eps (a curve reads it at other delta_g).  ``rel_width``: stop as soon as the certified
+    relative width is at most this (instead of 10^-digits; a benchmark asks for a peer's accuracy).
     """
     _check_comp(comp)
     delta_g = Fraction(delta_g)
@@ -754,10 +758,13 @@ def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_D
         w = _rel_width(lo, hi)
         if w is None:
             return not isinstance(hi, float) and hi == 0
+        if rel_width is not None:
+            return not isinstance(lo, float) and not isinstance(hi, float) and hi - lo <= rel_width * lo
         return w <= 10.0 ** (-digits) * 0.99
 
     lo, hi, exact = _refine(comp, digits, max_seconds, scale, bracket, done,
-                            (lambda lo: lo) if floors else None)
+                            (lambda lo: lo) if floors else None,
+                            float(rel_width) if rel_width is not None else None)  # float ok: a grid prediction
     if isinstance(lo, float):
         return Enclosure.infinite(digits, ALGORITHM_LATTICE if exact else ALGORITHM)
     return _enclosure(lo, hi, digits, exact)

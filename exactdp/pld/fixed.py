@@ -84,6 +84,8 @@ def bits_for(budget: Fraction, points: int, stages: int) -> int:
 def _floor_units(c: arb, bits: int) -> int:
     """floor(x 2^bits) for the lower end x of the ball c (0 when it is not positive); call at a
     working precision of at least bits + 16 (the lower end is then rounded down, so below c)."""
+    if c.is_zero():
+        return 0
     lo = c.lower()
     if not lo.is_finite() or not lo > 0:
         return 0
@@ -94,6 +96,8 @@ def _floor_units(c: arb, bits: int) -> int:
 
 def _ceil_units(c: arb, bits: int) -> int:
     """ceil(x 2^bits) for the upper end x of the ball c (0 when it is 0 or below)."""
+    if c.is_zero():
+        return 0
     hi = c.upper()
     if not hi.is_finite():
         raise ArithmeticError("a mass ball has no finite upper end")

@@ -164,11 +164,22 @@ def test_epsilon_query_with_floors_contains_the_brute_force_crossing() -> None:
     assert enc.algorithm == "pld"
     assert enc.relative_width() <= F(1, 10**4)
     # delta at the certified upper end is <= delta_g, at the lower end > delta_g
-    assert brute_delta(vals, enc.upper) <= mpmath.mpf(1) / 1000
-    assert brute_delta(vals, enc.lower) > mpmath.mpf(1) / 1000
+    with mpmath.workdps(50):
+        assert brute_delta(vals, enc.upper) <= mpmath.mpf(1) / 1000
+        assert brute_delta(vals, enc.lower) > mpmath.mpf(1) / 1000
     # the curve reads builds that are tight at every eps asked
     curve = engine.pld_delta_curve(comp, [F(0), enc.lower], digits=4)
     for e, c in zip([F(0), enc.lower], curve):
         t = brute_delta(vals, e)
         assert mpmath.mpf(c.lower.numerator) / c.lower.denominator <= t <= mpmath.mpf(c.upper.numerator) / c.upper.denominator
         assert c.relative_width() <= F(1, 10**3)
+
+
+def test_epsilon_stops_at_a_requested_relative_width() -> None:
+    vals = off_grid(12, 8)
+    comp = Composition.heterogeneous([(v, 0, 1) for v in vals])
+    w = F(3, 10**4)
+    enc = engine.pld_epsilon(comp, F(1, 10**4), digits=12, rel_width=w)
+    assert enc.upper - enc.lower <= w * enc.lower
+    with mpmath.workdps(50):  # the ends lie within 3e-4 of the crossing: compare at 50 digits
+        assert brute_delta(vals, enc.upper) <= mpmath.mpf(1) / 10**4 < brute_delta(vals, enc.lower)
