@@ -1,6 +1,6 @@
 """Benchmark: heterogeneous composition at scale, exactdp beside dp_accounting's PLD in one run.
 
-    python benchmarks/bench_heterogeneous.py [--quick]
+    python benchmarks/bench_heterogeneous.py [--quick] [--only I,J]   # --only: those rows (0-based)
 
 Rows (issue 14): two values with counts 10^4 .. 10^7 (0.1 x N + 0.2 x 5); five values on a
 1/1000 grid with 10^4 .. 10^6 copies each; 100 and 1000 distinct seven-digit eps_i in [0.01, 0.5]
@@ -120,15 +120,15 @@ def equal_accuracy(i: int, value: float, lo: Fraction, hi: Fraction, digits: int
     err = abs(Fraction(value) - mid) / mid
     if err == 0:
         return None
-    if hi - lo <= err * lo:  # the main run already certified that width
-        return ex["seconds"], float((hi - lo) / lo)  # float ok: display
     d = 1
     while Fraction(1, 10 ** d) > err:
         d += 1
-    if not ex["algorithm"].startswith("pld"):  # another engine answered: ask it for the digits instead
-        args = [str(i), str(d)]
-    else:
+    if ex["algorithm"] == "pld":  # the refining engine: ask it for that width
         args = [str(i), str(d), str(Fraction(math.floor(err * 10**15), 10**15))]  # at most err
+    elif d < digits:  # another engine: ask it for the digits that imply that width
+        args = [str(i), str(d)]
+    else:  # the main run asked for no more than that
+        return ex["seconds"], float((hi - lo) / lo)  # float ok: display
     try:
         e = json.loads(subprocess.run([sys.executable, __file__, "--child", "exactdp", *args],
                                       capture_output=True, text=True, timeout=budget + 120, check=True).stdout)
@@ -147,12 +147,13 @@ def main(argv: list[str]) -> int:
         print(json.dumps(out))
         return 0
     quick = "--quick" in argv
+    only = {int(x) for x in argv[argv.index("--only") + 1].split(",")} if "--only" in argv else None
     print("| case | exactdp certified eps | rel. width | algorithm | exactdp time | exactdp peak MB | "
           "dp_accounting eps vs bracket | dp_accounting time | ratio dp_acc/exactdp | "
           "exactdp at dp_accounting's accuracy | ratio at equal accuracy |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for i, (name, groups, dg, digits, budget, peer_timeout) in enumerate(ROWS):
-        if quick and i not in QUICK:
+        if (quick and i not in QUICK) or (only is not None and i not in only):
             continue
         try:
             ex = json.loads(subprocess.run([sys.executable, __file__, "--child", "exactdp", str(i)],

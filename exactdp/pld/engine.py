@@ -37,7 +37,7 @@ from ..errors import InvalidParameterError, PrecisionError, TimeBudgetError
 from ..numbers import (DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify, decimal_string,
                        format_fraction, fraction_of_arb_endpoints)
 from .discrete import (Law, binomial_law, delta_lower, delta_upper, discretize, discretize_binomial, epsilon_lower, epsilon_upper,
-                       power, product, tail_range, trim)
+                       tail_range, trim)
 from . import fixed
 from .models import GenericPair, KaryRR, LossModel, model_of
 
@@ -219,7 +219,10 @@ def _fixed_chain(parts: list[tuple[Law, int]], budget: Fraction, *, pair: bool =
     points = sum(l.span * c for l, c in parts)
     bits = fixed.bits_for(budget / 4, points, stages)
     cut = int(budget * (1 << bits) / (8 * stages))
-    ones = [fixed.from_law(l, bits, pair=pair) for l, _ in parts]
+    # tilted Q of a product of n binned factors can sit near e^{-nh}: that many extra bits (§7.2)
+    n_binned = sum(c for l, c in parts if not l.exact)
+    qbits = math.ceil(float(parts[0][0].h) * n_binned * 1.4427) + 2 if pair and parts else 0  # float ok: a bit count
+    ones = [fixed.from_law(l, bits, pair=pair, qbits=qbits) for l, _ in parts]
     if floor is None:
         return fixed.product([fixed.power(f, c, cut) for f, (_, c) in zip(ones, parts)], cut)
     reaches = [fixed.Reach.of(f).times(c) for f, (_, c) in zip(ones, parts)]

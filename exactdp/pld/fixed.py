@@ -62,6 +62,10 @@ class FixedLaw:
     Q: fmpz_poly | None = None
     #: a dominating grid pair (off the lattice): mass below a floor is moved *up* to it, not dropped
     upper: bool = False
+    #: extra fraction bits of ``Q``: its unit is 2^-(bits + qbits).  Each binned factor tilts its
+    #: Q-masses down by up to e^{-h}, so a product of n of them can sit near e^{-nh}; the extra bits
+    #: keep those masses many units large (docs/pld.md §7.2)
+    qbits: int = 0
 
     @property
     def span(self) -> int:
@@ -108,24 +112,26 @@ def _ceil_units(c: arb, bits: int) -> int:
     return man << e if e >= 0 else -((-man) >> -e)
 
 
-def from_law(law: Law, bits: int, *, pair: bool = False) -> FixedLaw:
+def from_law(law: Law, bits: int, *, pair: bool = False, qbits: int = 0) -> FixedLaw:
     """The floors of a grid pair's P-masses (lower ends of its balls) at ``bits`` fraction bits.
 
     A grid pair is an exact law or an upper (connect-the-dots) law: its Q-masses are P e^{-jh}.
     ``pair=True`` (the lower side off the lattice, docs/pld.md §7.2) also keeps the *ceilings* of
-    the tilted Q-masses: the law's own ``Q``, or ``P`` itself for an exact law (Q e^{jh} = P).
+    the tilted Q-masses: the law's own ``Q``, or ``P`` itself for an exact law (Q e^{jh} = P), at
+    ``bits + qbits`` fraction bits.
     """
     if law.Q is not None and not pair:
         raise ValueError("a binned law keeps its Q-masses: use pair=True")
     if pair and law.upper:
         raise ValueError("an upper law is a grid pair: its fixed-point form has no Q")
-    with ctx.workprec(bits + 16):  # the ends below are rounded outwards at this precision
+    with ctx.workprec(bits + qbits + 16):  # the ends below are rounded outwards at this precision
         N, first = _strip_low(fmpz_poly([_floor_units(c, bits) for c in law.P.coeffs()]))
         Q = None
         if pair:
             src = law.Q if law.Q is not None else law.P
-            Q = _window(fmpz_poly([_ceil_units(c, bits) for c in src.coeffs()]), first, N.length())
-    return FixedLaw(law.h, law.offset + law.stride * first, N, bits, law.p_inf, law.stride, Q, law.upper)
+            Q = _window(fmpz_poly([_ceil_units(c, bits + qbits) for c in src.coeffs()]), first, N.length())
+    return FixedLaw(law.h, law.offset + law.stride * first, N, bits, law.p_inf, law.stride, Q, law.upper,
+                    qbits if pair else 0)
 
 
 def _window(Q: fmpz_poly, first: int, length: int) -> fmpz_poly:
@@ -206,8 +212,8 @@ def compose(a: FixedLaw, b: FixedLaw, cut: int = 0, low: int | None = None) -> F
     """
     if a.bits != b.bits or a.h != b.h:
         raise ValueError("compose fixed laws of the same grid and bits")
-    if (a.Q is None) != (b.Q is None) or a.upper != b.upper:
-        raise ValueError("compose two laws of the same side")
+    if (a.Q is None) != (b.Q is None) or a.upper != b.upper or a.qbits != b.qbits:
+        raise ValueError("compose two laws of the same side (and Q units)")
     g = math.gcd(a.stride, b.stride)
 
     def spread(x: FixedLaw, p: fmpz_poly) -> fmpz_poly:
@@ -229,11 +235,12 @@ def compose(a: FixedLaw, b: FixedLaw, cut: int = 0, low: int | None = None) -> F
         shift += k
     Q = None
     if a.Q is not None and b.Q is not None:
-        # floor + 1 >= the ceiling (the products are >= 0; ``//`` floors only nonnegative integers)
-        X = spread(a, a.Q) * spread(b, b.Q) // unit
-        Q = _window(X + fmpz_poly([1] * X.length()), shift, C.length())
+        # floor + 1 >= the ceiling, at every output kept (the products are >= 0; ``//`` floors only
+        # nonnegative integers); the +1 covers outputs whose product floors to zero too
+        X = spread(a, a.Q) * spread(b, b.Q) // (fmpz(1) << (a.bits + a.qbits))
+        Q = _window(X, shift, C.length()) + fmpz_poly([1] * C.length())
     p_inf = a.p_inf + b.p_inf - a.p_inf * b.p_inf  # non-decreasing in both (docs/pld.md §4)
-    return FixedLaw(a.h, offset, C, a.bits, p_inf, g, Q, a.upper)
+    return FixedLaw(a.h, offset, C, a.bits, p_inf, g, Q, a.upper, a.qbits)
 
 
 @dataclass(frozen=True)
@@ -340,9 +347,9 @@ def to_law(f: FixedLaw) -> Law:
     total = f.total()
     top = max([N.height_bits() if N.length() else 1]
               + ([Qn.height_bits()] if Qn is not None and Qn.length() else []))
-    with ctx.workprec(max(f.bits, top) + 16):  # the integers fit: the balls are exact
+    with ctx.workprec(max(f.bits + f.qbits, top) + 16):  # the integers fit: the balls are exact
         P = _exact_poly(N, f.bits)
-        Q = _exact_poly(Qn, f.bits) if Qn is not None else None
+        Q = _exact_poly(Qn, f.bits + f.qbits) if Qn is not None else None
         missing = 1 - f.p_inf - arb(total) * arb(2) ** (-f.bits)
     lo = missing.lower()
     if lo < 0:  # the exact missing mass is >= 0
@@ -352,7 +359,8 @@ def to_law(f: FixedLaw) -> Law:
     if Q is None:
         return Law(f.h, f.offset, P, None, f.p_inf, upper=False, exact=True, moved=missing)
     assert Qn is not None
-    remember_mids(Q, [float(c) * unit for c in Qn.coeffs()])  # float ok: as above
+    qunit = 2.0 ** (-(f.bits + f.qbits))  # float ok: as above
+    remember_mids(Q, [float(c) * qunit for c in Qn.coeffs()])  # float ok: as above
     return Law(f.h, f.offset, P, Q, f.p_inf, upper=False, exact=False, moved=missing)
 
 

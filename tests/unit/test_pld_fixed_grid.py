@@ -183,3 +183,38 @@ def test_epsilon_stops_at_a_requested_relative_width() -> None:
     assert enc.upper - enc.lower <= w * enc.lower
     with mpmath.workdps(50):  # the ends lie within 3e-4 of the crossing: compare at 50 digits
         assert brute_delta(vals, enc.upper) <= mpmath.mpf(1) / 10**4 < brute_delta(vals, enc.lower)
+
+
+def test_tiny_tilted_q_masses_are_still_rounded_up() -> None:
+    """Q-products far below one unit floor to zero; the +1 must still cover every output kept."""
+    P = {-1: F(1, 2), 1: F(1, 2)}
+    Qt = {j: v / 2**50 for j, v in P.items()}
+    f = fixed.from_law(pair_law(P, Qt), 30, pair=True)
+    g = fixed.compose(fixed.compose(f, f), f)
+    assert g.Q is not None
+    exact_q = convolve(convolve(Qt, Qt), Qt)
+    got = as_dict(g, g.Q)
+    assert set(got) == set(as_dict(g, g.N))
+    for j, q in got.items():
+        assert q >= exact_q.get(j, F(0))
+
+
+def test_many_binned_factors_on_a_coarse_grid_keep_a_tight_lower_end() -> None:
+    """1000 binned factors at h = 1/9 tilt Q down by up to e^{-111}: the extra Q bits keep the lower
+    end meaningful (without them it collapsed to 0, and without the +1 it rose above the upper end)."""
+    vals = off_grid(1000, 9)
+    comp = Composition.heterogeneous([(v, 0, 1) for v in vals])
+    b = engine.build(engine.plan(comp), F(1, 9), F(1, 10**20), 100, None)
+    up, low = b.laws[0]
+    from exactdp.pld.discrete import epsilon_lower, epsilon_upper
+
+    with ctx.workprec(100):
+        d = arb_of_fraction(F(1, 10**6))
+        hi = epsilon_upper(up, d)
+        lo = epsilon_lower(low, d)
+        assert hi is not None
+        assert 0 < lo.lower() and lo.upper() <= hi.lower()
+        assert (hi - lo).upper() < hi.lower() / 20  # a coarse grid, but a real bracket
+        for x in ("5", "10", "20"):
+            e = arb(x)
+            assert delta_lower(low, e).upper() <= delta_upper(up, e).lower()
