@@ -64,6 +64,9 @@ class Law:
     moved: arb
     #: coefficient i sits at grid index offset + stride * i (a binomial law is strided)
     stride: int = 1
+    #: the tilt's centre: ``Q`` holds Q_j e^{jh + qshift} (a composed lower law keeps its Q near its
+    #: P this way, docs/pld.md §7.2); 0 for a law discretised here
+    qshift: Fraction = Fraction(0)
 
     @property
     def length(self) -> int:
@@ -416,6 +419,8 @@ def compose(a: Law, b: Law, tau: arb | None = None) -> Law:
         qa = a.Q if a.Q is not None else _q_of_exact(a)
         qb = b.Q if b.Q is not None else _q_of_exact(b)
         Q = qa * qb
+        if (a.qshift if a.Q is not None else 0) or (b.qshift if b.Q is not None else 0):
+            raise ValueError("compose centred lower laws in fixed point (exactdp.pld.fixed)")
     # +inf: some component produced an output that Q never produces; 1-(1-a)(1-b) is monotone in a, b
     p_inf = a.p_inf + b.p_inf - a.p_inf * b.p_inf
     out = Law(a.h, a.offset + b.offset, P, Q, p_inf, a.upper, a.exact and b.exact, a.moved + b.moved)
@@ -630,7 +635,7 @@ def _best_cuts(law: Law, score: object, count: int = 3, shift: arb | None = None
     # untilt in floats: Q_j e^{shift} = Qt_j e^{shift - jh}; beyond the float range a term is 0 or
     # huge, which only ranks that cut last
     hf = float(law.h)  # float ok: cut selection only
-    sf = float(shift.mid()) if shift is not None else 0.0  # float ok: cut selection only
+    sf = (float(shift.mid()) if shift is not None else 0.0) - float(law.qshift)  # float ok: cut selection only
     Q = [q * math.exp(min(sf - (law.offset + j) * hf, 700.0)) if q else 0.0  # float ok: cut selection only
          for j, q in enumerate(Qt)]
     sp = sq = 0.0
@@ -671,11 +676,11 @@ def delta_lower(law: Law, eps: arb) -> arb:
 
 
 def _q_tail(law: Law, start: int) -> arb:
-    """sum_{i >= start} Q_i of a lower law (untilting its Q: Q_i = Qt_i e^{-(offset + i) h})."""
+    """sum_{i >= start} Q_i of a lower law (untilting its Q: Q_i = Qt_i e^{-(offset + i) h - qshift})."""
     assert law.Q is not None
     hb = arb_of_fraction(law.h)
     _, B = _tail_sums(law.Q, start, (-hb).exp())
-    return B * (-hb * law.offset).exp()
+    return B * (-(hb * law.offset) - arb_of_fraction(law.qshift)).exp()
 
 
 def _first_above(law: Law, eps: arb) -> list[int]:

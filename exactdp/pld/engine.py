@@ -219,10 +219,11 @@ def _fixed_chain(parts: list[tuple[Law, int]], budget: Fraction, *, pair: bool =
     points = sum(l.span * c for l, c in parts)
     bits = fixed.bits_for(budget / 4, points, stages)
     cut = int(budget * (1 << bits) / (8 * stages))
-    # tilted Q of a product of n binned factors can sit near e^{-nh}: that many extra bits (§7.2)
+    # binned factors enter with their tilts centred, and Q keeps the extra bits their spread needs (§7.2)
     n_binned = sum(c for l, c in parts if not l.exact)
-    qbits = math.ceil(float(parts[0][0].h) * n_binned * 1.4427) + 2 if pair and parts else 0  # float ok: a bit count
-    ones = [fixed.from_law(l, bits, pair=pair, qbits=qbits) for l, _ in parts]
+    qbits = fixed.q_bits(parts[0][0].h, n_binned, bits) if pair and parts else 0
+    ones = [fixed.from_law(l, bits, pair=pair, qbits=qbits, qshift=fixed.tilt_centre(l) if pair else Fraction(0))
+            for l, _ in parts]
     if floor is None:
         return fixed.product([fixed.power(f, c, cut) for f, (_, c) in zip(ones, parts)], cut)
     reaches = [fixed.Reach.of(f).times(c) for f, (_, c) in zip(ones, parts)]
@@ -456,13 +457,16 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         if done(lo, hi):
             return lo, hi, False
         width = _rel_width(lo, hi)
-        if width is None:
-            return lo, hi, False
+        if width is None and (isinstance(hi, float) or lo < 0 or hi <= 1000 * tau * n_ops):
+            return lo, hi, False  # nothing to refine, or an upper end at the truncation's own level
         elapsed = time.monotonic() - start
         aim = target if target is not None else 10.0 ** (-digits)
         # width ~ C h^2 (docs/pld.md §6): the grid that meets the target, unless the budget or the
-        # memory bound allow less; then the finest grid they allow (the best bracket reachable)
-        want = 0.85 * math.sqrt(aim / width) if width > 0 else 1 / 8  # float ok: grid planning only
+        # memory bound allow less; then the finest grid they allow (the best bracket reachable).
+        # A lower end still at 0 (many binned factors blur the lower law by about sqrt(n) h) says
+        # nothing of the width: a grid 4x finer, as the budget allows
+        want = 0.25 if width is None else (  # float ok: grid planning only
+            0.85 * math.sqrt(aim / width) if width > 0 else 1 / 8)
         remaining = budget - elapsed
         if remaining <= 0:
             return lo, hi, False

@@ -39,7 +39,7 @@ from flint import arb, arb_poly, ctx, fmpz, fmpz_poly
 from .. import progress
 from .discrete import Law, binary_power, remember_mids
 
-__all__ = ["FixedLaw", "Reach", "Floors", "from_law", "compose", "power", "product", "to_law", "to_upper_law", "bits_for"]
+__all__ = ["FixedLaw", "Reach", "Floors", "from_law", "tilt_centre", "q_bits", "compose", "power", "product", "to_law", "to_upper_law", "bits_for"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,10 @@ class FixedLaw:
     #: Q-masses down by up to e^{-h}, so a product of n of them can sit near e^{-nh}; the extra bits
     #: keep those masses many units large (docs/pld.md §7.2)
     qbits: int = 0
+    #: the tilt's centre: coefficient i of ``Q`` stands for ``Q_j e^{jh + qshift}``.  A binned factor
+    #: whose Q_j e^{jh} sits near P_j e^{-s} is entered with qshift = s, so a product keeps its Q near
+    #: its P and needs few extra bits (docs/pld.md §7.2); it changes no bound
+    qshift: Fraction = Fraction(0)
 
     @property
     def span(self) -> int:
@@ -112,13 +116,15 @@ def _ceil_units(c: arb, bits: int) -> int:
     return man << e if e >= 0 else -((-man) >> -e)
 
 
-def from_law(law: Law, bits: int, *, pair: bool = False, qbits: int = 0) -> FixedLaw:
+def from_law(law: Law, bits: int, *, pair: bool = False, qbits: int = 0,
+             qshift: Fraction = Fraction(0)) -> FixedLaw:
     """The floors of a grid pair's P-masses (lower ends of its balls) at ``bits`` fraction bits.
 
     A grid pair is an exact law or an upper (connect-the-dots) law: its Q-masses are P e^{-jh}.
     ``pair=True`` (the lower side off the lattice, docs/pld.md §7.2) also keeps the *ceilings* of
     the tilted Q-masses: the law's own ``Q``, or ``P`` itself for an exact law (Q e^{jh} = P), at
-    ``bits + qbits`` fraction bits.
+    ``bits + qbits`` fraction bits, each multiplied by ``e^{qshift}`` first (a ball, ceiled at its
+    upper end).
     """
     if law.Q is not None and not pair:
         raise ValueError("a binned law keeps its Q-masses: use pair=True")
@@ -129,9 +135,46 @@ def from_law(law: Law, bits: int, *, pair: bool = False, qbits: int = 0) -> Fixe
         Q = None
         if pair:
             src = law.Q if law.Q is not None else law.P
+            if qshift:
+                src = src * _exp_fraction(qshift)
             Q = _window(fmpz_poly([_ceil_units(c, bits + qbits) for c in src.coeffs()]), first, N.length())
     return FixedLaw(law.h, law.offset + law.stride * first, N, bits, law.p_inf, law.stride, Q, law.upper,
-                    qbits if pair else 0)
+                    qbits if pair else 0, qshift if pair else Fraction(0))
+
+
+def q_bits(h: Fraction, n_binned: int, bits: int) -> int:  # float ok: a bit count only
+    """Extra fraction bits for the tilted Q of a product of ``n_binned`` centred binned factors
+    (docs/pld.md §7.2).  Each factor's log-ratio ln(P_j / Q_j e^{jh + s}) lies in an interval of
+    width h around 0, so by Hoeffding's inequality the sum over n factors leaves
+    ``t = h sqrt(n bits ln 2 / 2)`` only on P-mass below 2^-bits; Q is then at least about e^{-t}
+    times P where it matters.  Never more than the uncentred need ``n h`` (in nats).  A choice of
+    tightness only: Q is rounded up at any number of bits."""
+    if n_binned <= 0:
+        return 0
+    hf = float(h)  # float ok: as above
+    t = min(hf * n_binned, hf * math.sqrt(n_binned * bits * math.log(2) / 2))
+    return math.ceil(1.4427 * t) + 8
+
+
+def _exp_fraction(x: Fraction) -> arb:
+    """e^x as a ball (x rational, so exactly representable as a ball quotient)."""
+    return (arb(x.numerator) / x.denominator).exp()
+
+
+def tilt_centre(law: Law) -> Fraction:  # float ok: chooses a tilt only, never a bound
+    """The P-mean of ln(P_j / Q_j e^{jh}) over a binned law's outputs, as a short rational: the
+    tilt that keeps its tilted Q near its P (0 for an exact law).  Only a choice (docs/pld.md §7.2)."""
+    if law.Q is None:
+        return Fraction(0)
+    num = den = 0.0
+    for p, q in zip(law.P.coeffs(), law.Q.coeffs()):
+        pf, qf = float(p.mid()), float(q.mid())  # float ok: as above
+        if pf > 0 and qf > 0:
+            num += pf * math.log(pf / qf)
+            den += pf
+    if not den > 0 or not math.isfinite(num):
+        return Fraction(0)
+    return Fraction(round(num / den * 2**20), 2**20)
 
 
 def _window(Q: fmpz_poly, first: int, length: int) -> fmpz_poly:
@@ -240,7 +283,7 @@ def compose(a: FixedLaw, b: FixedLaw, cut: int = 0, low: int | None = None) -> F
         X = spread(a, a.Q) * spread(b, b.Q) // (fmpz(1) << (a.bits + a.qbits))
         Q = _window(X, shift, C.length()) + fmpz_poly([1] * C.length())
     p_inf = a.p_inf + b.p_inf - a.p_inf * b.p_inf  # non-decreasing in both (docs/pld.md §4)
-    return FixedLaw(a.h, offset, C, a.bits, p_inf, g, Q, a.upper, a.qbits)
+    return FixedLaw(a.h, offset, C, a.bits, p_inf, g, Q, a.upper, a.qbits, a.qshift + b.qshift)
 
 
 @dataclass(frozen=True)
@@ -331,6 +374,19 @@ def product(laws: list[FixedLaw], cut: int = 0, floors: Floors | None = None,
     return heap[0][2]
 
 
+def _mids(N: fmpz_poly, bits: int) -> list[float]:  # float ok: midpoints only choose cuts
+    """The coefficients ``N 2^-bits`` as floats (correctly rounded even when the integers pass
+    2^1024, as tilted Q-masses of many binned factors do; capped at 1e301)."""
+    if N.length() == 0:
+        return []
+    if N.height_bits() < 1000 and bits < 1000:
+        unit = 2.0 ** (-bits)  # float ok: as above
+        return [float(c) * unit for c in N.coeffs()]  # float ok: as above
+    d = 1 << bits
+    big = d * (1 << 1000)  # beyond ~1e301 a midpoint is capped (it only ranks cuts)
+    return [int(c) / d if c < big else 1e301 for c in N.coeffs()]  # float ok: exact int division, rounded once
+
+
 def _exact_poly(N: fmpz_poly, bits: int) -> arb_poly:
     """N 2^-bits as exact balls (call at a working precision above the integers' bit size)."""
     return arb_poly(N) * (arb(2) ** (-bits))
@@ -354,14 +410,12 @@ def to_law(f: FixedLaw) -> Law:
     lo = missing.lower()
     if lo < 0:  # the exact missing mass is >= 0
         missing = arb(0).union(missing.upper())
-    unit = 2.0 ** (-f.bits)  # float ok: midpoints only choose where the queries look
-    remember_mids(P, [float(c) * unit for c in N.coeffs()])  # float ok: as above
+    remember_mids(P, _mids(N, f.bits))
     if Q is None:
         return Law(f.h, f.offset, P, None, f.p_inf, upper=False, exact=True, moved=missing)
     assert Qn is not None
-    qunit = 2.0 ** (-(f.bits + f.qbits))  # float ok: as above
-    remember_mids(Q, [float(c) * qunit for c in Qn.coeffs()])  # float ok: as above
-    return Law(f.h, f.offset, P, Q, f.p_inf, upper=False, exact=False, moved=missing)
+    remember_mids(Q, _mids(Qn, f.bits + f.qbits))
+    return Law(f.h, f.offset, P, Q, f.p_inf, upper=False, exact=False, moved=missing, qshift=f.qshift)
 
 
 def to_upper_law(f: FixedLaw) -> Law:
@@ -378,6 +432,5 @@ def to_upper_law(f: FixedLaw) -> Law:
     with ctx.workprec(max(f.bits, N.height_bits() if N.length() else 1) + 16):
         P = _exact_poly(N, f.bits)
         p_inf = 1 - arb(total) * arb(2) ** (-f.bits)  # exact: a dyadic number of bits + 1 bits
-    unit = 2.0 ** (-f.bits)  # float ok: midpoints only choose where the queries look
-    remember_mids(P, [float(c) * unit for c in N.coeffs()])  # float ok: as above
+    remember_mids(P, _mids(N, f.bits))
     return Law(f.h, f.offset, P, None, p_inf, upper=True, exact=False, moved=arb(0))
