@@ -312,3 +312,35 @@ def test_monotone_in_q(q1: int, q2: int) -> None:
     a = optimal_delta([(PoissonSampled(Laplace("1"), lo_q), 5)], "0.1", digits=3)
     b = optimal_delta([(PoissonSampled(Laplace("1"), hi_q), 5)], "0.1", digits=3)
     assert a.lower <= b.upper
+
+
+def _sum_statistic_delta(T: int, q: Fraction, eps: int, t: int) -> mpmath.mpf:
+    """A lower bound of delta(eps) of T Poisson-subsampled Gaussian steps (sigma 1, sensitivity 1):
+    the sum Y of all outputs is a post-processing, Y ~ N(N, T) with N ~ Bin(T, q) against N(0, T),
+    and P(Y > t) - e^eps Q(Y > t) <= delta_Y(eps) <= delta(eps).  Dropping the binomial's far tails
+    only lowers it.  Shares no code with the engine."""
+    with mpmath.workdps(40):
+        s = mpmath.sqrt(T)
+        qm = mpmath.mpf(q.numerator) / q.denominator
+        mean, sd = int(T * q), int(mpmath.sqrt(T * qm * (1 - qm))) + 1
+        p = mpmath.fsum(mpmath.binomial(T, n) * qm**n * (1 - qm) ** (T - n) * mpmath.ncdf(-(t - n) / s)
+                        for n in range(max(0, mean - 12 * sd), mean + 12 * sd))
+        return p - mpmath.e**eps * mpmath.ncdf(-t / s)
+
+
+def test_dpsgd_at_10_to_the_5_steps_is_decided_both_ways_against_independent_bounds() -> None:
+    """10^5 steps (sigma 1, q 0.01): the decision must agree with an RDP upper bound (order 2,
+    Mironov-Talwar-Zhang 2019: T log(1 + q^2 (e - 1)) + log(1/delta)) and with the sum-statistic lower
+    bound.  Before centred tilts the lower law was 0 there, and the check crashed on a float overflow."""
+    T, q, dg = 10**5, F(1, 100), F(1, 10**5)
+    comp = Composition.of([(PoissonSampled(Gaussian("1"), q), T)])
+    with mpmath.workdps(40):
+        rdp = T * mpmath.log(1 + (mpmath.mpf(1) / 10**4) * (mpmath.e - 1)) + mpmath.log(10**5)
+    assert rdp < 29  # so (29, 1e-5) is met, independently
+    assert _sum_statistic_delta(T, q, 15, 2000) > mpmath.mpf(1) / 10**5  # so (15, 1e-5) is not
+    v, lo, hi = pld_decision(comp, ExactReal.rational(F(29)), dg)
+    assert v == "meets" and hi <= dg
+    v, lo, hi = pld_decision(comp, ExactReal.rational(F(15)), dg)
+    assert v == "fails" and lo > dg
+    v, lo, hi = pld_decision(comp, ExactReal.rational(F(25)), dg)  # the optimum is about 25.57
+    assert v == "fails" and lo > dg
