@@ -395,13 +395,16 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
             done: Callable[[Fraction | float, Fraction | float], bool],
             floor: Callable[[Fraction | float], Fraction | None] | None = None,
             target: float | None = None,  # float ok: a grid prediction only
+            predict: bool = False,
             ) -> tuple[Fraction | float, Fraction | float, bool]:
     """Build finer and finer grids until ``done(lower, upper)`` or the budget; the best bracket.
 
     Returns (lower, upper, exact_lattice).  Brackets from different grids are intersected (each is
     certified, so the intersection is too).  ``floor(lower)``: the least eps the query can still
     ask about, given the bracket's lower end so far (docs/pld.md §7.3); None for every eps.
-    ``target``: the relative width aimed at when it is not 10^-digits.
+    ``target``: the relative width aimed at when it is not 10^-digits.  ``predict``: the first grid
+    may be up to 4x finer than the default one when ``_predicted_grid`` says the target needs it
+    (an eps query, whose relative width the prediction models), saving a coarse build.
     """
     pl = plan(comp)
     left = progress.remaining()
@@ -438,6 +441,11 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         return l, u, True
     points = 2048.0
     h = _on_lattice(pl, _grid_for(pl, points))
+    hp = _predicted_grid(pl, target if target is not None else 10.0 ** (-digits)) if predict else None
+    if hp is not None and 0.85 * hp < float(h):  # float ok: grid planning only
+        h_jump = _on_lattice(pl, Fraction(1, math.ceil(1 / max(0.85 * hp, float(h) / 4))))  # float ok: as above
+        if h_jump < h and _points(pl, h_jump) <= MAX_POINTS:
+            h = h_jump
     last_width: float | None = None  # float ok: a prediction only
     while True:
         progress.tick(f"grid 1/{float(1 / h):.4g}"  # float ok: a message
@@ -480,6 +488,21 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
             return lo, hi, False
         last_width = width
         h = h_new
+
+
+def _predicted_grid(pl: Plan, aim: float) -> float | None:  # float ok: grid planning only
+    """A grid whose eps bracket should come out about ``aim`` wide (relative), or None.
+
+    Each binned (or connect-the-dots) factor moves its losses by up to a cell, adding a variance of
+    about h^2/6 to the composed loss on each side; the relative width of the eps bracket is about
+    that added variance over the loss variance (docs/pld.md §6): ``h ~ sd sqrt(6 aim / n)`` for n
+    factors (a group composed as one binomial pair counts once).  A prediction only: the refinement
+    measures the width it gets and goes on from there.
+    """
+    if not pl.sd > 0 or not aim > 0:
+        return None
+    n = sum(1 if _binomial_group(m, c) else c for m, c in pl.orders[0])
+    return pl.sd * math.sqrt(6 * aim / n) if n > 0 else None
 
 
 def _points(pl: Plan, h: Fraction) -> float:  # float ok: a size estimate
@@ -771,7 +794,8 @@ def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_D
 
     lo, hi, exact = _refine(comp, digits, max_seconds, scale, bracket, done,
                             (lambda lo: lo) if floors else None,
-                            float(rel_width) if rel_width is not None else None)  # float ok: a grid prediction
+                            float(rel_width) if rel_width is not None else None,  # float ok: a grid prediction
+                            predict=True)
     if isinstance(lo, float):
         return Enclosure.infinite(digits, ALGORITHM_LATTICE if exact else ALGORITHM)
     return _enclosure(lo, hi, digits, exact)
