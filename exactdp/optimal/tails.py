@@ -89,6 +89,7 @@ class _Setup:
         self.losses = list(outs)
         self.vecs = [outs[L] for L in self.losses]
         self.eps_t_ll = LinLog.of(self.eps_t)
+        self._loss_arbs: list[arb] | None = None
 
     def log_pd(self) -> arb:
         """log prod (1 - delta_i)^{n_i}, at the working precision."""
@@ -97,24 +98,46 @@ class _Setup:
             s += c * (-arb_of_fraction(d)).log1p()
         return s
 
-    def threshold(self, x: LinLog, L: LinLog) -> int:
-        """The least j in [0, n+1] with (2j - n) eps_T + L > x (exact comparisons)."""
+    def threshold(self, x: LinLog, L: LinLog, x_arb: arb | None = None, L_arb: arb | None = None) -> int:
+        """The least j in [0, n+1] with (2j - n) eps_T + L > x.
+
+        Each comparison is the sign of a 128-bit ball when the ball excludes 0 (a proof), else the
+        exact comparison of LinLogs.  ``x_arb``, ``L_arb``: x and L as 128-bit balls, if known.
+        """
         n = self.n
         with ctx.workprec(128):
-            est = ((x - L).arb() / self.eps_t_ll.arb() + n) / 2
-        if not est.is_finite():
-            raise PrecisionError("a tail threshold could not be located")
-        j = int(est.mid().floor().unique_fmpz()) + 1
-        j = min(max(j, 0), n + 1)
+            xa = x.arb() if x_arb is None else x_arb
+            La = L.arb() if L_arb is None else L_arb
+            ea = self.eps_t_ll.arb()
+            d = xa - La
+            est = (d / ea + n) / 2
+            if not est.is_finite():
+                raise PrecisionError("a tail threshold could not be located")
+            j = int(est.mid().floor().unique_fmpz()) + 1
+            j = min(max(j, 0), n + 1)
 
-        def above(jj: int) -> bool:  # (2 jj - n) eps_T + L > x
-            return (self.eps_t_ll.scale(2 * jj - n) + L - x).sign() > 0
+            def above(jj: int) -> bool:  # (2 jj - n) eps_T + L > x
+                v = ea * (2 * jj - n) - d
+                if v > 0:
+                    return True
+                if v < 0:
+                    return False
+                return (self.eps_t_ll.scale(2 * jj - n) + L - x).sign() > 0
 
-        while j > 0 and above(j - 1):
-            j -= 1
-        while j <= n and not above(j):
-            j += 1
+            while j > 0 and above(j - 1):
+                j -= 1
+            while j <= n and not above(j):
+                j += 1
         return j
+
+    def thresholds(self, x: LinLog) -> list[int]:
+        """The threshold of every outcome of the rest at x."""
+        if self._loss_arbs is None:
+            with ctx.workprec(128):
+                self._loss_arbs = [L.arb() for L in self.losses]
+        with ctx.workprec(128):
+            xa = x.arb()
+        return [self.threshold(x, L, xa, La) for L, La in zip(self.losses, self._loss_arbs)]
 
     def weights(self) -> list[tuple[arb, arb]]:
         """(w_r, q_r): P- and Q-masses of the rest's outcomes, at the working precision."""
@@ -195,7 +218,7 @@ def _delta_pure_arb(s: _Setup, x: LinLog, ms: list[int], weights: list[tuple[arb
 
 
 def _thresholds(s: _Setup, x: LinLog) -> list[int]:
-    return [s.threshold(x, L) for L in s.losses]
+    return s.thresholds(x)
 
 
 def _delta_opt(s: _Setup, x: LinLog, ms: list[int]) -> arb:
@@ -243,6 +266,33 @@ def _sa_sb(s: _Setup, ms: list[int], weights: list[tuple[arb, arb]]) -> tuple[ar
     return sa, sb
 
 
+def _start_bracket(s: _Setup, log_inv_t: float, above) -> tuple[Fraction, Fraction]:  # float ok: search start only
+    """[lo, hi] with ``above(lo)`` and not ``above(hi)`` (as the low-precision midpoints say), found
+    from the central-limit guess mu + sigma sqrt(2 ln(1/t)) of the loss (P-mean mu, P-sd sigma: each
+    (eps, n) group adds n eps tanh(eps/2) and n eps^2 / cosh(eps/2)^2), widened by doubling steps.
+    Only a start for the search; nothing is certified here."""
+    mu = var = 0.0
+    for e, c in [(s.eps_t, s.n)] + s.rest:
+        ef = float(e.arb().mid())  # float ok: search start only
+        mu += c * ef * math.tanh(ef / 2)
+        var += c * (ef / math.cosh(ef / 2)) ** 2
+    sd = math.sqrt(var)
+    guess = max(mu + sd * math.sqrt(2 * max(log_inv_t, 0.0)), 0.0)
+    step = Fraction(max(sd, 1e-6)).limit_denominator(2**20)  # float ok: as above
+    x = Fraction(guess).limit_denominator(2**20)
+    if above(x):
+        lo, hi = x, x + step
+        while above(hi):
+            lo, hi, step = hi, hi + 2 * step, 2 * step
+            if hi > 2**60:
+                raise PrecisionError("the eps of this composition is beyond 2^60")
+        return lo, hi
+    hi, lo = x, max(x - step, Fraction(0))
+    while lo > 0 and not above(lo):
+        hi, lo, step = lo, max(lo - 2 * step, Fraction(0)), 2 * step
+    return lo, hi
+
+
 def tails_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
     """The optimal eps at total delta_g (+inf when delta_g < 1 - prod(1 - delta_i)), certified.
 
@@ -264,21 +314,21 @@ def tails_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
     ms0 = _thresholds(s, zero)
     if sign_at(lambda _: _delta_pure_arb(s, zero, ms0, s.weights()) - t_arb(), Fraction(0)) <= 0:
         return Enclosure.exact_value(Fraction(0), digits, ALGORITHM)
-    # a start just left of the root: bisection on low-precision midpoints (only a start: Newton's
-    # steps and the final segment check decide)
-    lo_x, hi_x = Fraction(0), Fraction(1)
+    # a start just left of the root: a bracket around a central-limit guess, then bisection on
+    # low-precision midpoints down to a fraction of a segment (only a start: Newton's steps and the
+    # final segment check decide)
 
     def above(xq: Fraction) -> bool:
         with ctx.workprec(64):
             v = _delta_pure_arb(s, LinLog(xq), _thresholds(s, LinLog(xq)), s.weights()) - t_arb()
         return bool(v.mid() > 0)
 
-    while above(hi_x):
-        lo_x, hi_x = hi_x, hi_x * 2
-        if hi_x > 2**60:
-            raise PrecisionError("the eps of this composition is beyond 2^60")
-    for _ in range(40):
-        if hi_x - lo_x <= (hi_x + lo_x) / 2**30:
+    with ctx.workprec(64):
+        log_t = float(t_arb().log().mid()) if t_arb() > 0 else -745.0  # float ok: search start only
+    lo_x, hi_x = _start_bracket(s, -log_t if math.isfinite(log_t) else 745.0, above)
+    quarter = Fraction(float(s.eps_t.arb().mid()) / 4)  # float ok: a quarter segment, search start only
+    for _ in range(80):
+        if hi_x - lo_x <= max(quarter, (hi_x + lo_x) / 2**30):
             break
         mid = (lo_x + hi_x) / 2
         mid = Fraction(round(mid * 2**40), 2**40)

@@ -116,6 +116,36 @@ def test_few_values_large_counts_against_mixed_binomial_sums(monkeypatch: pytest
         assert routed.algorithm == "pld-lattice" and inside(routed, truth)
 
 
+@pytest.mark.parametrize("guess", [0.0, 3.0, 40.0, 745.0])
+def test_tails_search_start_brackets_the_root_from_any_guess(guess: float) -> None:
+    # the central-limit guess is only a start: a wrong one (far left, far right) still yields
+    # lo < root <= hi of the predicate it is given
+    comp = Composition.heterogeneous([("0.1", "0", 10**4), ("0.2", "0", 5)])
+    s = tails._Setup(comp)
+    for root in (F(0), F(1, 3), F(7), F(150), F(900)):
+        asked: list[Fraction] = []
+
+        def above(x: Fraction) -> bool:
+            asked.append(x)
+            return x < root
+
+        lo, hi = tails._start_bracket(s, guess, above)
+        assert (lo < root or lo == 0) and root <= hi and not above(hi)
+        assert len(asked) < 40
+
+
+@pytest.mark.parametrize("dg", [F(9, 10), F(1, 100), F(1, 10**6), F(1, 10**30)])
+def test_tails_epsilon_against_the_exact_profile_at_any_delta(dg: Fraction, monkeypatch: pytest.MonkeyPatch) -> None:
+    # delta_g from 0.9 to 1e-30 puts the root far from the search's central-limit guess on both sides
+    monkeypatch.setattr(tails, "MIN_COUNT", 2)
+    comp = Composition.heterogeneous([("0.3", "0", 40), ("0.7", "1e-12", 3), ("log(3/2)", "0", 2)])
+    assert tails.tails_applies(comp)
+    from exactdp.optimal.mv import _epsilon_on, _eps_groups, _prod_one_minus_delta, build_profile
+
+    exact = _epsilon_on(build_profile(_eps_groups(comp)), _prod_one_minus_delta(comp), dg, 25)
+    assert meets(tails.tails_epsilon(comp, dg, digits=25), exact)
+
+
 @pytest.mark.slow
 def test_the_issue_targets_in_under_a_second() -> None:
     # issue 14: 30 certified digits for 0.1 x 10^6 + 0.2 x 5 and (0.01, 1e-9) x 10^9 + (0.5, 0) x 100
