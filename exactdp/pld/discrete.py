@@ -455,11 +455,13 @@ def power(law: Law, n: int, tau: arb | None = None) -> Law:
     return binary_power(law, n, lambda a, b: compose(a, b, tau), lambda l: l.length)
 
 
-def _binomial_window(p: arb, n: int, tau: arb) -> tuple[int, list[arb], arb]:
+def _binomial_window(p: arb, n: int, tau: arb, tails: bool = True) -> tuple[int, list[arb], arb]:
     """(j_lo, [Bin(n, p)(j) for j_lo <= j <= j_hi], mass of Bin(n, p) outside the window).
 
     The window is chosen from float estimates (about tau beyond each side); the masses inside are
-    balls, and the mass outside is an exact incomplete-beta enclosure (docs/pld.md §5).
+    balls, and the mass outside is an exact incomplete-beta enclosure (docs/pld.md §5).  With
+    ``tails=False`` the mass outside is only enclosed as ``1 - sum`` of the masses inside (no
+    incomplete betas; a wide ball, for a caller that recomputes what it drops anyway).
     """
     from ..optimal.kov15 import _upper_tail
     from ..optimal.tails import _pmf
@@ -485,9 +487,13 @@ def _binomial_window(p: arb, n: int, tau: arb) -> tuple[int, list[arb], arb]:
     for j in range(mode, j_lo, -1):
         v = v * j / (n - j + 1) / r
         vals[j - 1] = v
+    inside = [vals[j] for j in range(j_lo, j_hi + 1)]
+    if not tails:
+        rest = 1 - sum(inside, arb(0))  # the pmf sums to 1: an enclosure of the mass outside
+        return j_lo, inside, arb(0).union(rest.upper()) if rest.upper() >= 0 else arb(0)
     below = (1 - _upper_tail(n, j_lo, p)) if j_lo > 0 else arb(0)
     above = _upper_tail(n, j_hi + 1, p) if j_hi < n else arb(0)
-    return j_lo, [vals[j] for j in range(j_lo, j_hi + 1)], below + above
+    return j_lo, inside, below + above
 
 
 def discretize_binomial(eps: Fraction, delta: Fraction, n: int, h: Fraction, tau: arb) -> tuple[Law, Law]:
@@ -536,8 +542,9 @@ def binomial_law(eps_units: int, delta: Fraction, n: int, h: Fraction, tau: arb)
 
     j of the n mechanisms answering "up" has loss (2j - n) eps and P-mass C(n, j) p^j (1-p)^{n-j}
     (1-delta)^n, p = e^eps/(1+e^eps); the +inf mass is 1 - (1-delta)^n (docs/mathematics.md §1-§3).
-    Only the window of j where the binomial has mass is kept; the two tails beyond it, computed
-    exactly as incomplete beta functions, are dropped and counted in ``moved`` (docs/pld.md §5).
+    Only the window of j where the binomial has mass is kept; the two tails beyond it are dropped
+    (docs/pld.md §5) and ``moved`` encloses them as 1 minus the window's mass, a wide ball: the
+    fixed-point chain that composes this law recomputes its missing mass exactly (docs/pld.md §7.1).
     The law is strided: consecutive j are 2 eps_units grid points apart.
     """
     a = eps_units
@@ -545,7 +552,7 @@ def binomial_law(eps_units: int, delta: Fraction, n: int, h: Fraction, tau: arb)
     y = (hb * a).exp()
     p = y / (1 + y)
     keep = ((-arb_of_fraction(delta)).log1p() * n).exp() if delta else arb(1)  # (1 - delta)^n
-    j_lo, vals, outside = _binomial_window(p, n, tau)
+    j_lo, vals, outside = _binomial_window(p, n, tau, tails=False)
     coeffs = [v * keep for v in vals]
     moved = outside * keep
     p_inf = -(((-arb_of_fraction(delta)).log1p() * n).expm1()) if delta else arb(0)
@@ -574,14 +581,41 @@ def product(laws: list[Law], tau: arb | None = None, *, trim_each: bool = True) 
 # -- queries --------------------------------------------------------------------------------------------
 
 def _tail_sums(P: arb_poly, start: int, x: arb) -> tuple[arb, arb]:
-    """(sum_{i >= start} c_i, sum_{i >= start} c_i x^i) of a polynomial's coefficients."""
+    """(sum_{i >= start} c_i, sum_{i >= start} c_i x^i) of a polynomial's coefficients.
+
+    The queries of one law ask for the same or neighbouring starts several times: the last few
+    answers are kept (for the same polynomial, point and precision), and a start a little below a
+    kept one adds the few terms between (ball sums: the result is the same enclosure, or narrower).
+    """
     n = P.length()
     if start >= n:
         return arb(0), arb(0)
     if start <= 0:
         return P(arb(1)), P(x)
-    tail = P.right_shift(start)
-    return tail(arb(1)), tail(x) * x ** start
+    best = None
+    for q, xm, xr, prec, s0, A0, B0 in _TAILS:
+        if q is P and prec == ctx.prec and xm == x.mid() and xr == x.rad() and start <= s0 <= start + 64:
+            if best is None or s0 < best[0]:
+                best = (s0, A0, B0)
+    if best is not None:
+        s0, A, B = best
+        if s0 > start:
+            xi = x ** start
+            for i in range(start, s0):
+                c = P[i]
+                A += c
+                B += c * xi
+                xi *= x
+    else:
+        tail = P.right_shift(start)
+        A, B = tail(arb(1)), tail(x) * x ** start
+    # only the current polynomial's sums are kept (a law no longer queried is not kept alive)
+    _TAILS[:] = [e for e in _TAILS if e[0] is P][-7:] + [(P, x.mid(), x.rad(), ctx.prec, start, A, B)]
+    return A, B
+
+
+#: the last few tail sums (polynomial, point, precision, start, sums): see :func:`_tail_sums`
+_TAILS: list[tuple[arb_poly, arb, arb, int, int, arb, arb]] = []
 
 
 def delta_upper(law: Law, eps: arb) -> arb:
@@ -704,9 +738,11 @@ def epsilon_upper(law: Law, delta_g: arb) -> arb | None:
     hb = arb_of_fraction(law.h)
     n = law.P.length()
     zero = arb(0)
-    if delta_upper(law, zero).upper() <= delta_g.lower():
-        return zero
     lo = _float_crossing(law, delta_g)
+    # eps = 0 is tried first unless the float scan puts the crossing a few cells above 0 (skipping
+    # it then only risks a looser answer, never a wrong one: every answer below is certified)
+    if law.offset + lo <= 3 and delta_upper(law, zero).upper() <= delta_g.lower():
+        return zero
     # the crossing is in ((lo-1) h, lo h], where delta_upper is the line A - e^eps B of the terms
     # j >= lo; the line's root is a candidate, *certified* by evaluating delta_upper there (every
     # line lies below the convex curve, so a root alone would only be a lower bound)
@@ -801,7 +837,7 @@ def _exact_crossing_lower(law: Law, delta_g: arb, e_up: arb) -> arb:
     best = arb(0)
     t = (e_up / hb - law.offset).upper()
     i0 = int(t.floor().unique_fmpz()) if t.is_finite() else n
-    for i in range(max(0, i0 - 2), min(n, i0 + 3)):
+    for i in reversed(range(max(0, i0 - 2), min(n, i0 + 3))):  # downwards: each sum extends the last
         A, B = _tail_sums(law.P, i, (-hb).exp())
         B = B * (-hb * law.offset).exp()
         num = law.p_inf + A - delta_g

@@ -344,3 +344,54 @@ def test_dpsgd_at_10_to_the_5_steps_is_decided_both_ways_against_independent_bou
     assert v == "fails" and lo > dg
     v, lo, hi = pld_decision(comp, ExactReal.rational(F(25)), dg)  # the optimum is about 25.57
     assert v == "fails" and lo > dg
+
+
+# -- tail sums: kept and extended sums are the same enclosures as fresh ones ------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.fractions(min_value=0, max_value=1, max_denominator=2**20), min_size=2, max_size=120),
+       st.lists(st.integers(min_value=-5, max_value=130), min_size=1, max_size=12))
+def test_tail_sums_kept_and_extended_contain_the_exact_sums(coeffs, starts) -> None:  # type: ignore[no-untyped-def]
+    # the coefficients are dyadic-denominator-free fractions: their balls are exact only up to
+    # rounding, so the oracle is the exact rational sum, which every answer must contain
+    from flint import arb, arb_poly, ctx
+
+    import exactdp.pld.discrete as D
+    from exactdp.numbers import arb_of_fraction
+
+    x_q = Fraction(999, 1000)
+    with ctx.workprec(80):
+        P = arb_poly([arb_of_fraction(c) for c in coeffs])
+        x = arb_of_fraction(x_q)
+        D._TAILS.clear()
+        for s in sorted(set(starts), reverse=True):  # downwards: each sum may extend a kept one
+            A, B = D._tail_sums(P, s, x)
+            lo = max(s, 0)
+            exact_a = sum(coeffs[lo:], Fraction(0))
+            exact_b = sum((c * x_q**i for i, c in enumerate(coeffs) if i >= lo), Fraction(0))
+            for ball, q in ((A, exact_a), (B, exact_b)):
+                assert ball.lower() <= arb_of_fraction(q).upper() and arb_of_fraction(q).lower() <= ball.upper()
+                assert ball.rad() < arb(2) ** -60  # still a narrow enclosure after the steps
+
+def test_tail_sums_step_down_from_a_kept_sum() -> None:
+    # a start a little below a kept one is extended term by term, and agrees with the exact sums
+    # (a step that skips a term is caught here); a start far below is evaluated afresh
+    from flint import arb_poly, ctx
+
+    import exactdp.pld.discrete as D
+    from exactdp.numbers import arb_of_fraction
+
+    coeffs = [Fraction(i % 7 + 1, 3 * i + 5) for i in range(200)]
+    x_q = Fraction(7, 8)
+    with ctx.workprec(100):
+        P = arb_poly([arb_of_fraction(c) for c in coeffs])
+        x = arb_of_fraction(x_q)
+        D._TAILS.clear()
+        D._tail_sums(P, 150, x)
+        for s in (149, 140, 120, 60):  # 149..120 extend a kept sum; 60 is too far below: fresh
+            A, B = D._tail_sums(P, s, x)
+            for ball, q in ((A, sum(coeffs[s:], Fraction(0))),
+                            (B, sum((c * x_q**i for i, c in enumerate(coeffs) if i >= s), Fraction(0)))):
+                assert ball.lower() <= arb_of_fraction(q).upper() and arb_of_fraction(q).lower() <= ball.upper()
+                assert ball.rad() < arb_of_fraction(Fraction(1, 2**80))
+        assert [e[4] for e in D._TAILS] == [150, 149, 140, 120, 60]  # every answer kept, in order
