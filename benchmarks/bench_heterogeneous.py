@@ -15,7 +15,8 @@ above the certified upper end by x relative) or ``-x UNSOUND`` (below the certif
 Then exactdp runs once more asking only for the accuracy dp_accounting's answer really has: a
 certified relative width at most dp_accounting's distance from the optimum (``rel_width`` of the PLD
 engine that answers these rows; the digits that imply it for any other engine): the ratio at equal
-accuracy.
+accuracy.  Every run shorter than 10 s (of either library) is repeated and the fastest of three
+kept: on two cores a single sub-second run can be off by half.
 """
 
 from __future__ import annotations
@@ -60,13 +61,17 @@ ROWS = [
      [(F(1, 50), F(1, 10**8), 10**5), (F(1, 20), F(0), 10**3), (F(1, 2), F(0), 10)], F(1, 10**3), 30, 60, 300),
 ]
 QUICK = {0, 1, 4, 5, 8, 9}
+#: a run shorter than SHORT seconds is repeated (both libraries) and the best of REPEAT runs kept:
+#: on a two-core machine a single sub-second run can be off by 50 %
+SHORT, REPEAT = 10.0, 3
 
 
 def run_exactdp(i: int, digits: int | None = None, width: Fraction | None = None) -> dict:
     """exactdp on row i: at the row's digits, at ``digits``, or (through the PLD engine that answers
     these rows) until its certified relative width is at most ``width``."""
     from exactdp import Composition, optimal_epsilon, progress
-    import exactdp.optimal.mv  # noqa: F401 - imported before the clock starts, as dp_accounting's modules are
+    # every module a row reaches, imported (and compiled) before the clock starts, as dp_accounting's are
+    import exactdp.mechanisms, exactdp.optimal.kov15, exactdp.optimal.mv, exactdp.optimal.tails, exactdp.roots  # noqa: F401,E401
     from exactdp.pld.engine import pld_epsilon
 
     name, groups, dg, row_digits, budget, _ = ROWS[i]
@@ -101,6 +106,35 @@ def run_dp_accounting(i: int) -> dict:
     return {"value": v, "seconds": time.perf_counter() - t}
 
 
+def _width(r: dict) -> Fraction:
+    lo, hi = Fraction(r["lower"]), Fraction(r["upper"])
+    return (hi - lo) / lo if lo > 0 else Fraction(10**9)
+
+
+def best_child(args: list[str], timeout: float, narrowest: bool = False) -> dict:
+    """A child run (``--child ARGS``), repeated while it takes under SHORT seconds, the fastest of at
+    most REPEAT runs kept (``narrowest``: the narrowest bracket, then the fastest, for a run whose
+    width depends on its time budget).  A failure is returned as ``{"error": ...}``."""
+    key = (lambda r: (_width(r), r["seconds"])) if narrowest else (lambda r: r["seconds"])
+    best: dict = {}
+    for _ in range(REPEAT):
+        try:
+            out = json.loads(subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True,
+                                            text=True, timeout=timeout, check=True).stdout)
+        except subprocess.TimeoutExpired:
+            return best or {"error": f"no answer within {timeout:.0f} s"}
+        except subprocess.CalledProcessError as e:
+            return best or {"error": f"crashed (exit {e.returncode}): "
+                                     f"{e.stderr.strip().splitlines()[-1][:80] if e.stderr else ''}"}
+        if "seconds" not in out or "error" in out or "skipped" in out:
+            return best or out
+        if not best or key(out) < key(best):
+            best = out
+        if out["seconds"] >= SHORT:
+            break
+    return best
+
+
 def verdict(value: float, lo: Fraction, hi: Fraction) -> str:
     v = Fraction(value)
     if lo <= v <= hi:
@@ -129,10 +163,8 @@ def equal_accuracy(i: int, value: float, lo: Fraction, hi: Fraction, digits: int
         args = [str(i), str(d)]
     else:  # the main run asked for no more than that
         return ex["seconds"], float((hi - lo) / lo)  # float ok: display
-    try:
-        e = json.loads(subprocess.run([sys.executable, __file__, "--child", "exactdp", *args],
-                                      capture_output=True, text=True, timeout=budget + 120, check=True).stdout)
-    except (subprocess.TimeoutExpired, subprocess.CalledProcessError):
+    e = best_child(["exactdp", *args], budget + 120)
+    if "lower" not in e:
         return None
     l2, h2 = Fraction(e["lower"]), Fraction(e["upper"])
     return e["seconds"], float((h2 - l2) / l2) if l2 > 0 else 0.0  # float ok: display
@@ -155,22 +187,13 @@ def main(argv: list[str]) -> int:
     for i, (name, groups, dg, digits, budget, peer_timeout) in enumerate(ROWS):
         if (quick and i not in QUICK) or (only is not None and i not in only):
             continue
-        try:
-            ex = json.loads(subprocess.run([sys.executable, __file__, "--child", "exactdp", str(i)],
-                                           capture_output=True, text=True, timeout=budget + 120,
-                                           check=True).stdout)
-        except (subprocess.TimeoutExpired, subprocess.CalledProcessError) as e:
-            print(f"| {name} | exactdp failed: {type(e).__name__} | | | | | | | |", flush=True)
+        ex = best_child(["exactdp", str(i)], budget + 120, narrowest=True)
+        if "lower" not in ex:
+            print(f"| {name} | exactdp failed: {ex.get('error')} | | | | | | | | | |", flush=True)
             continue
         lo, hi = Fraction(ex["lower"]), Fraction(ex["upper"])
         width = float((hi - lo) / lo) if lo > 0 else 0.0  # float ok: display
-        try:
-            r = json.loads(subprocess.run([sys.executable, __file__, "--child", "dp_accounting", str(i)],
-                                          capture_output=True, text=True, timeout=peer_timeout, check=True).stdout)
-        except subprocess.TimeoutExpired:
-            r = {"error": f"no answer within {peer_timeout} s"}
-        except subprocess.CalledProcessError as e:
-            r = {"error": f"crashed (exit {e.returncode}): {e.stderr.strip().splitlines()[-1][:80] if e.stderr else ''}"}
+        r = best_child(["dp_accounting", str(i)], peer_timeout)
         eq_cell = eq_ratio = ""
         if "value" in r:
             cell, t_dp, ratio = verdict(r["value"], lo, hi), f"{r['seconds']:.2f} s", f"{r['seconds'] / ex['seconds']:.1f}"
