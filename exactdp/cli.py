@@ -511,7 +511,8 @@ def error_message(exc: BaseException, query: str | None = None, seconds: float |
             lo, hi = best if isinstance(best, tuple) else (best.lower, best.upper)
             extra = (f"; the best certified bracket is [{decimal_string(Fraction(lo), 10, 'down')}, "
                      f"{decimal_string(Fraction(hi), 10, 'up')}]")
-        return f"{kind}{spent}: {msg}{extra}; --max-seconds gives it more time"
+        hint = "" if "memory bound" in msg else "; --max-seconds gives it more time"
+        return f"{kind}{spent}: {msg}{extra}{hint}"
     if status_of(exc, query) == EXIT_INTERNAL:
         return f"internal error (a bug in exactdp, please report it): {type(exc).__name__}: {_err_line(exc)}"
     return f"error: {_err_line(exc)}"

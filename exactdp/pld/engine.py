@@ -370,6 +370,8 @@ def lattice_points(comp: Composition) -> float:  # float ok: a size estimate
 # -- the refinement loop -------------------------------------------------------------------------------
 
 _UNBOUNDED: ContextVar[bool] = ContextVar("exactdp_pld_unbounded", default=False)
+#: why the last :func:`pld_decision` of this context answered "undecided" (for the message)
+_WHY: ContextVar[str] = ContextVar("exactdp_pld_undecided_why", default="the time budget ran out")
 
 
 @contextmanager
@@ -901,6 +903,7 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
                 return "meets", lo_s, hi_s
             if lo_s > delta_g:
                 return "fails", lo_s, hi_s
+        _WHY.set("delta at eps_g equals delta_g to 30 digits")
         return "undecided", lo_s, hi_s
 
     pl = plan(comp)
@@ -932,6 +935,7 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
             v = verdict()
             if v is not None:
                 return v, lo_b, hi_b
+        _WHY.set("the exact lattice at 30 digits still holds delta_g within its truncation")
         return "undecided", lo_b, hi_b
 
     digits = DECISION_DIGITS
@@ -942,6 +946,7 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
         try:
             b = _build_cached(pl, h, tau, prec, _grid_floor(_lower_rational(eps_g), h))
         except TimeBudgetError:
+            _WHY.set("the time budget ran out")
             return "undecided", lo_b, hi_b
         lo, hi = bracket(b)
         lo_b, hi_b = max(lo_b, lo), min(hi_b, hi)
@@ -957,8 +962,11 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
         h_new = _on_lattice(pl, Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000)))))
         cost = b.seconds * float(h / h_new) ** 1.25  # float ok: a prediction
         if h_new >= h or _points(pl, h_new) > MAX_POINTS:
+            _WHY.set(f"the next grid would pass the memory bound ({MAX_POINTS} points)")
             return "undecided", lo_b, hi_b
         if deadline is not None and time.monotonic() + cost > deadline:
+            left = max(deadline - time.monotonic(), 0.0)
+            _WHY.set(f"the time budget ran out (the next grid needs about {cost:.0f} s, with {left:.0f} s left)")
             return "undecided", lo_b, hi_b
         h = h_new
 
@@ -972,12 +980,13 @@ def pld_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
     left = progress.remaining()
     budget = max_seconds if max_seconds is not None else (0.9 * left if left is not None else DEFAULT_SECONDS)
     delta_g = Fraction(delta_g)
+    _WHY.set("the time budget ran out")
     v, lo, hi = pld_decision(comp, eps_g, delta_g, deadline=start + budget)
     if v == "meets":
         return True
     if v == "fails":
         return False
     raise TimeBudgetError(
-        f"the time budget ran out: delta at eps_g is certified in [{decimal_string(lo, 10, 'down')}, "
+        f"{_WHY.get()}: delta at eps_g is certified in [{decimal_string(lo, 10, 'down')}, "
         f"{decimal_string(hi, 10, 'up')}] and delta_g = {format_fraction(delta_g)} lies inside",
         elapsed=time.monotonic() - start, best=(lo, hi))

@@ -231,3 +231,48 @@ def test_curve_matches_delta_epsilon_and_check(comp: Composition) -> None:
         assert meets(enc, optimal_epsilon(comp, d, digits=5))
         if not enc.is_infinite:
             assert is_private(comp, ExactReal.rational(enc.upper), d)
+
+
+def _hundred_values(tmp_path) -> str:  # type: ignore[no-untyped-def]
+    rng = random.Random(1)
+    vals: set[Fraction] = set()
+    while len(vals) < 100:
+        vals.add(F(rng.randint(100000, 5000000), 10**7))
+    path = tmp_path / "hundred.csv"
+    path.write_text("".join(f"{v.numerator}/{v.denominator},0\n" for v in sorted(vals)))
+    return str(path)
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from exactdp.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_check_near_the_boundary_says_why_it_stopped(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # 100 distinct seven-digit values; their optimal eps at 1e-6 is 17.65364..., 2e-6 relative from
+    # 17.6536: one second cannot decide, and the one-line answer says why, with the bracket
+    f = _hundred_values(tmp_path)
+    code, out, err = _cli(["check", "--mechanisms", f, "--eps-g", "17.6536", "--delta-g", "1e-6",
+                           "--max-seconds", "1"])
+    assert code == 4 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("exactdp: undecided after") and "the time budget ran out" in err
+    assert "certified in [" in err and "--max-seconds gives it more time" in err
+    lo, hi = err.split("certified in [")[1].split("]")[0].split(", ")
+    assert F(lo) <= F(1, 10**6) <= F(hi)
+
+
+def test_check_stopped_by_the_memory_bound_says_so(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import exactdp.pld.engine as engine
+
+    monkeypatch.setattr(engine, "MAX_POINTS", 3000)  # the first refinement already passes it
+    f = _hundred_values(tmp_path)
+    code, _, err = _cli(["check", "--mechanisms", f, "--eps-g", "17.6536", "--delta-g", "1e-6"])
+    assert code == 4 and err.count("\n") == 1, err
+    assert "memory bound (3000 points)" in err and "--max-seconds" not in err
