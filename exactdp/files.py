@@ -75,7 +75,7 @@ def decode_text(data: bytes, what: str) -> str:
 
 def read_text(path: str | os.PathLike[str], what: str, *, stdin: BinaryIO | None = None) -> str:
     """The text of an input file (``"-"`` reads standard input), decoded by :func:`decode_text`."""
-    label = f"{what}={str(path)!r}"
+    label = f"{what}={_elided(str(path))}"
     if str(path) == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
         return decode_text(stream.read(), f"{what} (standard input)")
@@ -85,12 +85,31 @@ def read_text(path: str | os.PathLike[str], what: str, *, stdin: BinaryIO | None
             raise InvalidParameterError(f"{label} is a directory, not a file")
         data = p.read_bytes()
     except FileNotFoundError:
-        raise InvalidParameterError(f"{label} does not exist") from None
+        raise InvalidParameterError(f"{label} does not exist{_data_hint(str(path))}") from None
     except PermissionError:
         raise InvalidParameterError(f"{label} cannot be read (permission denied)") from None
     except OSError as e:
-        raise InvalidParameterError(f"{label} cannot be read: {e.strerror or e}") from None
+        raise InvalidParameterError(f"{label} cannot be read: {e.strerror or e}{_data_hint(str(path))}") from None
     return decode_text(data, label)
+
+
+def _elided(text: str, keep: int = 60) -> str:
+    """``repr(text)``, its middle elided when long, so that an error stays one readable line.
+
+    >>> _elided("0.1,0\\n" * 100)
+    "'0.1,0\\\\n0.1,0\\\\n0.1,0\\\\n0.1,0\\\\n0...n0.1,0\\\\n0.1,0\\\\n0.1,0\\\\n0.1,0\\\\n' (600 characters)"
+    """
+    r = repr(text)
+    if len(r) <= 2 * keep + 10:
+        return r
+    return f"{r[:keep // 2]}...{r[-(keep // 2):]} ({len(text)} characters)"
+
+
+def _data_hint(path: str) -> str:
+    """A hint when a file name looks like the data itself (the values typed where a file goes)."""
+    if "," in path or "\n" in path:
+        return "; it looks like the values themselves: pass them with --mechanism, or pipe them in with '-'"
+    return ""
 
 
 def check_output_path(path: str | os.PathLike[str], what: str) -> Path:

@@ -291,3 +291,12 @@ def test_a_delta_is_never_printed_above_1(argv: list[str], digits: str, capsys: 
     assert Fraction(Decimal(obj["lower"])) >= 0 and obj["float_lower"] >= 0.0
     if obj["exact"] is not None:
         assert Fraction(obj["exact"]) == Fraction(Decimal(obj["lower"]))
+
+
+def test_values_typed_where_the_file_goes_get_one_short_line_and_a_hint(capsys: pytest.CaptureFixture[str]) -> None:
+    for typed in ("0.1,0,5", "0.0112648,0\n" * 1000):
+        code, out, err = run(["epsilon", "--mechanisms", typed, "--at-delta", "1e-6"], capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1, err
+        assert len(err) < 400 and "pipe them in with '-'" in err, err
+    code, _, err = run(["epsilon", "--mechanisms", "no_such_file.csv", "--at-delta", "1e-6"], capsys)
+    assert code == 2 and "does not exist" in err and "pipe them" not in err
