@@ -449,11 +449,17 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         if h_jump < h and _points(pl, h_jump) <= MAX_POINTS:
             h = h_jump
     last_width: float | None = None  # float ok: a prediction only
+    aim = target if target is not None else 10.0 ** (-digits)
+    # the width this grid can reach (§6: ~ C h^2), when predicted: precision and truncation for it
+    reach = aim * (float(h) / hp) ** 2 if hp is not None else None  # float ok: a prediction only
     while True:
         progress.tick(f"grid 1/{float(1 / h):.4g}"  # float ok: a message
                       + (f", width {last_width:.2g}" if last_width is not None else ""))
+        d_grid = _digits_within(reach, digits, aim)
+        prec_g, tau_g = (prec, tau) if d_grid == digits else (_prec_for(d_grid, scale),
+                                                               _tau_for(d_grid, scale, n_ops))
         try:
-            b = _build_cached(pl, h, tau, prec, _grid_floor(floor(lo), h) if floor is not None else None)
+            b = _build_cached(pl, h, tau_g, prec_g, _grid_floor(floor(lo), h) if floor is not None else None)
             l, u = bracket(b)
         except TimeBudgetError:
             if isinstance(hi, float):
@@ -470,7 +476,6 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         if width is None and (isinstance(hi, float) or lo < 0 or hi <= 1000 * tau * n_ops):
             return lo, hi, False  # nothing to refine, or an upper end at the truncation's own level
         elapsed = time.monotonic() - start
-        aim = target if target is not None else 10.0 ** (-digits)
         # width ~ C h^2 (docs/pld.md §6): the grid that meets the target, unless the budget or the
         # memory bound allow less; then the finest grid they allow (the best bracket reachable).
         # A lower end still at 0 (many binned factors blur the lower law by about sqrt(n) h) says
@@ -489,7 +494,26 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         if h_new >= h:
             return lo, hi, False
         last_width = width
+        reach = width * float(h_new / h) ** 2 if width is not None else None  # float ok: a prediction
         h = h_new
+
+
+def _digits_within(reach: float | None, digits: int, aim: float) -> int:  # float ok: a precision choice
+    """The digits a grid's precision and truncation are set for: the requested ``digits``, or fewer
+    when the grid is predicted to reach only a relative width ``reach`` (at most ``aim``'s digits
+    are needed either way).  Six digits beyond the predicted width (and the 48 guard bits of
+    :func:`_prec_for`) keep the balls' radii and the truncated mass far below the width; a
+    prediction that is too pessimistic costs only width, never soundness, as every bracket is
+    certified at any precision, and the next grid measures the width again.
+
+    >>> _digits_within(None, 30, 1e-30), _digits_within(2e-4, 30, 1e-30), _digits_within(2e-4, 6, 1e-6)
+    (30, 10, 6)
+    >>> _digits_within(1e-12, 30, 1e-6)  # a grid finer than the aim needs the aim's digits only
+    12
+    """
+    if reach is None or not reach > 0 or not math.isfinite(reach):
+        return digits
+    return min(digits, max(8, math.ceil(-math.log10(max(reach, aim))) + 6))
 
 
 def _predicted_grid(pl: Plan, aim: float) -> float | None:  # float ok: grid planning only

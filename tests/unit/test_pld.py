@@ -229,6 +229,22 @@ def test_generic_through_the_engine_brackets_the_exact_optimum(mechs: list[tuple
     assert meets(d_br, d_exact)
 
 
+def test_a_budget_short_of_the_digits_sets_precision_for_the_reachable_width() -> None:
+    # 30 digits asked of an off-lattice list with a budget that reaches a few: the grids are built at
+    # the precision of the width they are predicted to reach (docs/pld.md §8), and the bracket still
+    # holds the exact optimum (Murtagh-Vadhan, an independent engine)
+    from exactdp.pld import engine
+    mechs = [(f"0.{1234567 + 7919 * i}", "0", 1) for i in range(12)] + [("0.3", "0", 4)]
+    comp = Composition.heterogeneous(mechs)
+    dg = F(1, 10**4)
+    exact = optimal_epsilon(comp, dg, digits=20)
+    engine._CACHE.clear()
+    br = pld_epsilon(comp, dg, digits=30, max_seconds=1.5)
+    assert meets(br, exact), (br, exact)
+    precs = [k[3] for k in engine._CACHE if k[0] == engine.plan(comp).key]
+    assert precs and min(precs) < engine._prec_for(30, dg), precs
+
+
 def test_lattice_answers_with_many_digits_and_tiny_delta() -> None:
     comp = Composition.heterogeneous([("0.1", "0", 200), ("0.2", "0", 5)])
     exact = optimal_epsilon(comp, F(1, 10**30), digits=25)
