@@ -276,8 +276,8 @@ def _start_bracket(s: _Setup, log_inv_t: float, above) -> tuple[Fraction, Fracti
         ef = float(e.arb().mid())  # float ok: search start only
         mu += c * ef * math.tanh(ef / 2)
         var += c * (ef / math.cosh(ef / 2)) ** 2
-    sd = math.sqrt(var)
-    guess = max(mu + sd * math.sqrt(2 * max(log_inv_t, 0.0)), 0.0)
+    sd = math.sqrt(var)  # float ok: search start only
+    guess = max(mu + sd * math.sqrt(2 * max(log_inv_t, 0.0)), 0.0)  # float ok: search start only
     step = Fraction(max(sd, 1e-6)).limit_denominator(2**20)  # float ok: as above
     x = Fraction(guess).limit_denominator(2**20)
     if above(x):

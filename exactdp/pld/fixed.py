@@ -152,7 +152,7 @@ def q_bits(h: Fraction, n_binned: int, bits: int) -> int:  # float ok: a bit cou
     if n_binned <= 0:
         return 0
     hf = float(h)  # float ok: as above
-    t = min(hf * n_binned, hf * math.sqrt(n_binned * bits * math.log(2) / 2))
+    t = min(hf * n_binned, hf * math.sqrt(n_binned * bits * math.log(2) / 2))  # float ok: a bit count
     return math.ceil(1.4427 * t) + 8
 
 
@@ -170,7 +170,7 @@ def tilt_centre(law: Law) -> Fraction:  # float ok: chooses a tilt only, never a
     for p, q in zip(law.P.coeffs(), law.Q.coeffs()):
         pf, qf = float(p.mid()), float(q.mid())  # float ok: as above
         if pf > 0 and qf > 0:
-            num += pf * math.log(pf / qf)
+            num += pf * math.log(pf / qf)  # float ok: chooses a tilt only
             den += pf
     if not den > 0 or not math.isfinite(num):
         return Fraction(0)
@@ -310,7 +310,7 @@ class Reach:
 
     def bound(self, log_tau: float) -> int:  # float ok: a floor choice only
         """An index the sum of the factors exceeds with P-probability at most e^-log_tau."""
-        hoeffding = self.mean + math.sqrt(max(self.sq, 0.0) * log_tau / 2) + 1
+        hoeffding = self.mean + math.sqrt(max(self.sq, 0.0) * log_tau / 2) + 1  # float ok: §7.3 floor
         return min(self.top, math.ceil(hoeffding)) if math.isfinite(hoeffding) else self.top
 
     @staticmethod
