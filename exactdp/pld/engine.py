@@ -231,8 +231,8 @@ def _fixed_chain(parts: list[tuple[Law, int]], budget: Fraction, *, pair: bool =
     for r in reaches[1:]:
         total = total + r
     # a partial sum is cut where the rest stays below its Hoeffding bound but for about budget/4
-    log_tau = (budget.denominator.bit_length() - budget.numerator.bit_length() + 3) * math.log(2) \
-        + math.log(stages)  # float ok: a floor choice only (never the soundness)
+    tau_bits = budget.denominator.bit_length() - budget.numerator.bit_length() + 3
+    log_tau = tau_bits * math.log(2) + math.log(stages)  # float ok: a floor choice only (§7.3)
     if pair:
         # a binned output of index sum j has its loss in (j h, (j + n) h], n the binned factors:
         # the queries at eps >= floor h look at index sums down to floor - n (docs/pld.md §7.3)
@@ -481,7 +481,7 @@ def _refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fr
         # A lower end still at 0 (many binned factors blur the lower law by about sqrt(n) h) says
         # nothing of the width: a grid 4x finer, as the budget allows
         want = 0.25 if width is None else (  # float ok: grid planning only
-            0.85 * math.sqrt(aim / width) if width > 0 else 1 / 8)
+            0.85 * math.sqrt(aim / width) if width > 0 else 1 / 8)  # float ok: as above
         remaining = budget - elapsed
         if remaining <= 0:
             return lo, hi, False
@@ -528,7 +528,7 @@ def _predicted_grid(pl: Plan, aim: float) -> float | None:  # float ok: grid pla
     if not pl.sd > 0 or not aim > 0:
         return None
     n = sum(1 if _binomial_group(m, c) else c for m, c in pl.orders[0])
-    return pl.sd * math.sqrt(6 * aim / n) if n > 0 else None
+    return pl.sd * math.sqrt(6 * aim / n) if n > 0 else None  # float ok: a prediction only
 
 
 def _points(pl: Plan, h: Fraction) -> float:  # float ok: a size estimate
