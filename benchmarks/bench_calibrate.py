@@ -36,8 +36,8 @@ from typing import Any
 from exactdp import Composition, optimal_epsilon
 from exactdp.calibrate import calibrate_eps, calibrate_k, calibrate_laplace_scale, calibrate_sigma
 from exactdp.calibrate.probes import probe_for
-from exactdp.mechanisms import Gaussian, Laplace, PoissonSampled
-from exactdp.numbers import parse_delta, parse_eps
+from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled
+from exactdp.core.numbers import parse_delta, parse_eps
 
 SAFETY_SECONDS = 180.0
 

@@ -71,8 +71,8 @@ def run_exactdp(i: int, digits: int | None = None, width: Fraction | None = None
     these rows) until its certified relative width is at most ``width``."""
     from exactdp import Composition, optimal_epsilon, progress
     # every module a row reaches, imported (and compiled) before the clock starts, as dp_accounting's are
-    import exactdp.mechanisms, exactdp.optimal.kov15, exactdp.optimal.mv, exactdp.optimal.tails, exactdp.roots  # noqa: F401,E401
-    from exactdp.pld.engine import pld_epsilon
+    import exactdp.model.mechanisms, exactdp.engines.kov15, exactdp.engines.mv, exactdp.engines.tails, exactdp.core.roots  # noqa: F401,E401
+    from exactdp.engines.pld.engine import pld_epsilon
 
     name, groups, dg, row_digits, budget, _ = ROWS[i]
     digits = row_digits if digits is None else digits
@@ -205,7 +205,7 @@ def main(argv: list[str]) -> int:
                 eq_ratio = f"{r['seconds'] / t_eq:.1f}"
         else:
             cell, t_dp, ratio = r.get("skipped") or r.get("error"), "", ""
-        from exactdp.numbers import decimal_string
+        from exactdp.core.numbers import decimal_string
         show = f"[{decimal_string(lo, 12, 'down')}, {decimal_string(hi, 12, 'up')}]"  # rounded outward
         print(f"| {name} | {show} | {width:.1e} | {ex['algorithm']} | {ex['seconds']:.2f} s | {ex['rss']:.0f} | "
               f"{cell} | {t_dp} | {ratio} | {eq_cell} | {eq_ratio} |", flush=True)

@@ -23,9 +23,9 @@ import sys
 import time
 from fractions import Fraction
 
-from exactdp.composition import Composition
-from exactdp.numbers import Enclosure
-from exactdp.optimal import optimal_delta, optimal_epsilon
+from exactdp.model.composition import Composition
+from exactdp.core.numbers import Enclosure
+from exactdp.api.optimal import optimal_delta, optimal_epsilon
 
 EPS, DELTA, DELTA_G = Fraction(1, 100), Fraction(0), Fraction(1, 10**5)
 KS_BOTH = [30, 10**3, 10**4, 10**6]

@@ -187,7 +187,7 @@ def main(argv: list[str]) -> int:
             else:
                 cells.append(f"{r['value']:.10g} {verdict(r['value'], lo, hi)}, {r['seconds']:.2f} s, "
                              f"x{r['seconds'] / ex['seconds']:.2g}")
-        from exactdp.numbers import decimal_string
+        from exactdp.core.numbers import decimal_string
         show = f"[{decimal_string(lo, 10, 'down')}, {decimal_string(hi, 10, 'up')}]"  # rounded outward
         print(f"| {name} | {show} | {width:.1e} | {ex['algorithm']} | {ex['seconds']:.2f} s | {ex['rss']:.0f} | "
               + " | ".join(cells) + " |", flush=True)

@@ -8,14 +8,13 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from .composition import Composition, Mechanism
-from .errors import ExactDPError, InexactInputError, InvalidParameterError, PrecisionError
-from .methods import METHODS, delta, epsilon, method_names
-from .numbers import DEFAULT_DIGITS, INF, Enclosure, ExactReal, from_float, parse_delta, parse_eps
-from .optimal import is_private, optimal_delta, optimal_epsilon
-from .calibrate import (Calibration, calibrate_eps, calibrate_k, calibrate_laplace_scale, calibrate_q,
+from exactdp.core.version import __version__
+from exactdp.model.composition import Composition, Mechanism
+from exactdp.core.errors import ExactDPError, InexactInputError, InvalidParameterError, PrecisionError
+from exactdp.api.methods import METHODS, delta, epsilon, method_names
+from exactdp.core.numbers import DEFAULT_DIGITS, INF, Enclosure, ExactReal, from_float, parse_delta, parse_eps
+from exactdp.api.optimal import is_private, optimal_delta, optimal_epsilon
+from exactdp.calibrate import (Calibration, calibrate_eps, calibrate_k, calibrate_laplace_scale, calibrate_q,
                         calibrate_scale, calibrate_sigma)
 
 __all__ = [

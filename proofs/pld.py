@@ -18,7 +18,7 @@ def _hinge(x: sp.Expr) -> sp.Expr:
 def pld_connect_the_dots() -> Derivation:
     """Connect-the-dots (docs/pld.md §2): splitting an atom of R between the grid points around it
     keeps its P-mass and Q-mean and never lowers the hockey-stick curve; the bin-mass formulas of
-    exactdp.pld.discrete are exactly that split, and they keep the total P-mass."""
+    exactdp.engines.pld.discrete are exactly that split, and they keep the total P-mass."""
     q, a, s, t, u = pos("q a s t u")
     al = sp.Symbol("alpha", positive=True)
     # a < R < b on the grid cell [a, b]:  R = a + s, b = R + t
@@ -68,8 +68,8 @@ def pld_connect_the_dots() -> Derivation:
 
         from flint import arb, ctx
 
-        from exactdp.pld.discrete import delta_lower, delta_upper, discretize, power
-        from exactdp.pld.models import LaplacePair
+        from exactdp.engines.pld.discrete import delta_lower, delta_upper, discretize, power
+        from exactdp.engines.pld.models import LaplacePair
 
         # 2 x Laplace(b = 2): delta(0.2) = 0.195615944757 (docs/mathematics.md §7), bracketed
         ref = Fraction(195615944757, 10**12)
@@ -98,9 +98,9 @@ def pld_connect_the_dots() -> Derivation:
             NonNegative("so the split's curve is above the atom's there", q * s * u / (s + t + u)),
             NonNegative("for R <= alpha <= b the split keeps (b - alpha) q_hi >= 0 where the atom has 0 "
                         "(alpha = R + s', b = alpha + u')", u * q * (s + t) / (s + t + u)),
-            Computed("the bin-mass formulas of exactdp.pld.discrete are exactly the split of every atom, "
+            Computed("the bin-mass formulas of exactdp.engines.pld.discrete are exactly the split of every atom, "
                      "and keep the total P-mass", fn=formulas_are_the_split),
-            Implementation("exactdp.pld: 2 x Laplace(b = 2) at eps 0.2 is bracketed around 0.195615944757", fn=engine),
+            Implementation("exactdp.engines.pld: 2 x Laplace(b = 2) at eps 0.2 is bracketed around 0.195615944757", fn=engine),
         ],
     )
 
@@ -129,8 +129,8 @@ def pld_binning_and_truncation() -> Derivation:
         from fractions import Fraction
 
         from exactdp import Composition
-        from exactdp.optimal import optimal_epsilon
-        from exactdp.pld.engine import pld_epsilon
+        from exactdp.api.optimal import optimal_epsilon
+        from exactdp.engines.pld.engine import pld_epsilon
 
         comp = Composition.heterogeneous([("log(3/2)", 0, 4), ("log(2)", "0.001", 3)])
         exact = optimal_epsilon(comp, Fraction(1, 100), digits=20)
@@ -156,7 +156,7 @@ def pld_binning_and_truncation() -> Derivation:
             ByDerivative("and e^{s1} - 1 >= 0 for s1 >= 0 (so (1 - e^{eps-L})_+, non-decreasing in L, rises too)",
                          expr=sp.exp(s1) - 1, var=s1, lower=0,
                          derivative=NonNegative("d/ds1 (e^{s1} - 1) = e^{s1} > 0", sp.exp(s1))),
-            Implementation("exactdp.pld brackets the exact Murtagh-Vadhan optimum of 4 x log(3/2) + 3 x (log 2, 0.001)",
+            Implementation("exactdp.engines.pld brackets the exact Murtagh-Vadhan optimum of 4 x log(3/2) + 3 x (log 2, 0.001)",
                            fn=engine),
         ],
     )
@@ -177,9 +177,9 @@ def pld_fixed_point() -> Derivation:
 
         from flint import arb, arb_poly, ctx
 
-        from exactdp.numbers import arb_of_fraction
-        from exactdp.pld import fixed
-        from exactdp.pld.discrete import Law
+        from exactdp.core.numbers import arb_of_fraction
+        from exactdp.engines.pld import fixed
+        from exactdp.engines.pld.discrete import Law
 
         F = Fraction
         bits = 40
@@ -210,8 +210,8 @@ def pld_fixed_point() -> Derivation:
         from fractions import Fraction
 
         from exactdp import Composition
-        from exactdp.optimal import optimal_epsilon
-        from exactdp.pld.engine import pld_epsilon
+        from exactdp.api.optimal import optimal_epsilon
+        from exactdp.engines.pld.engine import pld_epsilon
 
         comp = Composition.heterogeneous([("0.1", 0, 200), ("0.3", 0, 70), ("0.05", "1e-8", 100)])
         exact = optimal_epsilon(comp, Fraction(1, 10**5), digits=25)
@@ -244,7 +244,7 @@ def pld_fixed_point() -> Derivation:
             Computed("the integer layer against exact rational convolutions: every composed mass at or "
                      "below the truth, the missing mass below one unit per coefficient per product",
                      fn=integer_layer),
-            Implementation("exactdp.pld's fixed-point lattice brackets the exact optimum of "
+            Implementation("exactdp.engines.pld's fixed-point lattice brackets the exact optimum of "
                            "200 x 0.1 + 70 x 0.3 + 100 x (0.05, 1e-8) at 1e-5 to 20 digits", fn=engine),
         ],
     )
@@ -263,9 +263,9 @@ def pld_fixed_off_lattice() -> Derivation:
 
         from flint import arb, arb_poly, ctx
 
-        from exactdp.numbers import arb_of_fraction
-        from exactdp.pld import fixed
-        from exactdp.pld.discrete import Law
+        from exactdp.core.numbers import arb_of_fraction
+        from exactdp.engines.pld import fixed
+        from exactdp.engines.pld.discrete import Law
 
         F = Fraction
         bits = 36
@@ -302,7 +302,7 @@ def pld_fixed_off_lattice() -> Derivation:
         import mpmath
 
         from exactdp import Composition
-        from exactdp.pld.engine import pld_delta
+        from exactdp.engines.pld.engine import pld_delta
 
         vals = [Fraction(v, 10**6) for v in (123457, 234561, 345671, 456781, 98761, 301234, 411117, 199999)]
         eps = Fraction(1, 2)
@@ -340,7 +340,7 @@ def pld_fixed_off_lattice() -> Derivation:
                         m * sp.exp(-a) * x / (1 + x)),
             Computed("binned pairs composed in integers against exact rational convolutions: P never above, "
                      "tilted Q never below", fn=pair_layer),
-            Implementation("exactdp.pld's floored fixed-point bracket contains delta(0.5) of eight off-grid "
+            Implementation("exactdp.engines.pld's floored fixed-point bracket contains delta(0.5) of eight off-grid "
                            "values summed over all 2^8 outputs", fn=engine),
         ],
     )

@@ -35,13 +35,13 @@ from typing import Any
 
 from flint import arb, ctx
 
-from .. import progress
-from ..composition import Composition, Mechanism
-from ..errors import InvalidParameterError, PrecisionError, TimeBudgetError
-from ..numbers import (ExactReal, arb_of_fraction, decimal_string, format_fraction, fraction_of_arb_endpoints,
+from exactdp.core import progress
+from exactdp.model.composition import Composition, Mechanism
+from exactdp.core.errors import InvalidParameterError, PrecisionError, TimeBudgetError
+from exactdp.core.numbers import (ExactReal, arb_of_fraction, decimal_string, format_fraction, fraction_of_arb_endpoints,
                        parse_delta, parse_eps, parse_k, parse_rational)
-from .probes import gaussian_delta_arb, probe_for
-from .certsearch import InfeasibleTargetError, Outcome, Proof, SearchResult, integer_search, search, shortest_decimal_in
+from exactdp.calibrate.probes import gaussian_delta_arb, probe_for
+from exactdp.calibrate.certsearch import InfeasibleTargetError, Outcome, Proof, SearchResult, integer_search, search, shortest_decimal_in
 
 __all__ = ["Calibration", "Proof", "InfeasibleTargetError", "calibrate_eps", "calibrate_scale", "calibrate_k",
            "calibrate_sigma", "calibrate_q", "calibrate_laplace_scale", "run_calibrate_query", "main",
@@ -258,7 +258,7 @@ def _rate(x: object, name: str = "q") -> Fraction:
 def _mechanism(m: object) -> Any:
     """A mechanism from a value, a spec string ('gaussian:sigma=1,q=0.01', 'approx:eps=0.1',
     '0.1,1e-6') or an (eps, delta) pair; a count in a spec is refused (k is what is calibrated)."""
-    from ..mechanisms import SpecificMechanism, normalise_mechanism, parse_mechanism_spec
+    from exactdp.model.mechanisms import SpecificMechanism, normalise_mechanism, parse_mechanism_spec
 
     if isinstance(m, (Mechanism, SpecificMechanism)):
         return normalise_mechanism(m)
@@ -376,7 +376,7 @@ def calibrate_eps(k: object, target_eps: object, target_delta: object, *, delta:
     b = _base(base)
     if not isinstance(method, str):
         raise InvalidParameterError(f"method={method!r} must be a method name such as 'optimal' or 'drv10'")
-    from ..cli import _method_options
+    from exactdp.cli import _method_options
 
     options = _method_options(method, eta)
     if b is not None and not b.is_generic and method != "optimal":
@@ -431,7 +431,7 @@ def calibrate_scale(mechanisms: object, target_eps: object, target_delta: object
     eps_g, delta_g = _target(target_eps, target_delta)
     if not isinstance(method, str):
         raise InvalidParameterError(f"method={method!r} must be a method name such as 'optimal' or 'drv10'")
-    from ..cli import _method_options
+    from exactdp.cli import _method_options
 
     options = _method_options(method, eta)
     g = _gap(gap, DEFAULT_GAP_EXACT)
@@ -475,7 +475,7 @@ def calibrate_k(mechanism: object, target_eps: object, target_delta: object, *, 
         return _with_base(b, ((mech, int(x)),))
 
     sample = comp_of(1)
-    from ..gaussian import gaussian_mu2
+    from exactdp.engines.gaussian import gaussian_mu2
 
     engine0 = "exact" if sample.is_generic else ("gaussian-closed-form" if gaussian_mu2(sample) is not None else "pld")
     run = _start(_seconds(max_seconds), engine0)
@@ -504,8 +504,8 @@ def _k_guess(mech: Any, eps_g: ExactReal, delta_g: Fraction, base: Composition |
     the central-limit approximation (Dong, Roth and Su 2022), for a pure-DP mechanism (Laplace,
     randomized response) the exact count of its dominating generic mechanism (certified safe, so
     the search only goes up), else 1."""
-    from ..mechanisms import Gaussian, PoissonSampled
-    from .probes import dominating_generic
+    from exactdp.model.mechanisms import Gaussian, PoissonSampled
+    from exactdp.calibrate.probes import dominating_generic
 
     try:
         if isinstance(mech, PoissonSampled) and isinstance(mech.mechanism, Gaussian) and base is None:
@@ -527,7 +527,7 @@ def _k_guess(mech: Any, eps_g: ExactReal, delta_g: Fraction, base: Composition |
 def _gaussian_mu2_root(eps_g: ExactReal, delta_g: Fraction, digits: int = 30) -> tuple[Fraction, Fraction] | None:
     """An enclosure [lo, hi] of the mu^2 at which a Gaussian composition's delta(eps_g) equals delta_g
     (delta is increasing in mu^2, docs/mathematics.md §7.2), or None when delta_g = 0."""
-    from ..roots import decreasing_root, sign_at
+    from exactdp.core.roots import decreasing_root, sign_at
 
     if delta_g <= 0:
         return None
@@ -579,7 +579,7 @@ def calibrate_sigma(k: object, target_eps: object, target_delta: object, *, q: o
     eps_g, delta_g = _target(target_eps, target_delta)
     qq = _rate(q)
     s = _positive(sensitivity, "sensitivity")
-    from ..mechanisms import Gaussian, PoissonSampled
+    from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     def comp_of(x: Fraction) -> Composition:
         m: Any = Gaussian(x, s)
@@ -649,7 +649,7 @@ def calibrate_q(sigma: object, k: object, target_eps: object, target_delta: obje
     k = parse_k(k, "k")
     eps_g, delta_g = _target(target_eps, target_delta)
     s = _positive(sensitivity, "sensitivity")
-    from ..mechanisms import Gaussian, PoissonSampled
+    from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     def comp_of(x: Fraction) -> Composition:
         m: Any = Gaussian(sig, s)
@@ -689,7 +689,7 @@ def calibrate_laplace_scale(k: object, target_eps: object, target_delta: object,
     k = parse_k(k, "k")
     eps_g, delta_g = _target(target_eps, target_delta)
     s = _positive(sensitivity, "sensitivity")
-    from ..mechanisms import Laplace
+    from exactdp.model.mechanisms import Laplace
 
     def comp_of(x: Fraction) -> Composition:
         return Composition(((Laplace(x, s), k),))
@@ -712,7 +712,7 @@ def calibrate_laplace_scale(k: object, target_eps: object, target_delta: object,
                                f"b = {format_fraction(k * s / eps_g.rational_value())}"))  # type: ignore[operator]
         x0 = b_generic * Fraction(4, 5) if b_generic is not None else Fraction(k) * s
         x0 = shortest_decimal_in(x0 * Fraction(99, 100), x0)
-        from .probes import dominated_probe
+        from exactdp.calibrate.probes import dominated_probe
 
         res = search(probe, worse_up=False, x0=x0, gap=g, deadline=run.deadline, label="calibrate laplace-scale",
                      polish=dominated_probe(comp_of, eps_g, delta_g, None))
@@ -723,13 +723,13 @@ def calibrate_laplace_scale(k: object, target_eps: object, target_delta: object,
 def run_calibrate_query(obj: dict[str, Any]) -> dict[str, Any]:
     """Answer a batch line ``{"query": "calibrate", "calibrate": "eps" | "scale" | "k" | "sigma" |
     "q" | "laplace-scale", ...}`` (docs/calibration.md §4); returns the JSON result."""
-    from .cli import run_calibrate_query as run
+    from exactdp.cli.calibrate import run_calibrate_query as run
 
     return run(obj)
 
 
 def main(argv: list[str] | None = None) -> int:
     """``exactdp calibrate ...`` (docs/calibration.md §3)."""
-    from .cli import main as cli_main
+    from exactdp.cli.calibrate import main as cli_main
 
     return cli_main(argv)

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union
 
-from .. import progress
-from ..errors import InvalidParameterError, TimeBudgetError
+from exactdp.core import progress
+from exactdp.core.errors import InvalidParameterError, TimeBudgetError
 
 __all__ = ["Proof", "Outcome", "SearchResult", "search", "shortest_decimal_in", "integer_search",
            "InfeasibleTargetError"]
@@ -99,7 +99,7 @@ class Proof:
 def _dec(q: Fraction, direction: str, digits: int) -> str:
     """q exactly when it is a decimal of at most ``digits`` significant digits, else rounded
     toward -inf ("down") or +inf ("up") to that many."""
-    from ..numbers import decimal_string, format_fraction
+    from exactdp.core.numbers import decimal_string, format_fraction
 
     s = format_fraction(q)
     if "/" not in s and len(s.lstrip("-").replace(".", "").strip("0")) <= digits:
@@ -169,7 +169,7 @@ def shortest_decimal_in(a: Fraction, b: Fraction) -> Fraction:
 
 def _digits(q: Fraction) -> int:
     """Significant digits of q written as a decimal (a large number when it is not a decimal)."""
-    from ..numbers import format_fraction
+    from exactdp.core.numbers import format_fraction
 
     t = format_fraction(q)
     return 10**6 if "/" in t else len(t.lstrip("-").replace(".", "").strip("0"))

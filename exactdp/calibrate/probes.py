@@ -28,11 +28,11 @@ from typing import Any
 
 from flint import arb, ctx
 
-from .. import progress
-from ..composition import Composition, Mechanism
-from ..errors import PrecisionError
-from ..numbers import ExactReal, arb_of_fraction, fraction_of_arb_endpoints
-from .certsearch import Outcome, Proof
+from exactdp.core import progress
+from exactdp.model.composition import Composition, Mechanism
+from exactdp.core.errors import PrecisionError
+from exactdp.core.numbers import ExactReal, arb_of_fraction, fraction_of_arb_endpoints
+from exactdp.calibrate.certsearch import Outcome, Proof
 
 __all__ = ["cmp_real", "generic_probe", "method_probe", "gaussian_probe", "pld_probe", "probe_for"]
 
@@ -69,7 +69,7 @@ def _log_ratio(mid: Fraction, delta_g: Fraction) -> float | None:  # float ok: a
 
 def generic_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: Fraction) -> Callable[[Any], Outcome]:
     """Exact decisions (``is_private``); the score is OptComp(delta_g) - eps_g at 6 digits."""
-    from ..optimal import is_private, optimal_epsilon
+    from exactdp.api.optimal import is_private, optimal_epsilon
 
     def probe(x: Any) -> Outcome:
         progress.tick("exact decision")
@@ -94,7 +94,7 @@ def generic_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta
 def method_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: Fraction, method: str,
                  options: dict[str, Any]) -> Callable[[Any], Outcome]:
     """A closed-form method's certified eps at delta_g against eps_g (more digits when it straddles)."""
-    from ..methods import get_method
+    from exactdp.api.methods import get_method
 
     spec = get_method(method)
 
@@ -138,7 +138,7 @@ def gaussian_delta_arb(mu2: arb, eps: arb) -> arb:
 
 def gaussian_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: Fraction) -> Callable[[Any], Outcome]:
     """The Gaussian closed form at rising precision until its ball excludes delta_g."""
-    from ..gaussian import gaussian_mu2
+    from exactdp.engines.gaussian import gaussian_mu2
 
     def probe(x: Any) -> Outcome:
         t0 = time.monotonic()
@@ -168,8 +168,8 @@ def gaussian_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delt
 def pld_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: Fraction,
               deadline: Callable[[], float | None]) -> Callable[[Any], Outcome]:  # float ok: a clock time, never a result
     """Probes decided by the PLD engine's certified bracket of delta(eps_g), refined only until it
-    excludes delta_g or the deadline (:func:`exactdp.pld.engine.pld_decision`, docs/pld.md §8)."""
-    from ..pld.engine import pld_decision
+    excludes delta_g or the deadline (:func:`exactdp.engines.pld.engine.pld_decision`, docs/pld.md §8)."""
+    from exactdp.engines.pld.engine import pld_decision
 
     def probe(x: Any) -> Outcome:
         t0 = time.monotonic()
@@ -184,7 +184,7 @@ def dominating_generic(comp: Composition) -> Composition | None:
     """The generic composition that dominates ``comp`` when every mechanism has a pure-DP eps of its
     own (Laplace(b) is (sensitivity/b)-DP, k-ary randomized response eps-DP: docs/mathematics.md §5
     item 8, §7.4), generic ones kept; None otherwise (Gaussian, subsampled)."""
-    from ..mechanisms import Laplace, PureDP, RandomizedResponse
+    from exactdp.model.mechanisms import Laplace, PureDP, RandomizedResponse
 
     groups = []
     for m, c in comp.groups:
@@ -203,7 +203,7 @@ def dominated_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, del
                     pld: Callable[[Any], Outcome] | None) -> Callable[[Any], Outcome]:
     """First the exact decision on the dominating generic composition (cheap; "meets" there proves
     "meets" here, docs/pld.md §1), then the PLD bracket (with ``pld=None``: "undecided").  The score is log(delta/delta_g) either way."""
-    from ..optimal import is_private, optimal_delta
+    from exactdp.api.optimal import is_private, optimal_delta
 
     def probe(x: Any) -> Outcome:
         t0 = time.monotonic()
@@ -236,7 +236,7 @@ def probe_for(comp: Composition, comp_of: Callable[[Any], Composition], eps_g: E
     bracket; anything else -> PLD bracket (a sampling rate of 1 turns a subsampled Gaussian into
     a plain one, for example).
     """
-    from ..gaussian import gaussian_mu2
+    from exactdp.engines.gaussian import gaussian_mu2
 
     if method != "optimal":
         comp.require_generic(f"method={method!r}")

@@ -1,6 +1,6 @@
 """Cross-check of other libraries' DP accountants against exactdp's certified optimum.
 
-``exactdp crosscheck`` (see :mod:`exactdp.crosscheck.cli`) runs the sweep of
+``exactdp crosscheck`` (see :mod:`exactdp.cli.crosscheck`) runs the sweep of
 :mod:`exactdp.crosscheck.cases` through the adapters of :mod:`exactdp.crosscheck.adapters`
 (dp_accounting, prv_accountant, autodp, OpenDP; each skipped when not installed) and reports
 each answer as ``sound``, ``unsound`` or ``error`` (:mod:`exactdp.crosscheck.report`).
@@ -13,6 +13,6 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .cli import main as _main
+    from exactdp.cli.crosscheck import main as _main
 
     return _main(argv)

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..composition import Composition
-from ..numbers import ExactReal
-from .cases import Case
+from exactdp.model.composition import Composition
+from exactdp.core.numbers import ExactReal
+from exactdp.crosscheck.cases import Case
 
 __all__ = ["Reported", "NotApplicable", "Skipped", "Part", "Api", "Adapter", "ADAPTERS", "adapter_names", "get_adapter"]
 
@@ -158,14 +158,14 @@ class Part:
     count: int
 
     def exact(self) -> Any:
-        from ..mechanisms import Gaussian, Laplace, PoissonSampled
+        from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled
 
         m: Any = Gaussian(_back(self.param)) if self.kind == "gaussian" else Laplace(_back(self.param))
         return PoissonSampled(m, _back(self.q)) if self.q is not None and self.q != 1.0 else m
 
 
 def _parts(case: Case) -> list[Part]:
-    from .cases import mechanism_parts
+    from exactdp.crosscheck.cases import mechanism_parts
 
     return [Part(k, _fl(p), None if q is None else _fl(q), c) for k, p, q, c in mechanism_parts(case)]
 
@@ -192,7 +192,7 @@ def _mechanisms_only_or_calibration(case: Case) -> None:
 
 def _calibrated(sigma: float, q: float, steps: int, case: Case, note: str) -> Reported:
     """The claim of a calibration: (target, delta_g)-DP with the returned noise multiplier."""
-    from ..mechanisms import Gaussian, PoissonSampled
+    from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     if not (isinstance(sigma, float) or isinstance(sigma, int)) or not math.isfinite(sigma) or sigma <= 0:
         raise ValueError(f"returned noise multiplier {sigma!r} is not a positive number")
@@ -469,7 +469,7 @@ def _prv_apis() -> list[Api]:
             lap = [p for p in parts if p.kind == "laplace"]
             given = _given(parts)
             if lap:  # the library got mu = 1/b as a float: the Laplace it judged has scale 1/mu exactly
-                from ..mechanisms import Laplace
+                from exactdp.model.mechanisms import Laplace
 
                 given = Composition(tuple((Laplace(1 / _back(1.0 / p.param)) if p.kind == "laplace" else p.exact(),
                                            p.count) for p in parts))

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
 
-from ..composition import Composition
-from ..mechanisms import Gaussian, Laplace, PoissonSampled
-from ..numbers import format_fraction
+from exactdp.model.composition import Composition
+from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled
+from exactdp.core.numbers import format_fraction
 
 __all__ = ["Case", "SWEEP", "sweep", "mechanism_parts"]
 

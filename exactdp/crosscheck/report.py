@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, TextIO
 
-from ..errors import PrecisionError
-from ..numbers import INF, Enclosure, ExactReal, format_fraction
-from ..testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, judge
-from ..testing.oracle import InvalidClaimError, Oracle
-from .adapters import Adapter, NotApplicable, Skipped
-from .cases import Case
+from exactdp.core.errors import PrecisionError
+from exactdp.core.numbers import INF, Enclosure, ExactReal, format_fraction
+from exactdp.testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, judge
+from exactdp.testing.oracle import InvalidClaimError, Oracle
+from exactdp.crosscheck.adapters import Adapter, NotApplicable, Skipped
+from exactdp.crosscheck.cases import Case
 
 __all__ = ["Finding", "Report", "CachedOracle", "run_crosscheck", "summary", "to_json", "to_markdown", "to_html",
            "write_json", "write_text", "COUNTED"]
@@ -171,7 +171,7 @@ def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle
     """Run every case through every API of every available adapter; judge each answer exactly.
 
     Progress lines go to ``progress`` (by default standard error when it is a terminal)."""
-    from ..progress import stderr_if_terminal
+    from exactdp.core.progress import stderr_if_terminal
 
     out = stderr_if_terminal() if progress == "auto" else progress
     oracle = oracle or CachedOracle()

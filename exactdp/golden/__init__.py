@@ -68,7 +68,7 @@ def available_tables(directory: Path | str | None = None) -> list[str]:
 
     Other ``.json`` files in the folder are the user's, not tables (a build never touches them).
     """
-    from .manifest import exactdp_manifest
+    from exactdp.golden.manifest import exactdp_manifest
 
     root = tables_dir(directory)
     man = exactdp_manifest(root)

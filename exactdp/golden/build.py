@@ -39,11 +39,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
-from ..errors import InvalidParameterError, MissingExtraError
-from ..files import require_extra
-from .manifest import MANIFEST_NAME, exactdp_manifest, listed_files, manifest_json, sha256_bytes, sha256_file
-from .specs import TABLES, RowSpec, TableSpec, compute_row
-from .writers import COLUMNS, SCHEMA_VERSION, csv_text, json_text
+from exactdp.core.errors import InvalidParameterError, MissingExtraError
+from exactdp.core.files import require_extra
+from exactdp.golden.manifest import MANIFEST_NAME, exactdp_manifest, listed_files, manifest_json, sha256_bytes, sha256_file
+from exactdp.golden.specs import TABLES, RowSpec, TableSpec, compute_row
+from exactdp.golden.writers import COLUMNS, SCHEMA_VERSION, csv_text, json_text
 
 __all__ = ["default_tables_dir", "figure_renderer", "build", "plan_build", "run_build", "BuildPlan",
            "compute_tables", "readme_text", "Progress"]
@@ -73,7 +73,7 @@ class Progress:
     On a terminal the line is drawn at once by :meth:`show` (so something appears within the first
     second), redrawn in place at most ten times a second with the elapsed time, and erased by
     :meth:`close`.  On anything else (a log, a pipe, a test's StringIO) nothing is written: no
-    carriage returns or bars in logs, as :mod:`exactdp.progress` does for the other commands.
+    carriage returns or bars in logs, as :mod:`exactdp.core.progress` does for the other commands.
     """
 
     def __init__(self, total: int = 0, *, stream: TextIO | None = None, enabled: bool = True,
@@ -354,12 +354,12 @@ def plan_build(out: Path | str | None = None, *, jobs: int = 1, tables: Sequence
     """Check everything a build needs and decide what it will touch, before any row is computed.
 
     ``specs`` are the tables of the folder (default: the project's), ``tables`` the names of those
-    to rebuild (default: all).  Raises :class:`~exactdp.errors.InvalidParameterError` (a bad
+    to rebuild (default: all).  Raises :class:`~exactdp.core.errors.InvalidParameterError` (a bad
     ``jobs``, an unknown table, an output folder that is missing its parent, is a file, cannot be
-    written, holds files that are not exactdp's, ...) or :class:`~exactdp.errors.MissingExtraError`
+    written, holds files that are not exactdp's, ...) or :class:`~exactdp.core.errors.MissingExtraError`
     (figures without matplotlib), each with one line.
     """
-    from .. import __version__
+    from exactdp.core.version import __version__
 
     _check_jobs(jobs)
     universe = tuple(specs) if specs is not None else TABLES
@@ -462,7 +462,7 @@ def _stage(stage: Path, plan: BuildPlan, rows: Mapping[str, list[dict[str, str]]
         put(f"{t.name}.json", json_text(t.meta(), rows[t.name]).encode("utf-8"))
     drew = False
     if plan.figures:
-        from .. import plots
+        from exactdp import plots
 
         for t in plan.specs:
             if t.figure is None:
@@ -546,7 +546,7 @@ def _commit(root: Path, stage: Path, backup: Path, files: Sequence[str], remove:
 
 def run_build(plan: BuildPlan, *, jobs: int = 1, progress: Progress | None = None) -> Path:
     """Compute the rows of ``plan`` and update its folder (see the module docstring); returns it."""
-    from .. import __version__
+    from exactdp.core.version import __version__
 
     try:
         rows = compute_tables(plan.specs, jobs=jobs, progress=progress)

@@ -22,10 +22,10 @@ from flint import arb
 
 from typing import TYPE_CHECKING
 
-from ..numbers import Enclosure, arb_of_fraction, certify, format_fraction
+from exactdp.core.numbers import Enclosure, arb_of_fraction, certify, format_fraction
 
 if TYPE_CHECKING:
-    from .specs import RowSpec
+    from exactdp.golden.specs import RowSpec
 
 __all__ = ["calibration_rows", "calibration_row_enclosure", "TITLE", "DESCRIPTION", "SOURCE"]
 
@@ -58,7 +58,7 @@ SOURCE = "docs/calibration.md; Dwork-Roth 2014; DRV10; Steinke 2022; Bun-Steinke
 
 
 def calibration_rows() -> list["RowSpec"]:
-    from .specs import RowSpec
+    from exactdp.golden.specs import RowSpec
 
     def dpsgd(q: str, k: int, eg: str, dg: str) -> RowSpec:
         return RowSpec("calibration", "calibrate_sigma", "optimal", "", "", str(k), at=f"{eg},{dg}",
@@ -88,7 +88,7 @@ def calibration_rows() -> list["RowSpec"]:
 
 def calibration_row_enclosure(spec: "RowSpec") -> tuple[Enclosure, str]:
     """The enclosure of one calibration row and its note."""
-    from ..calibrate import calibrate_eps, calibrate_sigma
+    from exactdp.calibrate import calibrate_eps, calibrate_sigma
 
     eg_s, dg_s = spec.at.split(",")
     eg, dg, k = Fraction(eg_s), Fraction(dg_s), int(spec.k)

@@ -14,9 +14,9 @@ from math import comb
 
 from flint import arb
 
-from ..composition import Composition
-from ..errors import InvalidParameterError, PrecisionError
-from ..numbers import Enclosure, ExactReal, arb_of_fraction, certify, parse_delta, parse_eps
+from exactdp.model.composition import Composition
+from exactdp.core.errors import InvalidParameterError, PrecisionError
+from exactdp.core.numbers import Enclosure, ExactReal, arb_of_fraction, certify, parse_delta, parse_eps
 
 __all__ = ["CLAIMS", "claim_poster_mv_condition", "claim_slides_advanced",
            "claim_slides_theorem_i", "claim_dp_accounting_grid"]
@@ -132,7 +132,7 @@ def claim_dp_accounting_grid(comp: Composition, at: str, *, digits: int) -> Encl
 
     The optimum between grid points is smaller (MV Thm 1.4; docs/mathematics.md §3).
     """
-    from ..optimal import optimal_delta
+    from exactdp.api.optimal import optimal_delta
 
     eps, delta, k = comp.homogeneous_params()
     e = eps.rational_value()

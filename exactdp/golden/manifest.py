@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .writers import SCHEMA_VERSION
+from exactdp.golden.writers import SCHEMA_VERSION
 
 __all__ = ["MANIFEST_NAME", "GENERATOR", "sha256_file", "sha256_bytes", "manifest_json", "manifest_text",
            "read_manifest", "exactdp_manifest", "listed_files", "unlisted_files", "check_manifest"]

@@ -16,11 +16,11 @@ from fractions import Fraction
 
 from flint import arb
 
-from ..composition import Composition
-from ..numbers import Enclosure, arb_of_fraction, certify, format_fraction, parse_delta, parse_eps
-from .calibration import DESCRIPTION as _CAL_DESCRIPTION
-from .calibration import SOURCE as _CAL_SOURCE
-from .calibration import TITLE as _CAL_TITLE
+from exactdp.model.composition import Composition
+from exactdp.core.numbers import Enclosure, arb_of_fraction, certify, format_fraction, parse_delta, parse_eps
+from exactdp.golden.calibration import DESCRIPTION as _CAL_DESCRIPTION
+from exactdp.golden.calibration import SOURCE as _CAL_SOURCE
+from exactdp.golden.calibration import TITLE as _CAL_TITLE
 
 __all__ = ["RowSpec", "TableSpec", "TABLES", "table_names", "get_table", "compute_row", "METHOD_SOURCES",
            "steinke_noise_scale", "basic_noise_scale"]
@@ -130,7 +130,7 @@ def optimal_noise_scale(eps: Fraction, delta: Fraction, k: int, *, digits: int) 
     with exact decisions (``is_private``, never a guess) keeps lo private and hi not, so
     eps_0* lies in [lo, hi) and b* = 1/eps_0* in (1/hi, 1/lo].
     """
-    from ..optimal import is_private
+    from exactdp.api.optimal import is_private
 
     def private(e0: Fraction) -> bool:
         return is_private(Composition.homogeneous(e0, 0, k), eps, delta)
@@ -150,14 +150,14 @@ def optimal_noise_scale(eps: Fraction, delta: Fraction, k: int, *, digits: int) 
 
 
 def _evaluate(spec: RowSpec, comp: Composition) -> tuple[Enclosure, str]:
-    from ..methods import get_method
+    from exactdp.api.methods import get_method
 
     opts: dict[str, object] = {}
     for key, val in spec.options:
         opts[key] = Fraction(val) if key == "eta" else val
     if spec.kind == "method" and not comp.is_generic:
         # mechanisms: certified brackets, refined to ``digits`` with no time budget (reproducible)
-        from ..pld.engine import unbounded
+        from exactdp.engines.pld.engine import unbounded
 
         m = get_method(spec.method)
         with unbounded():
@@ -172,7 +172,7 @@ def _evaluate(spec: RowSpec, comp: Composition) -> tuple[Enclosure, str]:
             return m.epsilon(comp, parse_delta(spec.at, "at"), digits=spec.digits, **opts), spec.note
         raise ValueError(f"query={spec.query!r} must be 'delta' or 'epsilon' for kind 'method'")
     if spec.kind == "claim":
-        from .errata import CLAIMS
+        from exactdp.golden.errata import CLAIMS
 
         query, fn = CLAIMS[spec.method]
         claim = fn(comp, spec.at, digits=spec.digits)
@@ -253,10 +253,10 @@ def _normal_at(spec: RowSpec) -> str:
 
 def compute_row(spec: RowSpec) -> dict[str, str]:
     """The row of the schema for one RowSpec (every cell a string)."""
-    from .writers import COLUMNS, enclosure_cells
+    from exactdp.golden.writers import COLUMNS, enclosure_cells
 
     if spec.kind == "calibrate":  # the calibration table: the unknown is the per-step parameter
-        from .calibration import calibration_row_enclosure
+        from exactdp.golden.calibration import calibration_row_enclosure
 
         enc, note = calibration_row_enclosure(spec)
         row = {c: "" for c in COLUMNS}
@@ -473,7 +473,7 @@ def _errata_rows() -> list[RowSpec]:
         ("dp_accounting-advanced_composition", (), "1", "0.001", "30", "0.06", "dp_accounting test value 22"),
         ("dp_accounting-advanced_composition", (), "1", "0.001", "30", "0.1", "dp_accounting test value 20"),
     ]
-    from .errata import CLAIMS
+    from exactdp.golden.errata import CLAIMS
 
     for name, mech, e, d, k, at, note in cases:
         query = CLAIMS[name][0]
@@ -534,7 +534,7 @@ def _dpsgd_rows() -> list[RowSpec]:
 
 
 def _calibration_rows() -> list[RowSpec]:
-    from .calibration import calibration_rows
+    from exactdp.golden.calibration import calibration_rows
 
     return calibration_rows()
 

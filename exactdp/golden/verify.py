@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ..errors import InvalidParameterError
-from .build import Progress, figure_renderer, plan_build, run_build
-from .manifest import MANIFEST_NAME, check_manifest, read_manifest, unlisted_files
+from exactdp.core.errors import InvalidParameterError
+from exactdp.golden.build import Progress, figure_renderer, plan_build, run_build
+from exactdp.golden.manifest import MANIFEST_NAME, check_manifest, read_manifest, unlisted_files
 
 __all__ = ["verify", "check_verify_dir", "compare_dirs", "first_difference"]
 
@@ -50,10 +50,10 @@ def compare_dirs(have: Path, fresh: Path, *, skip: Sequence[str] = ()) -> list[s
 def check_verify_dir(directory: Path | str | None, what: str = "dir") -> Path:
     """The tables folder to verify (default: the checkout's, else the installed one), checked.
 
-    Raises :class:`~exactdp.errors.InvalidParameterError` with one line when it does not exist,
+    Raises :class:`~exactdp.core.errors.InvalidParameterError` with one line when it does not exist,
     is not a folder, or has no ``MANIFEST.json`` (then it is not an exactdp tables folder).
     """
-    from . import tables_dir
+    from exactdp.golden import tables_dir
 
     root = Path(directory) if directory is not None else tables_dir()
     label = f"{what}={str(root)!r}"
@@ -76,7 +76,7 @@ def verify(directory: Path | str | None = None, *, jobs: int = 1, tables: Sequen
     folder that does not exist or has no manifest raises (:func:`check_verify_dir`), as do a bad
     ``jobs``, unknown tables or a missing matplotlib, all before any row is computed.
     """
-    from .. import __version__
+    from exactdp.core.version import __version__
 
     root = check_verify_dir(directory)
     figures = figure_renderer() is not None  # without matplotlib the figures cannot be redrawn

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..numbers import Enclosure
+from exactdp.core.numbers import Enclosure
 
 __all__ = [
     "COLUMNS",
@@ -45,7 +45,7 @@ def enclosure_cells(enc: Enclosure) -> dict[str, str]:
     >>> c["lower"], c["upper"], c["exact"], c["float_lower"], c["float_upper"]
     ('0.333333', '0.333334', '1/3', '0.3333333333333333', '0.33333333333333337')
     """
-    from ..numbers import format_fraction
+    from exactdp.core.numbers import format_fraction
 
     return {
         "lower": enc.lower_str(),

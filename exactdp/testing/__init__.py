@@ -18,8 +18,8 @@ Importing this package imports neither hypothesis nor pytest.
 
 from __future__ import annotations
 
-from ..numbers import exact_floats
-from .assertions import (
+from exactdp.core.numbers import exact_floats
+from exactdp.testing.assertions import (
     LoosenessReport,
     TooLooseError,
     UndecidedClaimError,
@@ -31,7 +31,7 @@ from .assertions import (
     assert_tight,
     looseness_report,
 )
-from .counterexample import (
+from exactdp.testing.counterexample import (
     DECLINES,
     MIN_CHECKED,
     Counterexample,
@@ -42,8 +42,8 @@ from .counterexample import (
     find_counterexample_heterogeneous,
     find_delta_counterexample,
 )
-from .judge import FP_ULPS, LOOSE_REL, VERDICTS, Judgement, judge
-from .oracle import (
+from exactdp.testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, Judgement, judge
+from exactdp.testing.oracle import (
     FP_LEVEL,
     InvalidClaimError,
     Oracle,

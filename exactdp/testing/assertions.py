@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from ..errors import InvalidParameterError
-from ..numbers import exact_floats_enabled, format_fraction
-from .judge import Judgement, judge
-from .oracle import InvalidClaimError, Oracle, _oracle_of, _rel_tol, _short
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import exact_floats_enabled, format_fraction
+from exactdp.testing.judge import Judgement, judge
+from exactdp.testing.oracle import InvalidClaimError, Oracle, _oracle_of, _rel_tol, _short
 
 __all__ = [
     "InvalidClaimError",
@@ -171,7 +171,7 @@ def assert_sound_delta(
 
 def _pair_delta(delta: Any) -> Any:
     """A reported delta as a delta_g input: floats are the library's own numbers, read exactly."""
-    from .oracle import exact_of_reported
+    from exactdp.testing.oracle import exact_of_reported
 
     d = exact_of_reported(delta, "reported delta")
     if isinstance(d, float):

@@ -27,10 +27,10 @@ from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any
 
-from ..composition import Composition
-from ..errors import InvalidParameterError
-from ..numbers import Enclosure, format_fraction, parse_delta, parse_k
-from .oracle import InvalidClaimError, Oracle, Verdict, _oracle_of, _rel_tol, _short, exact_of_reported, judge_epsilon
+from exactdp.model.composition import Composition
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import Enclosure, format_fraction, parse_delta, parse_k
+from exactdp.testing.oracle import InvalidClaimError, Oracle, Verdict, _oracle_of, _rel_tol, _short, exact_of_reported, judge_epsilon
 
 __all__ = [
     "Counterexample",
@@ -610,7 +610,7 @@ def find_delta_counterexample(
     >>> print(find_delta_counterexample(lambda eps, delta, k, eps_g: delta))  # drops the composition  # doctest: +ELLIPSIS
     Counterexample(...)
     """
-    from .judge import judge
+    from exactdp.testing.judge import judge
 
     search = _Search("find_delta_counterexample", claimed_delta, "claimed_delta", oracle=oracle,
                      rel_tol=rel_tol, max_examples=max_examples, shrink=False, min_checked=min_checked,

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from ..composition import Composition
-from ..errors import PrecisionError
-from ..numbers import Enclosure, ExactReal, format_fraction, parse_delta, parse_eps
-from .oracle import MECHANISM_REFINE, InvalidClaimError, Oracle, _oracle_of, _short, exact_of_reported, needs_pld
+from exactdp.model.composition import Composition
+from exactdp.core.errors import PrecisionError
+from exactdp.core.numbers import Enclosure, ExactReal, format_fraction, parse_delta, parse_eps
+from exactdp.testing.oracle import MECHANISM_REFINE, InvalidClaimError, Oracle, _oracle_of, _short, exact_of_reported, needs_pld
 
 __all__ = [
     "FP_ULPS",
@@ -224,11 +224,11 @@ def judge(
     """
     oracle = _oracle_of(oracle)
     if (delta_g is None) == (eps_g is None):
-        from ..errors import InvalidParameterError
+        from exactdp.core.errors import InvalidParameterError
 
         raise InvalidParameterError("pass exactly one of delta_g= (an eps claim) or eps_g= (a delta claim)")
     if not isinstance(side, str) or side not in ("upper", "lower"):
-        from ..errors import InvalidParameterError
+        from exactdp.core.errors import InvalidParameterError
 
         raise InvalidParameterError(f"side={_short(side)} must be 'upper' or 'lower'")
     comp = oracle.composition(composition)

@@ -19,9 +19,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Literal
 
-from ..composition import Composition
-from ..errors import ExactDPError, InvalidParameterError
-from ..numbers import INF, Enclosure, ExactReal, format_fraction, parse_delta, parse_digits, parse_eps, parse_rational
+from exactdp.model.composition import Composition
+from exactdp.core.errors import ExactDPError, InvalidParameterError
+from exactdp.core.numbers import INF, Enclosure, ExactReal, format_fraction, parse_delta, parse_digits, parse_eps, parse_rational
 
 __all__ = [
     "FP_LEVEL",
@@ -246,7 +246,7 @@ def needs_pld(comp: Composition) -> bool:
     """
     if comp.is_generic:
         return False
-    from ..gaussian import gaussian_mu2
+    from exactdp.engines.gaussian import gaussian_mu2
 
     return gaussian_mu2(comp) is None
 
@@ -264,7 +264,7 @@ class Oracle:
     Other mechanism compositions (Laplace, Poisson subsampling, mixtures) are answered by the
     certified PLD engine (docs/pld.md): a bracket refined for at most ``max_seconds`` (default
     :data:`MECHANISM_SECONDS`), whose ``digits`` says how many digits it certifies; a decision on
-    them that the budget cannot settle raises :class:`~exactdp.errors.TimeBudgetError` (never a
+    them that the budget cannot settle raises :class:`~exactdp.core.errors.TimeBudgetError` (never a
     guess).  ``exact_floats=True`` reads every float input (in compositions, delta_g, eps_g) at its
     exact binary value (docs/kit.md §2).  The three functions default to
     :func:`exactdp.optimal_epsilon`, :func:`exactdp.optimal_delta`, :func:`exactdp.is_private`
@@ -301,7 +301,7 @@ class Oracle:
 
     def floats(self) -> Any:
         """The context in which this oracle reads inputs (exact floats when asked for)."""
-        from ..numbers import exact_floats
+        from exactdp.core.numbers import exact_floats
 
         return exact_floats(True) if self.exact_floats else _nullcontext()
 
@@ -319,10 +319,10 @@ class Oracle:
         if self.epsilon_fn is not None:
             return self.epsilon_fn(comp, dg, digits=self._digits(digits))
         if needs_pld(comp):
-            from ..pld.engine import pld_epsilon
+            from exactdp.engines.pld.engine import pld_epsilon
 
             return pld_epsilon(comp, dg, digits=_pld_digits(digits), max_seconds=self.budget)
-        from ..optimal import optimal_epsilon
+        from exactdp.api.optimal import optimal_epsilon
 
         return optimal_epsilon(comp, dg, digits=self._digits(digits))
 
@@ -335,10 +335,10 @@ class Oracle:
         if self.delta_fn is not None:
             return self.delta_fn(comp, eg, digits=self._digits(digits))
         if needs_pld(comp):
-            from ..pld.engine import pld_delta
+            from exactdp.engines.pld.engine import pld_delta
 
             return pld_delta(comp, eg, digits=_pld_digits(digits), max_seconds=self.budget)
-        from ..optimal import optimal_delta
+        from exactdp.api.optimal import optimal_delta
 
         return optimal_delta(comp, eg, digits=self._digits(digits))
 
@@ -346,7 +346,7 @@ class Oracle:
         """Exactly whether ``composition`` is (eps_g, delta_g)-DP (docs/contracts.md §1.5).
 
         For a PLD-engine composition the bracket is refined for at most the budget; a tie raises
-        :class:`~exactdp.errors.TimeBudgetError` with the bracket reached (``.best``)."""
+        :class:`~exactdp.core.errors.TimeBudgetError` with the bracket reached (``.best``)."""
         comp = self.composition(composition)
         with self.floats():
             eg = parse_eps(eps_g, "eps_g")
@@ -354,10 +354,10 @@ class Oracle:
         if self.decide_fn is not None:
             return self.decide_fn(comp, eg, dg)
         if needs_pld(comp):
-            from ..pld.engine import pld_decide
+            from exactdp.engines.pld.engine import pld_decide
 
             return pld_decide(comp, eg, dg, max_seconds=self.budget)
-        from ..optimal import is_private
+        from exactdp.api.optimal import is_private
 
         return is_private(comp, eg, dg)
 

@@ -65,7 +65,7 @@ def _exactdp_exact_floats_everywhere(request: Any) -> Any:
     if not _exact_floats_on(request.config):
         yield
         return
-    from exactdp.numbers import exact_floats
+    from exactdp.core.numbers import exact_floats
 
     with exact_floats(True):
         yield
@@ -74,7 +74,7 @@ def _exactdp_exact_floats_everywhere(request: Any) -> Any:
 @pytest.fixture
 def exactdp_exact_floats() -> Any:
     """Turn on exact floats for one test: ``Gaussian(1.1)`` is sigma = Fraction(1.1) exactly."""
-    from exactdp.numbers import exact_floats
+    from exactdp.core.numbers import exact_floats
 
     with exact_floats(True):
         yield True

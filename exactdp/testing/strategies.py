@@ -13,8 +13,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..composition import Composition
-from ..numbers import ExactReal, format_fraction
+from exactdp.model.composition import Composition
+from exactdp.core.numbers import ExactReal, format_fraction
 
 __all__ = [
     "decimals",
@@ -181,7 +181,7 @@ _STEPS = [1000, 10, 100, 10**4, 10**5]
 @st.composite
 def dpsgd_compositions(draw: Any) -> Composition:
     """DP-SGD: a Poisson-subsampled Gaussian (sigma 0.5..5, q 1e-4..0.5) run 10..10^5 steps."""
-    from ..mechanisms import Gaussian, PoissonSampled
+    from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     m = PoissonSampled(Gaussian(draw(st.sampled_from(_SIGMAS))), draw(st.sampled_from(_QS)))
     return Composition(((m, draw(st.sampled_from(_STEPS))),))
@@ -190,7 +190,7 @@ def dpsgd_compositions(draw: Any) -> Composition:
 @st.composite
 def mechanism_compositions(draw: Any, max_groups: int = 2) -> Composition:
     """Gaussian, Laplace and subsampled mechanisms, each repeated, 1..max_groups groups."""
-    from ..mechanisms import Gaussian, Laplace, PoissonSampled
+    from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled
 
     groups = []
     for _ in range(draw(st.integers(1, max_groups))):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from exactdp import is_private
-from exactdp.budget import EXAMPLES, budget
+from exactdp.calibrate.budget import EXAMPLES, budget
 from exactdp.cli import main as cli_main
 
 

@@ -14,7 +14,7 @@ from fractions import Fraction
 import pytest
 
 from exactdp import Composition, is_private
-from exactdp.calibrate.cli import EXAMPLES
+from exactdp.cli.calibrate import EXAMPLES
 from exactdp.cli import main as cli_main
 from exactdp.cli import run_query
 
@@ -79,7 +79,7 @@ def test_the_issue_command_lines_and_their_certificates() -> None:
     code, out, _ = run(["calibrate", "sigma", "--k", "50", "--sensitivity", "3", "--target-eps", "0.5",
                         "--target-delta", "1e-6", "--json"])
     j = json.loads(out)
-    from exactdp.mechanisms import Gaussian
+    from exactdp.model.mechanisms import Gaussian
 
     assert is_private([(Gaussian(j["value"], "3"), 50)], "0.5", "1e-6")
     assert not is_private([(Gaussian(j["fails_at"], "3"), 50)], "0.5", "1e-6")
@@ -126,7 +126,7 @@ def test_batch_calibrate_lines() -> None:
     assert is_private((r["value"], 0, 30), "1", "1e-5")
     r = run_query({"query": "calibrate", "calibrate": "k", "mechanism": "gaussian:sigma=10", "after": [
         "gaussian:sigma=20,count=4"], "target_eps": "1", "target_delta": "1e-5"})
-    from exactdp.mechanisms import Gaussian
+    from exactdp.model.mechanisms import Gaussian
 
     comp = lambda k: Composition.of([(Gaussian("20"), 4), (Gaussian("10"), k)])  # noqa: E731
     assert is_private(comp(r["value"]), "1", "1e-5") and not is_private(comp(r["fails_at"]), "1", "1e-5")

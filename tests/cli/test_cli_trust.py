@@ -20,7 +20,7 @@ import pytest
 
 import exactdp.cli as cli
 from exactdp.cli import main
-from exactdp.errors import PrecisionError
+from exactdp.core.errors import PrecisionError
 
 HEAD = ["delta", "--at-eps", "0.1", "--method", "basic"]
 
@@ -160,7 +160,7 @@ def test_k_beyond_the_engine_is_refused_up_front(capsys: pytest.CaptureFixture[s
 
 def test_check_that_cannot_decide_says_so_with_status_4(monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    import exactdp.optimal as optimal
+    import exactdp.api.optimal as optimal
 
     def stuck(*a: object, **k: object) -> bool:
         raise PrecisionError("the two sides agree to 2^17 bits")

@@ -14,7 +14,7 @@ import pytest
 
 from exactdp.crosscheck.adapters import ADAPTERS, Adapter, Api, NotApplicable, Reported
 from exactdp.crosscheck.cases import Case, sweep
-from exactdp.crosscheck.cli import main
+from exactdp.cli.crosscheck import main
 from exactdp.crosscheck.report import run_crosscheck, to_html, to_json, to_markdown
 
 F = Fraction

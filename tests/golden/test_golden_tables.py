@@ -278,9 +278,9 @@ def test_reproductions_and_errata_against_their_formulas() -> None:
 
 @needs_tables
 def test_region_vertices_agree_with_exactdp_region() -> None:
-    """The table's vertices (a direct sum in exactdp.golden) overlap those of exactdp.region."""
+    """The table's vertices (a direct sum in exactdp.golden) overlap those of exactdp.api.region."""
     from exactdp import Composition
-    from exactdp.region import privacy_region
+    from exactdp.api.region import privacy_region
 
     rows = [r for r in load_table("repro_privacy_region", directory=TABLES_DIR) if r["query"].startswith("region")]
     r0 = rows[0]

@@ -23,7 +23,7 @@ from exactdp.golden.manifest import check_manifest, read_manifest
 from exactdp.golden.specs import RowSpec, TableSpec, compute_row
 from exactdp.golden.writers import (COLUMNS, check_row, csv_text, enclosure_cells, json_text, latex_text,
                                     markdown_text)
-from exactdp.numbers import Enclosure, certify, arb_of_fraction
+from exactdp.core.numbers import Enclosure, certify, arb_of_fraction
 
 mpmath.mp.dps = 60
 
@@ -157,7 +157,7 @@ def test_failed_build_leaves_the_old_tables_untouched(tmp_path: Path) -> None:
 
 
 def test_cli_export_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from exactdp.golden.cli import main
+    from exactdp.cli.tables import main
 
     out = build(tmp_path / "t", specs=[SPEC], progress=False, figures=False)
     assert main(["export", "repro_steinke_noise", "--format", "latex", "--dir", str(out)]) == 2  # not in dir
@@ -181,7 +181,7 @@ def test_doctests_of_the_golden_modules() -> None:
 
 def test_verify_names_the_first_difference(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from exactdp import __version__
-    from exactdp.golden.cli import main
+    from exactdp.cli.tables import main
     from exactdp.golden.manifest import manifest_text
     from exactdp.golden.verify import verify
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from exactdp.errors import InvalidParameterError, MissingExtraError
+from exactdp.core.errors import InvalidParameterError, MissingExtraError
 from exactdp.golden import build as build_module
 from exactdp.golden.build import build
-from exactdp.golden.cli import main
+from exactdp.cli.tables import main
 from exactdp.golden.manifest import check_manifest, read_manifest, unlisted_files
 from exactdp.golden.specs import RowSpec, TableSpec
 

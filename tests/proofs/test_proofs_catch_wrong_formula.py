@@ -15,10 +15,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-import exactdp.bounds  # noqa: E402
-import exactdp.optimal.kov15  # noqa: E402
+import exactdp.engines.bounds  # noqa: E402
+import exactdp.engines.kov15  # noqa: E402
 import proofs  # noqa: E402
-from exactdp.numbers import Enclosure, arb_of_fraction, certify  # noqa: E402
+from exactdp.core.numbers import Enclosure, arb_of_fraction, certify  # noqa: E402
 from proofs.cli import main  # noqa: E402
 from proofs.framework import (  # noqa: E402
     ByDerivative,
@@ -57,14 +57,14 @@ def nudge(fn, rel: Fraction):
 
 def test_drv10_missing_factor_two_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     assert proofs.run("drv10_algebra").ok
-    monkeypatch.setattr(exactdp.bounds, "drv10_epsilon", drv10_epsilon_missing_2)
+    monkeypatch.setattr(exactdp.engines.bounds, "drv10_epsilon", drv10_epsilon_missing_2)
     out = proofs.run("drv10_algebra")
     assert not out.ok
     assert out.line().startswith("FAIL drv10_algebra: exactdp drv10: eps of 30 x 0.1-DP")
 
 
 def test_main_exits_nonzero_on_a_wrong_formula(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    monkeypatch.setattr(exactdp.bounds, "drv10_epsilon", drv10_epsilon_missing_2)
+    monkeypatch.setattr(exactdp.engines.bounds, "drv10_epsilon", drv10_epsilon_missing_2)
     assert main(["drv10_algebra", "basic_composition"]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("FAIL drv10_algebra: ") and out[1].startswith("PASS basic_composition: ")
@@ -73,8 +73,8 @@ def test_main_exits_nonzero_on_a_wrong_formula(monkeypatch: pytest.MonkeyPatch, 
 def test_python_m_proofs_exits_nonzero_in_a_subprocess() -> None:
     code = (
         "import sys; sys.path.insert(0, '.'); sys.path.insert(0, 'tests/proofs');"
-        "import exactdp.bounds, test_proofs_catch_wrong_formula as t;"
-        "exactdp.bounds.drv10_epsilon = t.drv10_epsilon_missing_2;"
+        "import exactdp.engines.bounds, test_proofs_catch_wrong_formula as t;"
+        "exactdp.engines.bounds.drv10_epsilon = t.drv10_epsilon_missing_2;"
         "from proofs.cli import main; sys.exit(main(['drv10_algebra']))"
     )
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -88,7 +88,7 @@ def test_python_m_proofs_exits_nonzero_in_a_subprocess() -> None:
      ("kov15_34_epsilon", "kov15_mean_loss"), ("basic_epsilon", "basic_composition")],
 )
 def test_a_25th_digit_error_in_a_bound_fails(monkeypatch: pytest.MonkeyPatch, attr: str, name: str) -> None:
-    monkeypatch.setattr(exactdp.bounds, attr, nudge(getattr(exactdp.bounds, attr), Fraction(1, 10**25)))
+    monkeypatch.setattr(exactdp.engines.bounds, attr, nudge(getattr(exactdp.engines.bounds, attr), Fraction(1, 10**25)))
     out = proofs.run(name)
     assert not out.ok, f"{name} did not notice a wrong {attr}"
 
@@ -99,7 +99,7 @@ def test_a_wrong_optimal_delta_fails(monkeypatch: pytest.MonkeyPatch) -> None:
         eps, delta, k = comp.homogeneous_params()
         return Enclosure.exact_value(1 - (1 - delta) ** k, digits)
 
-    monkeypatch.setattr(exactdp.optimal.kov15, "kov15_delta", poster_kov15_delta)
+    monkeypatch.setattr(exactdp.engines.kov15, "kov15_delta", poster_kov15_delta)
     for name in ("kov15_hockey_stick", "mv_poster_erratum"):
         out = proofs.run(name)
         assert not out.ok and "exactdp.optimal_delta" in out.failed_step, out.line()

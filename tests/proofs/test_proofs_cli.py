@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import exactdp.cli  # noqa: E402
-import exactdp.proofs_launcher  # noqa: E402
+import exactdp.cli.proofs  # noqa: E402
 import proofs.cli  # noqa: E402
 
 NO_SYMPY = "pip install 'exactdp[proofs]'"
@@ -137,7 +137,7 @@ def test_exactdp_proofs_without_the_package_in_process(monkeypatch: pytest.Monke
     monkeypatch.setitem(sys.modules, "proofs", None)  # import proofs now raises ImportError
     assert exactdp.cli.main(["proofs"]) == 2
     line = _one_line_error(capsys.readouterr().err, "exactdp proofs: error: ")
-    assert line == exactdp.proofs_launcher.NOT_INSTALLED
+    assert line == exactdp.cli.proofs.NOT_INSTALLED
     assert "git clone" in line and "pip install -e '.[proofs]'" in line and "python -m proofs" in line
 
 
@@ -154,7 +154,7 @@ def test_exactdp_proofs_from_a_wheel_like_install(tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2, r.stdout + r.stderr
     assert r.stdout == ""
-    assert _one_line_error(r.stderr, "exactdp proofs: error: ") == exactdp.proofs_launcher.NOT_INSTALLED
+    assert _one_line_error(r.stderr, "exactdp proofs: error: ") == exactdp.cli.proofs.NOT_INSTALLED
 
 
 def test_exactdp_proofs_from_the_checkout_outside_it(tmp_path: Path) -> None:
@@ -167,16 +167,16 @@ def test_exactdp_proofs_from_the_checkout_outside_it(tmp_path: Path) -> None:
 
 
 def test_exactdp_proofs_failure_exit_status(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    import exactdp.bounds
-    from exactdp.numbers import Enclosure
+    import exactdp.engines.bounds
+    from exactdp.core.numbers import Enclosure
 
-    right = exactdp.bounds.drv10_epsilon
+    right = exactdp.engines.bounds.drv10_epsilon
 
     def wrong(*args, **kwargs):  # DRV10 moved up by 10^-25 relative: a nearly right formula
         e = right(*args, **kwargs)
         return Enclosure(e.lower * (1 + Fraction(1, 10**25)), e.upper * (1 + Fraction(1, 10**25)), e.digits)
 
-    monkeypatch.setattr(exactdp.bounds, "drv10_epsilon", wrong)
+    monkeypatch.setattr(exactdp.engines.bounds, "drv10_epsilon", wrong)
     assert exactdp.cli.main(["proofs", "drv10_algebra"]) == 1
     captured = capsys.readouterr()
     assert captured.out.startswith("FAIL drv10_algebra: ")

@@ -3,7 +3,7 @@
 Soundness (every bound certifies no less than the optimum) is checked against an independent
 oracle written here: the optimal delta of Murtagh-Vadhan Thm 1.5 (docs/mathematics.md §2) by brute
 force over subsets for short lists, and its homogeneous form (MV Thm 1.4 / KOV15 Thm 3.3) for k
-equal mechanisms, in mpmath at 50 digits.  When ``exactdp.optimal.kov15`` is implemented, the
+equal mechanisms, in mpmath at 50 digits.  When ``exactdp.engines.kov15`` is implemented, the
 bounds are also compared with it.
 """
 
@@ -17,9 +17,9 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from exactdp import bounds
-from exactdp.composition import Composition
-from exactdp.numbers import Enclosure, ExactReal
+from exactdp.engines import bounds
+from exactdp.model.composition import Composition
+from exactdp.core.numbers import Enclosure, ExactReal
 
 METHODS = ["basic", "drv10", "kov15_34", "kov15_34_2013", "kov15_35", "steinke", "zcdp", "zcdp_tight"]
 DIGITS = 15
@@ -193,18 +193,18 @@ def test_epsilon_bounds_are_sound(method: str, mechs: list, delta_g: Fraction) -
 
 def _kov15_available() -> bool:
     try:
-        from exactdp.optimal.kov15 import kov15_epsilon  # noqa: F401
+        from exactdp.engines.kov15 import kov15_epsilon  # noqa: F401
     except (ImportError, NotImplementedError, AttributeError):
         return False
     return True
 
 
-@pytest.mark.skipif(not _kov15_available(), reason="exactdp.optimal.kov15 is still a placeholder")
+@pytest.mark.skipif(not _kov15_available(), reason="exactdp.engines.kov15 is still a placeholder")
 @SETTINGS
 @given(method_st, eps_st, delta_st, st.integers(1, 200), delta_g_st)
 def test_bounds_at_least_the_optimum_kov15(method: str, eps: object, delta: Fraction, k: int,
                                            delta_g: Fraction) -> None:
-    from exactdp.optimal.kov15 import kov15_epsilon
+    from exactdp.engines.kov15 import kov15_epsilon
 
     comp = Composition.homogeneous(eps, delta, k)
     try:

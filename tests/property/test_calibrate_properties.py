@@ -50,6 +50,6 @@ def test_sigma_monotone_in_the_target_delta(k: int, a: str, b: str, eg: str) -> 
     s_tight, s_loose = calibrate_sigma(k, eg, lo), calibrate_sigma(k, eg, hi)
     # sigma*(tight) >= sigma*(loose): what is safe for the tight target lies above what fails the loose one
     assert s_tight.value > s_loose.fails_at
-    from exactdp.mechanisms import Gaussian
+    from exactdp.model.mechanisms import Gaussian
 
     assert is_private([(Gaussian(s_tight.value), k)], eg, hi)

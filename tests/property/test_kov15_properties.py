@@ -13,11 +13,11 @@ import mpmath
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from exactdp.composition import Composition
-from exactdp.numbers import ExactReal
-from exactdp.optimal.decide import decide
-from exactdp.optimal.kov15 import kov15_delta, kov15_epsilon, kov15_grid
-from exactdp.region import privacy_region
+from exactdp.model.composition import Composition
+from exactdp.core.numbers import ExactReal
+from exactdp.engines.kov15_decide import decide
+from exactdp.engines.kov15 import kov15_delta, kov15_epsilon, kov15_grid
+from exactdp.api.region import privacy_region
 
 SETTINGS = settings(max_examples=25, deadline=None)
 DIGITS = 20

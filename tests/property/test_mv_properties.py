@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from exactdp import Composition, ExactReal
-from exactdp.optimal.mv import mv_decide, mv_delta, mv_epsilon
+from exactdp.engines.mv import mv_decide, mv_delta, mv_epsilon
 
 Y = st.sampled_from([Fraction(3, 2), Fraction(2), Fraction(5, 4), Fraction(9, 4), Fraction(7, 5), Fraction(3)])
 D = st.sampled_from([Fraction(0), Fraction(1, 10**6), Fraction(1, 1000)])

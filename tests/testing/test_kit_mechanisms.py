@@ -14,8 +14,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 
-from exactdp.errors import InexactInputError, InvalidParameterError
-from exactdp.mechanisms import Gaussian, Laplace, PoissonSampled
+from exactdp.core.errors import InexactInputError, InvalidParameterError
+from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled
 from exactdp.testing import (
     Oracle,
     SearchStats,
@@ -124,7 +124,7 @@ def test_plugin_options_in_help_and_exact_floats_option(tmp_path) -> None:  # no
     for opt in ("--exactdp-digits", "--exactdp-max-seconds", "--exactdp-exact-floats"):
         assert opt in out.stdout
     (tmp_path / "test_x.py").write_text(
-        "from exactdp.mechanisms import Gaussian\n"
+        "from exactdp.model.mechanisms import Gaussian\n"
         "from exactdp.testing import assert_sound\n"
         "def test_floats(exactdp_oracle):\n"
         "    assert exactdp_oracle.exact_floats and exactdp_oracle.digits == 12\n"

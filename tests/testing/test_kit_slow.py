@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from exactdp.mechanisms import Gaussian, PoissonSampled
+from exactdp.model.mechanisms import Gaussian, PoissonSampled
 from exactdp.testing import Oracle, judge
 
 SGD = [(PoissonSampled(Gaussian("1"), "0.01"), 1000)]

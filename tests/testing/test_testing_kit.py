@@ -17,8 +17,8 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from exactdp import Composition
-from exactdp.errors import ExactDPError
-from exactdp.numbers import INF, Enclosure
+from exactdp.core.errors import ExactDPError
+from exactdp.core.numbers import INF, Enclosure
 from exactdp.testing import (
     FP_LEVEL,
     InvalidClaimError,
@@ -201,7 +201,7 @@ def test_optimum_within_basic_composition(data) -> None:  # noqa: ANN001
     eps, delta, k = comp.homogeneous_params()
     threshold = 1 - (1 - delta) ** k
     dg = data.draw(s.delta_gs())
-    from exactdp.numbers import ExactReal
+    from exactdp.core.numbers import ExactReal
 
     total = ExactReal(eps.kind, eps.value)
     opt = Oracle(digits=10).epsilon(comp, dg)
@@ -209,7 +209,7 @@ def test_optimum_within_basic_composition(data) -> None:  # noqa: ANN001
         assert opt.is_infinite
     else:
         # k*eps as an exact claim: for log(q) eps, compare through the enclosure of k*log(q)
-        from exactdp.numbers import certify, arb_of_fraction
+        from exactdp.core.numbers import certify, arb_of_fraction
 
         if total.kind == "rational":
             assert opt.lower <= k * total.value

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from exactdp.errors import InvalidParameterError
+from exactdp.core.errors import InvalidParameterError
 from exactdp.testing import (
     DECLINES,
     MIN_CHECKED,

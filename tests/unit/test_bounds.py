@@ -1,4 +1,4 @@
-"""exactdp.bounds against an independent mpmath oracle written from docs/mathematics.md §4.
+"""exactdp.engines.bounds against an independent mpmath oracle written from docs/mathematics.md §4.
 
 The oracle evaluates each published eps formula at 80 digits (mpmath ``mp``), and obtains the delta
 direction by *numerical* inversion (bisection in log delta), not by the closed-form inverses the
@@ -15,9 +15,9 @@ import mpmath
 import pytest
 from flint import arb, ctx
 
-from exactdp import bounds
-from exactdp.composition import Composition
-from exactdp.numbers import Enclosure, ExactReal, arb_of_fraction, certify
+from exactdp.engines import bounds
+from exactdp.model.composition import Composition
+from exactdp.core.numbers import Enclosure, ExactReal, arb_of_fraction, certify
 
 mp = mpmath.mp.clone() if hasattr(mpmath.mp, "clone") else mpmath.mp
 DPS = 80
@@ -359,7 +359,7 @@ def test_zcdp_tight_minimiser_near_one() -> None:
 
 
 def test_astronomically_small_value_is_refused() -> None:
-    from exactdp.errors import PrecisionError
+    from exactdp.core.errors import PrecisionError
 
     with pytest.raises(PrecisionError, match="representable"):
         bounds.drv10_delta(Composition.homogeneous("1e-8", 0, 1), ExactReal.parse(20), digits=DIGITS)

@@ -18,10 +18,10 @@ from exactdp import Composition, is_private
 from exactdp.calibrate import (Calibration, InfeasibleTargetError, calibrate_eps, calibrate_k,
                                calibrate_laplace_scale, calibrate_q, calibrate_scale, calibrate_sigma)
 from exactdp.calibrate.certsearch import Outcome, Proof, integer_search, search, shortest_decimal_in
-from exactdp.errors import ExactDPError, InvalidParameterError, TimeBudgetError
-from exactdp.mechanisms import Gaussian, Laplace, PoissonSampled
-from exactdp.numbers import ExactReal
-from exactdp.pld.engine import pld_decide
+from exactdp.core.errors import ExactDPError, InvalidParameterError, TimeBudgetError
+from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled
+from exactdp.core.numbers import ExactReal
+from exactdp.engines.pld.engine import pld_decide
 
 F = Fraction
 

@@ -1,4 +1,4 @@
-"""exactdp.composition: validation, merging of equal mechanisms, immutability, the inputs object."""
+"""exactdp.model.composition: validation, merging of equal mechanisms, immutability, the inputs object."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from fractions import Fraction
 import gmpy2
 import pytest
 
-from exactdp.composition import Composition, Mechanism
-from exactdp.errors import InexactInputError, InvalidParameterError
-from exactdp.numbers import ExactReal
+from exactdp.model.composition import Composition, Mechanism
+from exactdp.core.errors import InexactInputError, InvalidParameterError
+from exactdp.core.numbers import ExactReal
 
 
 @pytest.mark.parametrize("eps", ["-0.1", "-1/3", "nan", "NaN", "inf", "-inf", "Infinity", "log(1/2)", "log(0)",

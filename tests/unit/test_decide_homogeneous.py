@@ -13,11 +13,11 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from exactdp.composition import Composition
-from exactdp.numbers import ExactReal
-from exactdp.optimal import is_private
-from exactdp.optimal.decide import decide
-from exactdp.optimal.kov15 import kov15_delta
+from exactdp.model.composition import Composition
+from exactdp.core.numbers import ExactReal
+from exactdp.api.optimal import is_private
+from exactdp.engines.kov15_decide import decide
+from exactdp.engines.kov15 import kov15_delta
 
 HAIR = Fraction(1, 10**40)
 

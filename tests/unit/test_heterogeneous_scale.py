@@ -19,12 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import exactdp.optimal.tails as tails
+import exactdp.engines.tails as tails
 from exactdp import Composition, is_private, optimal_delta, optimal_epsilon
-from exactdp.curve import delta_curve, delta_points, epsilon_curve, eps_points
-from exactdp.numbers import ExactReal
-from exactdp.optimal.mv import _route
-from exactdp.pld.engine import pld_delta, pld_epsilon
+from exactdp.api.curve import delta_curve, delta_points, epsilon_curve, eps_points
+from exactdp.core.numbers import ExactReal
+from exactdp.engines.mv import _route
+from exactdp.engines.pld.engine import pld_delta, pld_epsilon
 
 F = Fraction
 
@@ -93,7 +93,7 @@ def test_tails_against_brute_force_over_subsets(seed: int, monkeypatch: pytest.M
 def test_tails_agree_with_the_exact_profile() -> None:
     comp = Composition.heterogeneous([("0.05", "1e-6", 2500), ("0.3", "0", 20), ("log(2)", "0.001", 2)])
     assert _route(comp)[0] == "tails"
-    from exactdp.optimal.mv import _delta_on, _epsilon_on, _prod_one_minus_delta, build_profile, _eps_groups
+    from exactdp.engines.mv import _delta_on, _epsilon_on, _prod_one_minus_delta, build_profile, _eps_groups
 
     prof = build_profile(_eps_groups(comp))
     pd = _prod_one_minus_delta(comp)
@@ -140,7 +140,7 @@ def test_tails_epsilon_against_the_exact_profile_at_any_delta(dg: Fraction, monk
     monkeypatch.setattr(tails, "MIN_COUNT", 2)
     comp = Composition.heterogeneous([("0.3", "0", 40), ("0.7", "1e-12", 3), ("log(3/2)", "0", 2)])
     assert tails.tails_applies(comp)
-    from exactdp.optimal.mv import _epsilon_on, _eps_groups, _prod_one_minus_delta, build_profile
+    from exactdp.engines.mv import _epsilon_on, _eps_groups, _prod_one_minus_delta, build_profile
 
     exact = _epsilon_on(build_profile(_eps_groups(comp)), _prod_one_minus_delta(comp), dg, 25)
     assert meets(tails.tails_epsilon(comp, dg, digits=25), exact)
@@ -269,7 +269,7 @@ def test_check_near_the_boundary_says_why_it_stopped(tmp_path) -> None:  # type:
 
 
 def test_check_stopped_by_the_memory_bound_says_so(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import exactdp.pld.engine as engine
+    import exactdp.engines.pld.engine as engine
 
     monkeypatch.setattr(engine, "MAX_POINTS", 3000)  # the first refinement already passes it
     f = _hundred_values(tmp_path)

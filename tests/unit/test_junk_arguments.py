@@ -3,7 +3,7 @@
 The test is for the class, not the instance: each parameter of every public callable of
 ``exactdp.__all__`` and of the testing kit (``exactdp.testing.__all__``) is replaced in turn by
 each junk value, the other arguments being valid; the call must either succeed or raise an
-``exactdp.errors.ExactDPError`` (the kit's assertions may also fail with the kit's own
+``exactdp.core.errors.ExactDPError`` (the kit's assertions may also fail with the kit's own
 AssertionError subclasses).  A public name that is not covered here fails the coverage test, so
 a new function cannot escape the battery.
 """
@@ -39,8 +39,8 @@ from exactdp import (
     parse_delta,
     parse_eps,
 )
-from exactdp.errors import ExactDPError
-from exactdp.numbers import parse_digits, parse_k, parse_rational, parse_real
+from exactdp.core.errors import ExactDPError
+from exactdp.core.numbers import parse_digits, parse_k, parse_rational, parse_real
 from exactdp.testing import (
     InvalidClaimError,
     Oracle,

@@ -15,10 +15,10 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from exactdp.composition import Composition
-from exactdp.numbers import Enclosure, ExactReal
-from exactdp.optimal import kov15
-from exactdp.optimal.kov15 import kov15_delta, kov15_epsilon, kov15_grid
+from exactdp.model.composition import Composition
+from exactdp.core.numbers import Enclosure, ExactReal
+from exactdp.engines import kov15
+from exactdp.engines.kov15 import kov15_delta, kov15_epsilon, kov15_grid
 
 
 # -- oracle 1: brute force over the product of the dominating pairs -------------------------------

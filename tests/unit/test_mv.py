@@ -1,6 +1,6 @@
 """Optimal heterogeneous composition (MV Thm 1.5) against independent oracles.
 
-Oracles here share no code with exactdp.optimal.mv: brute force over all 2^k subsets with exact
+Oracles here share no code with exactdp.engines.mv: brute force over all 2^k subsets with exact
 Fractions (eps_i = log of rationals), and enumeration of how many of each value are in S with
 mpmath interval arithmetic (rational eps_i; the threshold test is exact over Q).
 """
@@ -16,9 +16,9 @@ import pytest
 from mpmath import iv, libmp
 
 from exactdp import Composition, ExactReal
-from exactdp.errors import PrecisionError
-from exactdp.optimal import mv
-from exactdp.optimal.mv import mv_decide, mv_delta, mv_epsilon
+from exactdp.core.errors import PrecisionError
+from exactdp.engines import mv
+from exactdp.engines.mv import mv_decide, mv_delta, mv_epsilon
 
 iv.dps = 60
 
@@ -275,7 +275,7 @@ def test_many_off_grid_values_get_a_certified_bracket(monkeypatch):
     assert d.lower <= exact.upper and exact.lower <= d.upper
     assert rel_width(d) <= Fraction(1, 1000)
     # more digits than a bracket can reach: the best certified bracket, never nothing
-    from exactdp import progress
+    from exactdp.core import progress
 
     with progress.task("t", max_seconds=8, stream=None):
         d25 = mv_delta(comp, ExactReal.parse("1"), digits=25)

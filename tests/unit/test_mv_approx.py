@@ -16,10 +16,10 @@ import pytest
 from flint import arb, ctx
 
 from exactdp import Composition
-from exactdp.errors import InvalidParameterError
-from exactdp.numbers import fraction_of_arb_endpoints
-from exactdp.optimal.approx import mv_approx_epsilon, mv_approx_grid
-from exactdp.optimal.mv import mv_epsilon
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import fraction_of_arb_endpoints
+from exactdp.engines.approx import mv_approx_epsilon, mv_approx_grid
+from exactdp.engines.mv import mv_epsilon
 
 CASES = [
     [("0.1", 0), ("0.2", 0), ("0.3", 0), ("0.5", 0), ("0.7", 0)],

@@ -1,4 +1,4 @@
-"""exactdp.numbers: exact parsing, enclosures, outward rounding, the precision loop.
+"""exactdp.core.numbers: exact parsing, enclosures, outward rounding, the precision loop.
 
 Oracles: Python's exact ``fractions.Fraction`` arithmetic and ``decimal`` text, never the module itself.
 """
@@ -15,8 +15,8 @@ from flint import arb, fmpq, fmpz
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.errors import InexactInputError, InvalidParameterError, PrecisionError
-from exactdp.numbers import (
+from exactdp.core.errors import InexactInputError, InvalidParameterError, PrecisionError
+from exactdp.core.numbers import (
     Enclosure,
     ExactReal,
     certify,

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp import Composition, optimal_delta, optimal_epsilon
-from exactdp.mechanisms import Gaussian, Laplace, PoissonSampled, PureDP, RandomizedResponse
-from exactdp.numbers import ExactReal
-from exactdp.pld.engine import pld_decide, pld_decision, pld_delta, pld_epsilon
+from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, PureDP, RandomizedResponse
+from exactdp.core.numbers import ExactReal
+from exactdp.engines.pld.engine import pld_decide, pld_decision, pld_delta, pld_epsilon
 
 mp = mpmath.mp
 F = Fraction
@@ -233,7 +233,7 @@ def test_a_budget_short_of_the_digits_sets_precision_for_the_reachable_width() -
     # 30 digits asked of an off-lattice list with a budget that reaches a few: the grids are built at
     # the precision of the width they are predicted to reach (docs/pld.md §8), and the bracket still
     # holds the exact optimum (Murtagh-Vadhan, an independent engine)
-    from exactdp.pld import engine
+    from exactdp.engines.pld import engine
     mechs = [(f"0.{1234567 + 7919 * i}", "0", 1) for i in range(12)] + [("0.3", "0", 4)]
     comp = Composition.heterogeneous(mechs)
     dg = F(1, 10**4)
@@ -372,8 +372,8 @@ def test_tail_sums_kept_and_extended_contain_the_exact_sums(coeffs, starts) -> N
     # rounding, so the oracle is the exact rational sum, which every answer must contain
     from flint import arb, arb_poly, ctx
 
-    import exactdp.pld.discrete as D
-    from exactdp.numbers import arb_of_fraction
+    import exactdp.engines.pld.discrete as D
+    from exactdp.core.numbers import arb_of_fraction
 
     x_q = Fraction(999, 1000)
     with ctx.workprec(80):
@@ -394,8 +394,8 @@ def test_tail_sums_step_down_from_a_kept_sum() -> None:
     # (a step that skips a term is caught here); a start far below is evaluated afresh
     from flint import arb_poly, ctx
 
-    import exactdp.pld.discrete as D
-    from exactdp.numbers import arb_of_fraction
+    import exactdp.engines.pld.discrete as D
+    from exactdp.core.numbers import arb_of_fraction
 
     coeffs = [Fraction(i % 7 + 1, 3 * i + 5) for i in range(200)]
     x_q = Fraction(7, 8)

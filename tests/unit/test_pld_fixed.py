@@ -1,4 +1,4 @@
-"""The fixed-point lattice layer (exactdp/pld/fixed.py, docs/pld.md §7.1) against exact rationals.
+"""The fixed-point lattice layer (exactdp/engines/pld/fixed.py, docs/pld.md §7.1) against exact rationals.
 
 Every check compares with a computation that shares no code with the layer: the product of the
 generating polynomials in exact Fractions (brute force over outputs), the exact binomial sums of
@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp import Composition, optimal_delta, optimal_epsilon
-from exactdp.numbers import arb_of_fraction
-from exactdp.pld import fixed
-from exactdp.pld.discrete import Law, delta_lower, delta_upper
+from exactdp.core.numbers import arb_of_fraction
+from exactdp.engines.pld import fixed
+from exactdp.engines.pld.discrete import Law, delta_lower, delta_upper
 
 F = Fraction
 H = F(1, 10)
@@ -141,7 +141,7 @@ def mixed_binomial_delta(groups: list[tuple[Fraction, int]], eps: Fraction) -> m
 ])
 def test_engine_lattice_against_mixed_binomial_sums(groups: list[tuple[Fraction, int]], eps: Fraction) -> None:
     comp = Composition.heterogeneous([(e, 0, n) for e, n in groups])
-    from exactdp.pld.engine import pld_delta
+    from exactdp.engines.pld.engine import pld_delta
 
     enc = pld_delta(comp, eps, digits=20)
     assert enc.algorithm == "pld-lattice"

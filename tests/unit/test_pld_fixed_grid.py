@@ -1,4 +1,4 @@
-"""The fixed-point layer off the lattice (exactdp/pld/fixed.py, docs/pld.md §7.2-§7.3).
+"""The fixed-point layer off the lattice (exactdp/engines/pld/fixed.py, docs/pld.md §7.2-§7.3).
 
 Upper laws are sub-measures of their dominating pairs with the missing mass at +inf; lower laws
 keep P floored and tilted Q rounded up; floors drop (lower) or lift (upper) what no query looks
@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp import Composition
-from exactdp.numbers import arb_of_fraction
-from exactdp.pld import engine, fixed
-from exactdp.pld.discrete import Law, delta_lower, delta_upper
+from exactdp.core.numbers import arb_of_fraction
+from exactdp.engines.pld import engine, fixed
+from exactdp.engines.pld.discrete import Law, delta_lower, delta_upper
 from test_pld_fixed import convolve  # the exact Fraction convolution (a sibling test module)
 
 F = Fraction
@@ -206,7 +206,7 @@ def test_many_binned_factors_on_a_coarse_grid_keep_a_tight_lower_end() -> None:
     comp = Composition.heterogeneous([(v, 0, 1) for v in vals])
     b = engine.build(engine.plan(comp), F(1, 9), F(1, 10**20), 100, None)
     up, low = b.laws[0]
-    from exactdp.pld.discrete import epsilon_lower, epsilon_upper
+    from exactdp.engines.pld.discrete import epsilon_lower, epsilon_upper
 
     with ctx.workprec(100):
         d = arb_of_fraction(F(1, 10**6))
@@ -277,7 +277,7 @@ def test_engine_centres_binned_factors_and_brackets_the_brute_force() -> None:
 def test_many_binned_steps_of_one_mechanism_keep_a_lower_end_on_a_coarse_grid() -> None:
     """10^4 Poisson-subsampled Gaussian steps at h = 1/20 (tilts up to e^{-500} uncentred): centred,
     the lower law is a real bound at a coarse grid, inside the upper one and near the fine answer."""
-    from exactdp.mechanisms import Gaussian, PoissonSampled
+    from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     comp = Composition(groups=((PoissonSampled(mechanism=Gaussian(sigma=F(1), sensitivity=F(1)), q=F(1, 100)), 10**4),))
     pl = engine.plan(comp)

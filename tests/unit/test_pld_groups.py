@@ -12,9 +12,9 @@ import mpmath
 from flint import arb, ctx
 
 from exactdp import Composition, optimal_epsilon, progress
-from exactdp.numbers import arb_of_fraction
-from exactdp.pld.discrete import delta_lower, delta_upper, discretize_binomial, epsilon_lower, epsilon_upper
-from exactdp.pld.engine import pld_epsilon
+from exactdp.core.numbers import arb_of_fraction
+from exactdp.engines.pld.discrete import delta_lower, delta_upper, discretize_binomial, epsilon_lower, epsilon_upper
+from exactdp.engines.pld.engine import pld_epsilon
 
 F = Fraction
 

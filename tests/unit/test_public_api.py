@@ -12,7 +12,7 @@ import pytest
 
 import exactdp
 from exactdp import Composition, delta, epsilon, is_private, optimal_delta, optimal_epsilon
-from exactdp.errors import ExactDPError, InexactInputError, InvalidParameterError
+from exactdp.core.errors import ExactDPError, InexactInputError, InvalidParameterError
 
 SHORTHANDS = [("0.1", "0.001", 30), {"eps": "0.1", "delta": "0.001", "k": 30}, [("0.1", "0.001", 30)],
               Composition.homogeneous("0.1", "0.001", 30)]

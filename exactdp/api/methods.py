@@ -1,0 +1,128 @@
+"""The registry of composition methods: every method answers in the same terms.
+
+``delta`` is the smallest *total* delta the method certifies at eps_g; ``epsilon`` is the eps the
+method certifies at the *total* delta_g (``+inf`` exactly when it certifies none), so methods
+compare side by side (docs/contracts.md §2).  Implementations are imported lazily.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from exactdp.model.composition import Composition
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import DEFAULT_DIGITS, Enclosure, ExactReal, parse_delta, parse_digits, parse_eps, parse_rational
+
+__all__ = ["MethodSpec", "METHODS", "method_names", "get_method", "delta", "epsilon"]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method: where its two directions live, and a one-line description for ``--help``."""
+
+    name: str
+    module: str
+    delta_attr: str | None
+    epsilon_attr: str | None
+    summary: str
+    options: tuple[str, ...] = ()
+
+    def _load(self, attr: str | None, direction: str) -> Callable[..., Enclosure]:
+        if attr is None:
+            raise InvalidParameterError(f"method={self.name!r} does not answer the {direction} query")
+        return getattr(importlib.import_module(self.module), attr)
+
+    def delta(self, comp: Composition, eps_g: ExactReal, *, digits: int, **options: Any) -> Enclosure:
+        # a delta is a probability: every composition is (eps_g, 1)-DP, so [0, 1] may be intersected
+        enc = self._load(self.delta_attr, "delta")(comp, eps_g, digits=digits, **options)
+        return enc.clamped(Fraction(0), Fraction(1))
+
+    def epsilon(self, comp: Composition, delta_g: Fraction, *, digits: int, **options: Any) -> Enclosure:
+        return self._load(self.epsilon_attr, "epsilon")(comp, delta_g, digits=digits, **options)
+
+
+_B = "exactdp.engines.bounds"
+METHODS: dict[str, MethodSpec] = {
+    m.name: m
+    for m in [
+        MethodSpec("optimal", "exactdp.api.optimal", "optimal_delta", "optimal_epsilon",
+                   "the exact optimum (KOV15 Thm 3.3 for k equal mechanisms, Murtagh-Vadhan Thm 1.5 otherwise)"),
+        MethodSpec("basic", _B, "basic_delta", "basic_epsilon",
+                   "basic composition (sum eps_i, sum delta_i), Dwork-Roth Thm 3.16"),
+        MethodSpec("drv10", _B, "drv10_delta", "drv10_epsilon",
+                   "advanced composition, Dwork-Rothblum-Vadhan 2010 Thm III.3"),
+        MethodSpec("kov15-3.4", _B, "kov15_34_delta", "kov15_34_epsilon",
+                   "KOV15 Thm 3.4 closed form (tanh form, ICML)"),
+        MethodSpec("kov15-3.4-2013", _B, "kov15_34_2013_delta", "kov15_34_2013_epsilon",
+                   "KOV15 Thm 3.4, early arXiv form with k eps^2 (stated for eps <= 0.9)"),
+        MethodSpec("kov15-3.5", _B, "kov15_35_delta", "kov15_35_epsilon",
+                   "KOV15 Thm 3.5 closed form for heterogeneous mechanisms"),
+        MethodSpec("steinke", _B, "steinke_delta", "steinke_epsilon",
+                   "Steinke's advanced composition (1/2 sum eps^2 + sqrt(2 log(1/delta) sum eps^2))"),
+        MethodSpec("zcdp", _B, "zcdp_delta", "zcdp_epsilon",
+                   "pure DP -> zCDP (rho = eps tanh(eps/2)), rho adds, simple conversion rho + 2 sqrt(rho log(1/delta))"),
+        MethodSpec("zcdp-tight", _B, "zcdp_tight_delta", "zcdp_tight_epsilon",
+                   "as zcdp, with the Canonne-Kamath-Steinke 2020 conversion"),
+        MethodSpec("mv-approx", "exactdp.engines.approx", None, "mv_approx_epsilon",
+                   "the Murtagh-Vadhan Thm 1.7 approximation algorithm (needs --eta)", ("eta",)),
+    ]
+}
+
+
+def method_names() -> list[str]:
+    return list(METHODS)
+
+
+def get_method(name: str) -> MethodSpec:
+    if not isinstance(name, str) or name not in METHODS:
+        raise InvalidParameterError(f"method={name!r} must be one of {', '.join(METHODS)}")
+    return METHODS[name]
+
+
+def _options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
+    """The method's options, each known to it and parsed exactly (eta: a rational > 0)."""
+    for name in options:
+        if name not in spec.options:
+            allowed = f"the options {', '.join(spec.options)}" if spec.options else "no options"
+            raise InvalidParameterError(f"{name}={options[name]!r}: method={spec.name!r} takes {allowed}")
+    out: dict[str, Any] = {}
+    for name in spec.options:
+        if options.get(name) is None:
+            raise InvalidParameterError(f"{name}=None: method={spec.name!r} needs {name} (for example 0.01)")
+        v = parse_rational(options[name], name)
+        if v <= 0:
+            raise InvalidParameterError(f"{name}={options[name]!r} must satisfy {name} > 0")
+        out[name] = v
+    return out
+
+
+def delta(comp: Any, eps_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
+          **options: Any) -> Enclosure:
+    """The smallest total delta that ``method`` certifies for ``comp`` at ``eps_g``.
+
+    ``comp`` is anything :meth:`Composition.of` accepts.
+
+    >>> print(delta(("0.1", 0, 30), "1", method="basic", digits=10))
+    1
+    """
+    spec = get_method(method)
+    comp = Composition.of(comp)
+    return spec.delta(comp, parse_eps(eps_g, "eps_g"), digits=parse_digits(digits), **_options(spec, options))
+
+
+def epsilon(comp: Any, delta_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
+            **options: Any) -> Enclosure:
+    """The eps that ``method`` certifies for ``comp`` at total ``delta_g`` (+inf when none).
+
+    ``comp`` is anything :meth:`Composition.of` accepts.
+
+    >>> print(epsilon(("0.1", 0, 30), "1e-3", method="basic", digits=10))
+    3
+    """
+    spec = get_method(method)
+    comp = Composition.of(comp)
+    return spec.epsilon(comp, parse_delta(delta_g, "delta_g"), digits=parse_digits(digits), **_options(spec, options))

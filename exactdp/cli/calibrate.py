@@ -1,0 +1,330 @@
+"""``exactdp calibrate``: the command line of certified calibration (docs/calibration.md §3).
+
+    exactdp calibrate eps   --k K [--delta D] --target-eps E --target-delta DG [--method M] [--json]
+    exactdp calibrate k     --mechanism SPEC --target-eps E --target-delta DG [--json]
+    exactdp calibrate sigma --k K [--q Q] [--sensitivity S] --target-eps E --target-delta DG [--json]
+    exactdp calibrate laplace-scale --k K [--sensitivity S] --target-eps E --target-delta DG [--json]
+    exactdp calibrate scale (--mechanism E[,D] ... | --mechanisms FILE) --target-eps E --target-delta DG
+    exactdp calibrate q     --sigma S --k K [--sensitivity S] --target-eps E --target-delta DG
+
+Exit status (docs/contracts.md §3): 0 an answer (its gap is stated), 2 bad input or a target no
+value meets (one line on stderr), 3 no value could be certified safe within the budget, 4
+``calibrate k`` could not separate k from k + 1 within its budget (the certified k and the
+nearest certified failure are still printed), 5 an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+import time
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from exactdp.core.errors import InvalidParameterError, PrecisionError
+
+__all__ = ["main", "run_calibrate_query", "build_parser", "EXAMPLES"]
+
+EXIT_OK, EXIT_USAGE, EXIT_PRECISION, EXIT_UNDECIDED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 2, 3, 4, 5, 130
+
+_WHAT = """\
+what the answer means: 'value' is certified safe (the composition at it is proved to meet the
+target (eps_g, delta_g): by an exact decision, the Gaussian closed form, a method's certified
+enclosure, or the upper end of a certified PLD bracket) and 'fails_at', a value just beyond it,
+is certified to miss the target; the optimum lies between them.  A count k is exact: k meets the
+target and k + 1 does not.  Numbers are exact ('0.1' is 1/10, '1e-5', '1/3')."""
+
+_EXIT = """\
+exit status: 0 an answer (the gap reached is stated), 2 bad input or a target that no value meets,
+3 no value could be certified safe within --max-seconds, 4 (calibrate k) k and k + 1 could not be
+separated within the budget (the certified k and the nearest certified failure are printed), 5 an
+internal error (a bug: please report)."""
+
+#: the examples of each subcommand's --help; tests/cli/test_cli_calibrate.py runs every one as shown
+EXAMPLES: dict[str, list[str]] = {
+    "eps": [
+        "exactdp calibrate eps --k 30 --target-eps 1 --target-delta 1e-5",
+        "exactdp calibrate eps --k 100 --delta 1e-8 --target-eps 2 --target-delta 1e-5 --json",
+        "exactdp calibrate eps --k 30 --target-eps 1 --target-delta 1e-5 --method drv10",
+        "exactdp calibrate eps --k 30 --target-eps 1 --target-delta 1e-5 --round-to 0.001",
+        "exactdp calibrate eps --k 1 --after 0.5 --after 0.3,1e-6 --target-eps 1 --target-delta 1e-5",
+    ],
+    "scale": [
+        "exactdp calibrate scale --mechanism 0.1 --mechanism 0.2,1e-6,5 --target-eps 1 --target-delta 1e-5",
+    ],
+    "k": [
+        "exactdp calibrate k --mechanism 0.1,1e-7 --target-eps 1 --target-delta 1e-5",
+        "exactdp calibrate k --mechanism gaussian:sigma=10 --target-eps 1 --target-delta 1e-5 --json",
+        "exactdp calibrate k --mechanism laplace:scale=20 --target-eps 1 --target-delta 1e-6",
+        "exactdp calibrate k --mechanism gaussian:sigma=2,q=0.05 --target-eps 1 --target-delta 1e-5",
+    ],
+    "sigma": [
+        "exactdp calibrate sigma --k 100 --target-eps 1 --target-delta 1e-5",
+        "exactdp calibrate sigma --k 100 --sensitivity 2 --target-eps 1 --target-delta 1e-5 --round-to 0.01",
+        "exactdp calibrate sigma --k 100 --q 0.05 --target-eps 1 --target-delta 1e-5 --json",
+    ],
+    "q": [
+        "exactdp calibrate q --sigma 2 --k 100 --target-eps 1 --target-delta 1e-5",
+    ],
+    "laplace-scale": [
+        "exactdp calibrate laplace-scale --k 10 --target-eps 1 --target-delta 1e-6",
+        "exactdp calibrate laplace-scale --k 10 --sensitivity 2 --target-eps 1 --target-delta 0 --json",
+    ],
+}
+
+_DESCRIPTIONS = {
+    "eps": "The largest per-mechanism eps such that k mechanisms, each (eps, D)-DP (after the --after "
+           "mechanisms, if any), compose to (eps_g, delta_g) under the optimal composition or --method.",
+    "scale": "The largest factor c such that the mechanisms (c eps_i, delta_i) compose to (eps_g, delta_g): "
+             "the heterogeneous form of 'calibrate eps'.",
+    "k": "The largest number of runs k of a mechanism (after the --after mechanisms, if any) within the "
+         "target: k is proved to meet it and k + 1 to miss it.",
+    "sigma": "The smallest Gaussian noise sigma for k steps of sensitivity S; with --q Q the steps are "
+             "Poisson subsampled at rate Q (the DP-SGD noise multiplier).",
+    "q": "The largest Poisson sampling rate q for k subsampled Gaussian steps with noise sigma (q = 1, "
+         "no subsampling, is the end of the range).",
+    "laplace-scale": "The smallest Laplace scale b for k queries of L1 sensitivity S, judged by the Laplace "
+                     "mechanism's own privacy loss (certified PLD engine).",
+}
+
+
+_SHORT = {
+    "eps": "the largest per-mechanism eps of k (eps, D)-DP mechanisms",
+    "scale": "the largest factor c such that (c eps_i, delta_i) meet the target",
+    "k": "the largest number of runs of a mechanism (exact: k meets, k + 1 misses)",
+    "sigma": "the smallest Gaussian sigma (with --q: the DP-SGD noise multiplier)",
+    "q": "the largest Poisson sampling rate for a given sigma and number of steps",
+    "laplace-scale": "the smallest Laplace scale for k queries",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"exactdp calibrate: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``exactdp calibrate``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = _Parser(prog="exactdp calibrate", formatter_class=fmt,
+                description="The noise, count or per-step eps that provably meets a target (eps_g, delta_g).\n\n"
+                            + _WHAT,
+                epilog="examples:\n" + "\n".join(f"  {e}" for ex in EXAMPLES.values() for e in ex[:1])
+                       + "\n\n" + _EXIT)
+    sub = p.add_subparsers(dest="what", metavar="WHAT", parser_class=_Parser)
+    for what, desc in _DESCRIPTIONS.items():
+        s = sub.add_parser(what, help=_SHORT[what], formatter_class=fmt,
+                           description=textwrap.fill(desc, 100) + "\n\n" + _WHAT,
+                           epilog="examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES[what]) + "\n\n" + _EXIT)
+        if what in ("eps", "sigma", "laplace-scale", "q"):
+            s.add_argument("--k", metavar="K", required=True, help="number of mechanisms / steps / queries")
+        if what == "eps":
+            s.add_argument("--delta", metavar="D", default="0", help="delta of each mechanism (default 0)")
+        if what == "scale":
+            s.add_argument("--mechanism", metavar="E[,D[,COUNT]]", action="append",
+                           help="a mechanism (eps_i, delta_i), repeatable; COUNT equal ones")
+            s.add_argument("--mechanisms", metavar="FILE", help="CSV lines eps,delta[,count] or JSON (as "
+                                                                "'exactdp epsilon --mechanisms')")
+        if what == "k":
+            s.add_argument("--mechanism", metavar="SPEC", required=True,
+                           help="the mechanism: 'E[,D]' (generic (E, D)-DP), 'gaussian:sigma=S[,sensitivity=D][,q=Q]', "
+                                "'laplace:scale=B[,sensitivity=D][,q=Q]', 'rr:eps=E[,categories=K][,q=Q]'")
+        if what in ("eps", "k"):
+            s.add_argument("--after", metavar="SPEC", action="append",
+                           help="a mechanism already spent (as --mechanism of 'exactdp epsilon'), repeatable")
+            s.add_argument("--after-file", metavar="FILE", help="mechanisms already spent, one per line (CSV or SPEC)")
+        if what == "q":
+            s.add_argument("--sigma", metavar="S", required=True, help="the Gaussian noise sigma")
+        if what in ("sigma", "laplace-scale", "q"):
+            s.add_argument("--sensitivity", metavar="S", default="1", help="the query's sensitivity (default 1)")
+        if what == "sigma":
+            s.add_argument("--q", metavar="Q", default="1", help="Poisson sampling rate (default 1: none)")
+        if what in ("eps", "scale"):
+            s.add_argument("--method", metavar="M", default="optimal",
+                           help="the composition theorem (default optimal): basic, drv10, kov15-3.4, ...")
+            s.add_argument("--eta", metavar="ETA", help="accuracy parameter of --method mv-approx")
+        s.add_argument("--target-eps", metavar="E", required=True, help="the target eps_g")
+        s.add_argument("--target-delta", metavar="DG", required=True, help="the target (total) delta_g")
+        if what != "k":
+            s.add_argument("--gap", metavar="G", help="relative gap wanted between value and fails_at "
+                                                      "(default 1e-6 for exact and closed-form answers, "
+                                                      "1e-3 with the PLD engine)")
+            s.add_argument("--round-to", metavar="R", help="round the value to a multiple of R in the safe "
+                                                           "direction (eps and q down, sigma and b up) and "
+                                                           "certify it again")
+        s.add_argument("--max-seconds", metavar="S", help="time budget (default: none for exact answers, "
+                                                          "300 s with the PLD engine)")
+        s.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+def _after(args: argparse.Namespace) -> Any:
+    from exactdp.cli import composition_from_args
+
+    spec = getattr(args, "after", None)
+    path = getattr(args, "after_file", None)
+    if not spec and path is None:
+        return None
+    return composition_from_args(None, None, None, spec, path)
+
+
+def calibrate_args(args: argparse.Namespace) -> Any:
+    """Run the calibration the parsed arguments ask for; returns the Calibration."""
+    from exactdp.calibrate import (calibrate_eps, calibrate_k, calibrate_laplace_scale, calibrate_q, calibrate_scale,
+                   calibrate_sigma)
+
+    common = {"max_seconds": args.max_seconds}
+    if args.what != "k":
+        common.update(gap=args.gap, round_to=args.round_to)
+    tgt = (args.target_eps, args.target_delta)
+    if args.what == "eps":
+        return calibrate_eps(args.k, *tgt, delta=args.delta, method=args.method, eta=args.eta, base=_after(args),
+                             **common)
+    if args.what == "scale":
+        from exactdp.cli import composition_from_args
+
+        if not args.mechanism and args.mechanisms is None:
+            raise InvalidParameterError("mechanisms=None: give --mechanism E[,D[,COUNT]] (repeated) or --mechanisms FILE")
+        mech = list(args.mechanism or [])
+        if args.mechanisms is not None and args.mechanism:
+            raise InvalidParameterError("give either --mechanism (repeated) or --mechanisms FILE, not both")
+        comp = composition_from_args(None, None, None, None, args.mechanisms) if args.mechanisms is not None \
+            else _scale_list(mech)
+        return calibrate_scale(comp, *tgt, method=args.method, eta=args.eta, **common)
+    if args.what == "k":
+        return calibrate_k(args.mechanism, *tgt, base=_after(args), **common)
+    if args.what == "sigma":
+        return calibrate_sigma(args.k, *tgt, q=args.q, sensitivity=args.sensitivity, **common)
+    if args.what == "q":
+        return calibrate_q(args.sigma, args.k, *tgt, sensitivity=args.sensitivity, **common)
+    return calibrate_laplace_scale(args.k, *tgt, sensitivity=args.sensitivity, **common)
+
+
+def _scale_list(items: list[str]) -> Any:
+    from exactdp.model.composition import Composition
+
+    rows = []
+    for s in items:
+        parts = [p.strip() for p in s.split(",")]
+        if not 1 <= len(parts) <= 3 or not all(parts):
+            raise InvalidParameterError(f"mechanism={s!r} must be 'E', 'E,D' or 'E,D,COUNT'")
+        rows.append(parts)
+    return Composition.heterogeneous(rows)
+
+
+def _json_value(v: Any) -> Any:
+    return str(v) if isinstance(v, Decimal) else v
+
+
+_KEYS = {
+    "eps": {"k", "delta", "target_eps", "target_delta", "method", "eta", "after", "gap", "round_to", "max_seconds"},
+    "scale": {"mechanisms", "target_eps", "target_delta", "method", "eta", "gap", "round_to", "max_seconds"},
+    "k": {"mechanism", "target_eps", "target_delta", "after", "max_seconds"},
+    "sigma": {"k", "q", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
+    "q": {"sigma", "k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
+    "laplace-scale": {"k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
+}
+
+
+def run_calibrate_query(obj: dict[str, Any]) -> dict[str, Any]:
+    """One batch line ``{"query": "calibrate", "calibrate": WHAT, ...}`` -> its JSON result
+    (docs/calibration.md §4).  The keys are the options of ``exactdp calibrate WHAT`` with ``_``
+    for ``-`` (``target_eps``, ``round_to``, ...); ``after`` and ``mechanisms`` are lists as in
+    the batch ``mechanisms`` key."""
+    from exactdp.calibrate import (calibrate_eps, calibrate_k, calibrate_laplace_scale, calibrate_q, calibrate_scale,
+                   calibrate_sigma)
+    from exactdp.cli import _mechanisms_from_json
+
+    if not isinstance(obj, dict):
+        raise InvalidParameterError(f"query={obj!r} must be a JSON object")
+    what = obj.get("calibrate")
+    if what not in _KEYS:
+        raise InvalidParameterError(f"calibrate={what!r} must be one of {', '.join(_KEYS)}")
+    allowed = _KEYS[what] | {"query", "calibrate", "id"}
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise InvalidParameterError(f"keys={unknown} are not keys of a 'calibrate {what}' query; known: {sorted(allowed)}")
+    o = {k: _json_value(v) for k, v in obj.items()}
+    for key in ("target_eps", "target_delta"):
+        if o.get(key) is None:
+            raise InvalidParameterError(f"{key}=None: the query needs '{key}'")
+    tgt = (o["target_eps"], o["target_delta"])
+    common: dict[str, Any] = {"max_seconds": o.get("max_seconds")}
+    if what != "k":
+        common.update(gap=o.get("gap"), round_to=o.get("round_to"))
+    after = _mechanisms_from_json(obj["after"], "after") if obj.get("after") is not None else None
+
+    def need(key: str) -> Any:
+        if o.get(key) is None:
+            raise InvalidParameterError(f"{key}=None: a 'calibrate {what}' query needs '{key}'")
+        return o[key]
+
+    if what == "eps":
+        r = calibrate_eps(need("k"), *tgt, delta=o.get("delta", "0"), method=o.get("method", "optimal"),
+                          eta=o.get("eta"), base=after, **common)
+    elif what == "scale":
+        r = calibrate_scale(_mechanisms_from_json(need("mechanisms"), "mechanisms"), *tgt,
+                            method=o.get("method", "optimal"), eta=o.get("eta"), **common)
+    elif what == "k":
+        r = calibrate_k(need("mechanism"), *tgt, base=after, **common)
+    elif what == "sigma":
+        r = calibrate_sigma(need("k"), *tgt, q=o.get("q", "1"), sensitivity=o.get("sensitivity", "1"), **common)
+    elif what == "q":
+        r = calibrate_q(need("sigma"), need("k"), *tgt, sensitivity=o.get("sensitivity", "1"), **common)
+    else:
+        r = calibrate_laplace_scale(need("k"), *tgt, sensitivity=o.get("sensitivity", "1"), **common)
+    out = r.to_json()
+    if "id" in obj:
+        out["id"] = obj["id"]
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``exactdp calibrate ...``; returns the exit status (docs/contracts.md §3)."""
+    import os
+
+    from exactdp.cli import error_message, status_of
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error, already reported in one line (2)
+        return int(e.code or 0) if not isinstance(e.code, str) else EXIT_USAGE
+    if args.what is None:
+        parser.print_help()
+        return EXIT_USAGE
+    start = time.monotonic()
+    query = "check" if args.what == "k" else "calibrate"
+    try:
+        r = calibrate_args(args)
+    except KeyboardInterrupt:
+        print("exactdp: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (Exception, MemoryError) as e:
+        if os.environ.get("EXACTDP_DEBUG"):
+            raise
+        seconds = time.monotonic() - start
+        if isinstance(e, PrecisionError):
+            kind = "undecided" if query == "check" else "precision"
+            print(f"exactdp: {kind} after {seconds:.1f} s: {' '.join(str(e).split())}", file=sys.stderr)
+        else:
+            print(f"exactdp calibrate: {error_message(e, query, None)}", file=sys.stderr)
+        return status_of(e, query)
+    if args.json:
+        print(json.dumps(r.to_json()))
+    else:
+        print(str(r))
+    if args.what == "k" and not r.exact:
+        miss = f"k = {r.fails_at} to miss it" if r.fails_at is not None else "no larger k was certified to miss it"
+        print(f"exactdp: undecided after {r.seconds:.1f} s: k = {r.value} is certified to meet the target and "
+              f"{miss}, but the counts between them could not be decided within the budget "
+              "(--max-seconds gives it more)", file=sys.stderr)
+        return EXIT_UNDECIDED
+    return EXIT_OK

@@ -1,0 +1,115 @@
+"""``exactdp crosscheck [LIBRARY ...] [--json FILE] [--markdown FILE] [--html FILE] [--quick]``.
+
+Runs the sweep of :mod:`exactdp.crosscheck.cases` through the peer libraries' accountants and
+judges every answer against the certified optimum (docs/peers/README.md).  Progress goes to
+stderr when it is a terminal.  Exit status (docs/contracts.md §3): 0 nothing unsound, 1 at least
+one ``unsound`` answer (so a CI job can gate on it), 2 a usage error, 5 an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+__all__ = ["build_parser", "main"]
+
+
+EXIT_STATUSES = """exit status:
+  0  the cross-check ran and no answer is `unsound` (unsound-fp, undecided, error and skipped
+     findings are reported, not fatal)
+  1  at least one answer is `unsound`: below the certified optimum by more than 4 ulps
+  2  bad arguments, or a report path that cannot be written (one line on stderr, nothing run)
+  5  an internal error of exactdp"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from exactdp.crosscheck.adapters import adapter_names
+
+    p = argparse.ArgumentParser(
+        prog="exactdp crosscheck",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Cross-check DP accountants of other libraries against exactdp's certified optimum.\n"
+                    "Verdicts: sound, loose (> 1% above), unsound-fp (<= 4 ulps below), unsound (material),\n"
+                    "undecided (inside the certified bracket, budget spent), lower-estimate, error, skipped.",
+        epilog="examples:\n  exactdp crosscheck --quick --json crosscheck.json --markdown crosscheck.md --html crosscheck.html\n"
+               "  exactdp crosscheck autodp opendp --quick --markdown -\n\n"
+               f"libraries: {', '.join(adapter_names())} (each skipped with a note when not installed;\n"
+               "install them with: pip install 'exactdp[peers]'; Opacus: pip install 'torch==2.13.0+cpu' 'exactdp[opacus]')\n\n"
+               "The quick sweep takes about 2 minutes with every peer; without --quick the full sweep\n"
+               "(k beyond 1025, delta_g down to 1e-30, DP-SGD grids, every soundness option) about 15 minutes.\n\n"
+               + EXIT_STATUSES,
+    )
+    p.add_argument("libraries", nargs="*", metavar="LIBRARY", help="libraries to check (default: all)")
+    p.add_argument("--json", metavar="FILE", help="write the JSON report to FILE ('-' for stdout)")
+    p.add_argument("--markdown", metavar="FILE", help="write the Markdown summary to FILE ('-' for stdout)")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report (a figure per library) to FILE")
+    p.add_argument("--quick", action="store_true", help="the short sweep (for CI)")
+    p.add_argument("--digits", type=int, default=20, help="certified digits of the optimum (default 20)")
+    p.add_argument("--max-seconds", type=float, default=None, metavar="S",
+                   help="time budget of one certified bracket or decision on a mechanism composition "
+                        "(default 3 with --quick, 10 otherwise)")
+    p.add_argument("--list", action="store_true", help="list the libraries and cases, and exit")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``exactdp crosscheck``; returns the exit status (see ``EXIT_STATUSES``)."""
+    import math
+
+    from exactdp.crosscheck.adapters import adapter_names, get_adapter
+    from exactdp.crosscheck.cases import sweep
+    from exactdp.crosscheck.report import CachedOracle, run_crosscheck, summary, to_html, to_markdown, write_json, write_text
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        adapters = [get_adapter(n) for n in (args.libraries or adapter_names())]
+    except KeyError as exc:
+        print(f"exactdp crosscheck: error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    if not 1 <= args.digits <= 1000:
+        print(f"exactdp crosscheck: error: digits={args.digits} must be in 1..1000", file=sys.stderr)
+        return 2
+    if args.max_seconds is not None and not (math.isfinite(args.max_seconds) and args.max_seconds > 0):
+        print(f"exactdp crosscheck: error: max-seconds={args.max_seconds} must be a number of seconds > 0",
+              file=sys.stderr)
+        return 2
+    from exactdp.core.errors import ExactDPError
+    from exactdp.core.files import check_output_path
+
+    try:  # before the sweep: a report that cannot be written is a one-line error, not lost work
+        for opt, path in (("json", args.json), ("markdown", args.markdown), ("html", args.html)):
+            if path and path != "-":
+                check_output_path(path, opt)
+    except ExactDPError as exc:
+        print(f"exactdp crosscheck: error: {exc}", file=sys.stderr)
+        return 2
+    cases = sweep(quick=args.quick)
+    if args.list:
+        for a in adapters:
+            ok, note = a.available()
+            print(f"{a.library}: {note}")
+        for c in cases:
+            print(c.describe())
+        return 0
+    budget = args.max_seconds if args.max_seconds is not None else (3.0 if args.quick else 10.0)
+    report = run_crosscheck(adapters, cases, oracle=CachedOracle(args.digits, max_seconds=budget))
+    if args.json:
+        write_json(report, args.json)
+    md = to_markdown(report)
+    if args.markdown:
+        write_text(md, args.markdown)
+    if args.html:
+        write_text(to_html(report), args.html)
+    if not args.json and not args.markdown and not args.html:
+        sys.stdout.write(md)
+    sm = summary(report)
+    print("[crosscheck] done: " + ", ".join(f"{sm[v]} {v}" for v in
+                                            ("sound", "loose", "unsound-fp", "unsound", "undecided", "lower-estimate",
+                                             "error", "skipped"))
+          + f" ({report.seconds} s)", file=sys.stderr)
+    return 1 if report.unsound else 0

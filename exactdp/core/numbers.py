@@ -1,0 +1,726 @@
+"""The exact number layer: parsing of exact inputs, exact reals, enclosures, the precision loop.
+
+Everything that leaves this module is exact: a :class:`fractions.Fraction`, an
+:class:`ExactReal` (a rational ``r`` or ``log(q)`` for a rational ``q > 0``), or an
+:class:`Enclosure` whose endpoints are exact rationals that provably contain the true value
+(docs/contracts.md §1).  Floating point never enters: a ``float`` input is refused, and the
+only floats that leave are the directed ``float_lower()`` / ``float_upper()``.
+
+Arithmetic on reals is done in Arb balls (python-flint), whose radius bounds every rounding
+error, so a ball turned into exact endpoints is a rigorous enclosure.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Literal, Union
+
+from flint import arb, ctx, fmpq, fmpz
+
+from exactdp.core.errors import InexactInputError, InvalidParameterError, PrecisionError
+
+__all__ = [
+    "DEFAULT_DIGITS",
+    "MAX_PREC",
+    "INF",
+    "ExactReal",
+    "Enclosure",
+    "RealLike",
+    "from_float",
+    "exact_floats",
+    "exact_floats_enabled",
+    "parse_rational",
+    "parse_real",
+    "parse_eps",
+    "parse_delta",
+    "parse_k",
+    "parse_digits",
+    "arb_of_fraction",
+    "fraction_of_arb_endpoints",
+    "certify",
+    "format_fraction",
+    "decimal_string",
+]
+
+DEFAULT_DIGITS = 30
+#: Precision cap (bits) of the automatic precision loop; past it a PrecisionError is raised.
+MAX_PREC = 1 << 17
+#: Exact +infinity (an eps that no finite value certifies).  A float, but an exact one.
+INF = float("inf")  # float ok: +inf is exact
+
+RealLike = Union[int, Fraction, Decimal, str, "ExactReal", Any]
+
+_LOG_RE = re.compile(r"^\s*log\s*\(\s*(?P<arg>[^()]+?)\s*\)\s*$")
+_NUM_RE = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
+_FRAC_RE = re.compile(r"^\s*[+-]?\d+\s*/\s*\d+\s*$")
+
+
+def from_float(x: float) -> Fraction:
+    """The exact binary value of a float, for callers who really mean it.
+
+    >>> from_float(0.1)
+    Fraction(3602879701896397, 36028797018963968)
+    """
+    if not isinstance(x, float) or not math.isfinite(x):
+        raise InvalidParameterError(f"{x=} must be a finite float")
+    return Fraction(x)
+
+
+_EXACT_FLOATS: ContextVar[bool] = ContextVar("exactdp_exact_floats", default=False)
+
+
+@contextmanager
+def exact_floats(enabled: bool = True) -> Iterator[None]:
+    """Inside the block, a finite ``float`` input is taken at its exact binary value.
+
+    The opt-in of docs/kit.md §2 for numbers as DP libraries produce them: ``Gaussian(1.1)``
+    then means sigma = ``Fraction(1.1)`` (the float's exact value, never the decimal 1.1), with
+    no string conversion.  Outside it a float is refused (docs/contracts.md §1.1).  NaN and
+    infinities are refused either way.
+
+    >>> from exactdp.model.mechanisms import Gaussian
+    >>> with exact_floats():
+    ...     Gaussian(0.5).sigma
+    Fraction(1, 2)
+    """
+    if not isinstance(enabled, bool):
+        raise InvalidParameterError(f"enabled={enabled!r} must be True or False")
+    token = _EXACT_FLOATS.set(enabled)
+    try:
+        yield
+    finally:
+        _EXACT_FLOATS.reset(token)
+
+
+def exact_floats_enabled() -> bool:
+    """Whether floats are read at their exact binary value here (:func:`exact_floats`)."""
+    return _EXACT_FLOATS.get()
+
+
+def _type_name(x: object) -> str:
+    return type(x).__module__ + "." + type(x).__qualname__ if type(x).__module__ != "builtins" else type(x).__name__
+
+
+def parse_rational(x: object, name: str = "value") -> Fraction:
+    """An exact rational from int, Fraction, gmpy2.mpq/mpz, flint fmpq/fmpz, Decimal or a string.
+
+    Strings may be decimals (``"0.1"``, ``"1e-6"``) or fractions (``"1/3"``).  A float is
+    refused with an error that shows the fix.
+
+    >>> parse_rational("1e-6")
+    Fraction(1, 1000000)
+    >>> parse_rational("1/3")
+    Fraction(1, 3)
+    """
+    if _is_bool(x):
+        raise InexactInputError(f"{name}={x!r} must be a number, not a bool")
+    if isinstance(x, float):
+        if _EXACT_FLOATS.get():
+            if not math.isfinite(x):
+                raise InvalidParameterError(f"{name}={x!r} must be a finite number")
+            return Fraction(x)
+        raise InexactInputError(
+            f"{name}={x!r} is a float, which is not exact; pass a string such as "
+            f"'{x!r}' (exactly the decimal you mean), a Fraction(...), or from_float({x!r}) "
+            "for the float's exact binary value"
+        )
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, Decimal):
+        if not x.is_finite():
+            raise InvalidParameterError(f"{name}={x!r} must be finite")
+        return _fraction_of_decimal(x, name, x)
+    if isinstance(x, (fmpq, fmpz)):
+        return Fraction(int(x.p), int(x.q)) if isinstance(x, fmpq) else Fraction(int(x))
+    mod = type(x).__module__
+    if mod.startswith("gmpy2"):
+        tname = type(x).__name__
+        if tname in ("mpq", "mpz"):
+            return Fraction(int(x.numerator), int(x.denominator))
+        raise InexactInputError(f"{name}={x!r} is a {tname}, which is not exact; use gmpy2.mpq or a string")
+    if isinstance(x, str):
+        s = x.strip()
+        if _NUM_RE.match(s):
+            return _fraction_of_decimal(Decimal(s), name, x)
+        if _FRAC_RE.match(s):
+            num, den = (_int_of_digits(t) for t in s.split("/"))
+            if den == 0:
+                raise InvalidParameterError(f"{name}={x!r} has a zero denominator")
+            return Fraction(num, den)
+        raise InvalidParameterError(
+            f"{name}={x!r} is not an exact number; write a decimal ('0.1', '1e-6') or a fraction ('1/3')"
+        )
+    n = _index(x)
+    if n is not None:  # numpy integers and anything else implementing __index__
+        return Fraction(n)
+    raise InexactInputError(f"{name}={x!r} (type {_type_name(x)}) is not an exact number")
+
+
+def _is_bool(x: object) -> bool:
+    """A Python or numpy bool (numpy is never imported: its bool is recognised by name)."""
+    t = type(x)
+    return isinstance(x, bool) or (t.__module__ == "numpy" and t.__name__ in ("bool", "bool_"))
+
+
+def _index(x: object) -> int | None:
+    """``operator.index(x)`` for an integer-like x (numpy integer, gmpy2.mpz, ...), else None.
+
+    A bool and a float (including numpy floats, which have no ``__index__``) are not integers.
+    """
+    if _is_bool(x) or isinstance(x, float) or not hasattr(type(x), "__index__"):
+        return None
+    try:
+        return operator.index(x)
+    except Exception:  # e.g. a numpy array of more than one element: not an integer
+        return None
+
+
+def _int_of_digits(s: str) -> int:
+    """int(s) for a string of digits (with sign and spaces), without CPython's 4300-digit limit."""
+    return int(Decimal(s.strip()))
+
+
+#: Largest decimal exponent accepted in an input ("1e-100000" is fine, "1e-100000000" is refused:
+#: its exact value has 10^8 digits).
+MAX_DECIMAL_EXPONENT = 100_000
+
+
+def _fraction_of_decimal(d: Decimal, name: str, x: object) -> Fraction:
+    exp = d.as_tuple().exponent
+    if isinstance(exp, int) and abs(exp) > MAX_DECIMAL_EXPONENT:
+        raise InvalidParameterError(f"{name}={x!r} must have a decimal exponent within +-{MAX_DECIMAL_EXPONENT}")
+    return Fraction(d)
+
+
+@dataclass(frozen=True, order=False)
+class ExactReal:
+    """An exact real: ``kind == "rational"`` means ``value``; ``kind == "log"`` means ``log(value)``.
+
+    ``log(q)`` lets an eps have a rational exponential, so compositions can be computed over Q.
+    ``log(1)`` is normalised to the rational 0.
+
+    >>> ExactReal.parse("log(3/2)").exp_exact()
+    Fraction(3, 2)
+    >>> str(ExactReal.parse("0.25"))
+    '0.25'
+    """
+
+    kind: Literal["rational", "log"]
+    value: Fraction
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, str) or self.kind not in ("rational", "log"):
+            raise InvalidParameterError(f"kind={self.kind!r} must be 'rational' or 'log'")
+        if not isinstance(self.value, Fraction):
+            object.__setattr__(self, "value", parse_rational(self.value, "value"))
+        if self.kind == "log":
+            if self.value <= 0:
+                raise InvalidParameterError(f"log argument value={self.value} must be > 0")
+            if self.value == 1:
+                object.__setattr__(self, "kind", "rational")
+                object.__setattr__(self, "value", Fraction(0))
+
+    @classmethod
+    def rational(cls, q: RealLike) -> "ExactReal":
+        return cls("rational", parse_rational(q))
+
+    @classmethod
+    def log(cls, q: RealLike) -> "ExactReal":
+        return cls("log", parse_rational(q))
+
+    @classmethod
+    def parse(cls, x: object, name: str = "value") -> "ExactReal":
+        """Parse like :func:`parse_rational`, and also ``"log(p/q)"`` meaning log(p/q) exactly."""
+        if isinstance(x, ExactReal):
+            return x
+        if isinstance(x, str):
+            m = _LOG_RE.match(x)
+            if m:
+                q = parse_rational(m.group("arg"), name)
+                if q <= 0:
+                    raise InvalidParameterError(f"{name}={x!r}: the argument of log must be > 0")
+                return cls("log", q)
+            if x.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
+                raise InvalidParameterError(f"{name}={x!r} must be a finite number")
+        return cls("rational", parse_rational(x, name))
+
+    # -- exact facts -------------------------------------------------------------------------
+    def is_zero(self) -> bool:
+        return self.kind == "rational" and self.value == 0
+
+    def sign(self) -> int:
+        """Exact sign (log(q) is positive iff q > 1)."""
+        if self.kind == "rational":
+            return (self.value > 0) - (self.value < 0)
+        return (self.value > 1) - (self.value < 1)
+
+    def exp_exact(self) -> Fraction | None:
+        """e**self as an exact rational when it is one (a log, or zero), else None."""
+        if self.kind == "log":
+            return self.value
+        if self.value == 0:
+            return Fraction(1)
+        return None
+
+    def rational_value(self) -> Fraction | None:
+        return self.value if self.kind == "rational" else None
+
+    # -- balls at the current Arb precision --------------------------------------------------
+    def arb(self) -> arb:
+        """This real as an Arb ball at the current precision."""
+        q = arb_of_fraction(self.value)
+        return q.log() if self.kind == "log" else q
+
+    def exp_arb(self) -> arb:
+        """e**self as an Arb ball at the current precision (exact when rational)."""
+        q = arb_of_fraction(self.value)
+        return q if self.kind == "log" else q.exp()
+
+    def __str__(self) -> str:
+        s = format_fraction(self.value)
+        return f"log({s})" if self.kind == "log" else s
+
+    def __repr__(self) -> str:
+        return f"ExactReal.parse({str(self)!r})"
+
+
+def parse_real(x: object, name: str = "value") -> ExactReal:
+    return ExactReal.parse(x, name)
+
+
+def parse_eps(x: object, name: str = "eps") -> ExactReal:
+    """An eps: exact, finite and >= 0 (``"log(3/2)"`` allowed).
+
+    >>> parse_eps("-1")
+    Traceback (most recent call last):
+    ...
+    exactdp.core.errors.InvalidParameterError: eps='-1' must satisfy eps >= 0
+    """
+    r = ExactReal.parse(x, name)
+    if r.sign() < 0:
+        raise InvalidParameterError(f"{name}={x!r} must satisfy {name} >= 0")
+    return r
+
+
+def parse_delta(x: object, name: str = "delta") -> Fraction:
+    """A delta: exact with ``0 <= delta < 1``."""
+    if isinstance(x, str) and x.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        raise InvalidParameterError(f"{name}={x!r} must be a finite number with 0 <= {name} < 1")
+    d = parse_rational(x, name)
+    if not (0 <= d < 1):
+        raise InvalidParameterError(f"{name}={_show(x)} must satisfy 0 <= {name} < 1")
+    return d
+
+
+def parse_k(x: object, name: str = "k") -> int:
+    """A positive integer: an int, a numpy integer or anything with ``__index__``, an integral
+    string, Fraction or Decimal.  A bool (Python or numpy) and a float are refused.
+
+    >>> parse_k("30"), parse_k(Fraction(30))
+    (30, 30)
+    >>> parse_k(1.0)
+    Traceback (most recent call last):
+    ...
+    exactdp.core.errors.InvalidParameterError: k=1.0 must be a positive integer
+    """
+    if _is_bool(x):
+        raise InvalidParameterError(f"{name}={x!r} must be a positive integer, not a bool")
+    if isinstance(x, int):
+        v = x
+    elif isinstance(x, str) and re.fullmatch(r"\s*\+?\d+\s*", x):
+        v = _int_of_digits(x)
+    elif (n := _index(x)) is not None:
+        v = n
+    else:
+        try:
+            q = parse_rational(x, name)
+        except (InexactInputError, InvalidParameterError):
+            raise InvalidParameterError(f"{name}={x!r} must be a positive integer") from None
+        if q.denominator != 1:
+            raise InvalidParameterError(f"{name}={x!r} must be a positive integer")
+        v = int(q)
+    if v < 1:
+        raise InvalidParameterError(f"{name}={x!r} must be a positive integer")
+    return v
+
+
+def parse_digits(x: object, name: str = "digits") -> int:
+    """A positive integer number of significant digits (at most 10000)."""
+    d = parse_k(x, name)
+    if d > 10000:
+        raise InvalidParameterError(f"{name}={x!r} must be at most 10000")
+    return d
+
+
+def _show(x: object) -> str:
+    return repr(x) if not isinstance(x, Fraction) else f"Fraction({x.numerator}, {x.denominator})"
+
+
+# -- Arb <-> exact ---------------------------------------------------------------------------
+
+def arb_of_fraction(q: Fraction) -> arb:
+    """An Arb ball of ``q`` at the current precision (exact when q is dyadic and fits)."""
+    if q.denominator == 1:
+        return arb(fmpz(q.numerator))
+    return arb(fmpq(q.numerator, q.denominator))
+
+
+def _fraction_of_man_exp(man: fmpz, exp: fmpz) -> Fraction:
+    m, e = int(man), int(exp)
+    return Fraction(m * (1 << e)) if e >= 0 else Fraction(m, 1 << -e)
+
+
+def fraction_of_arb_endpoints(x: arb) -> tuple[Fraction, Fraction]:
+    """Exact rational endpoints [mid - rad, mid + rad] of a finite Arb ball."""
+    if not x.is_finite():
+        raise PrecisionError(f"{x=} is not a finite ball")
+    mid = _fraction_of_man_exp(*x.mid().man_exp())
+    rad = _fraction_of_man_exp(*x.rad().man_exp())
+    return mid - rad, mid + rad
+
+
+# -- decimal strings, rounded outward ---------------------------------------------------------
+
+def decimal_string(q: Fraction, digits: int, direction: Literal["down", "up", "exact"]) -> str:
+    """``q`` with ``digits`` significant digits, rounded toward -inf ("down") or +inf ("up").
+
+    With "exact", q must be a finite decimal and is written out in full.
+
+    >>> decimal_string(Fraction(2, 3), 5, "down"), decimal_string(Fraction(2, 3), 5, "up")
+    ('0.66666', '0.66667')
+    >>> decimal_string(Fraction(-2, 3), 3, "down")
+    '-0.667'
+    """
+    if q == 0:
+        return "0"
+    if direction == "exact":
+        s = format_fraction(q)
+        if "/" in s:
+            raise ValueError(f"{q=} is not a finite decimal")
+        return s
+    neg = q < 0
+    a = -q if neg else q
+    e = _floor_log10(a)
+    scale = digits - 1 - e  # a * 10^scale has `digits` integer digits
+    n = a * (Fraction(10) ** scale)
+    round_up = (direction == "up") != neg  # magnitude rounded up?
+    m = -((-n.numerator) // n.denominator) if round_up else n.numerator // n.denominator
+    if len(_istr(m)) > digits:  # 9.99 rounded up to 10.0: drop one digit (exact, it ends in 0)
+        m //= 10
+        scale -= 1
+    return ("-" if neg else "") + _place_point(m, scale)
+
+
+def _istr(n: int) -> str:
+    """str(n) without CPython's 4300-digit limit on int -> str conversion."""
+    return str(fmpz(n))
+
+
+def _floor_log10(a: Fraction) -> int:
+    """floor(log10(a)) for a > 0, exactly (estimated from bit lengths, then corrected)."""
+    e = (a.numerator.bit_length() - a.denominator.bit_length()) * 1233 // 4096  # 1233/4096 ~ log10(2)
+    while Fraction(10) ** e > a:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= a:
+        e += 1
+    return e
+
+
+def _place_point(m: int, scale: int) -> str:
+    s = _istr(m)
+    if scale <= 0:
+        return s + "0" * (-scale)
+    if len(s) > scale:
+        out = s[:-scale] + "." + s[-scale:]
+    else:
+        out = "0." + "0" * (scale - len(s)) + s
+    return out.rstrip("0").rstrip(".") if "." in out else out
+
+
+def format_fraction(q: Fraction) -> str:
+    """The canonical exact string of a rational (docs/contracts.md §4).
+
+    A terminating decimal (optional ``-``, digits, optional ``.`` and digits, no exponent, no
+    trailing zeros) when the denominator is ``2^a 5^b``, otherwise ``p/q`` in lowest terms with
+    q > 1.  Both forms are read back exactly by ``fractions.Fraction``.
+
+    >>> format_fraction(Fraction(1, 1000)), format_fraction(Fraction(1, 3)), format_fraction(Fraction(-5, 2))
+    ('0.001', '1/3', '-2.5')
+    """
+    d = q.denominator
+    twos = (d & -d).bit_length() - 1
+    d >>= twos
+    fives = 0
+    while d % 5 == 0:
+        d //= 5
+        fives += 1
+    if d != 1:
+        return f"{_istr(q.numerator)}/{_istr(q.denominator)}"
+    scale = max(twos, fives)
+    m = q * 10**scale
+    return _place_point(int(m), scale) if m >= 0 else "-" + _place_point(int(-m), scale)
+
+
+# -- the enclosure ---------------------------------------------------------------------------
+
+def _fmt_end(x: Fraction | float, digits: int, direction: Literal["down", "up"]) -> str:
+    if isinstance(x, float):
+        return "inf" if x > 0 else "-inf"
+    return decimal_string(x, digits, direction)
+
+
+def _short_exact(q: Fraction | None, digits: int) -> str | None:
+    """q written exactly, when it is a decimal of at most ``digits`` significant digits."""
+    if q is None:
+        return None
+    s = format_fraction(q)
+    if "/" in s or len(s.replace("-", "").replace(".", "").strip("0")) > digits:
+        return None
+    return s
+
+
+@dataclass(frozen=True)
+class Enclosure:
+    """Exact rational endpoints ``lower <= true value <= upper`` (or an exact value).
+
+    ``exact`` is the value when it is rational; ``exact_log`` is ``q`` when the value is
+    exactly ``log(q)``.  ``lower == upper == INF`` is an exact +infinity.
+
+    >>> e = Enclosure.exact_value(Fraction(1, 3))
+    >>> e.lower_str(), e.upper_str(), e.exact
+    ('0.3333333333333333333333333333333', '0.3333333333333333333333333333334', Fraction(1, 3))
+    """
+
+    lower: Fraction | float
+    upper: Fraction | float
+    digits: int = DEFAULT_DIGITS
+    exact: Fraction | None = None
+    exact_log: Fraction | None = None
+    algorithm: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("lower", "upper"):
+            v = getattr(self, name)
+            if not (isinstance(v, Fraction) or (isinstance(v, float) and math.isinf(v))):
+                object.__setattr__(self, name, parse_rational(v, name))  # +-inf is the only float
+        object.__setattr__(self, "digits", parse_digits(self.digits))
+        for name in ("exact", "exact_log"):
+            v = getattr(self, name)
+            if v is not None and not isinstance(v, Fraction):
+                object.__setattr__(self, name, parse_rational(v, name))
+        if self.exact_log is not None and self.exact_log <= 0:
+            raise InvalidParameterError(f"exact_log={self.exact_log} must be > 0")
+        if self.algorithm is not None and not isinstance(self.algorithm, str):
+            raise InvalidParameterError(f"algorithm={self.algorithm!r} must be a string or None")
+        if not (self.lower <= self.upper):
+            raise InvalidParameterError(f"lower={self.lower} must be <= upper={self.upper}")
+        if self.exact is not None and not (self.lower == self.exact == self.upper):
+            raise InvalidParameterError("an exact enclosure must have lower == exact == upper")
+
+    # constructors
+    @classmethod
+    def exact_value(cls, q: Fraction, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
+        """The exact rational ``q`` (lower == exact == upper)."""
+        q = parse_rational(q, "q")
+        return cls(q, q, digits, exact=q, algorithm=algorithm)
+
+    @classmethod
+    def infinite(cls, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
+        return cls(INF, INF, digits, algorithm=algorithm)
+
+    @classmethod
+    def log_of(cls, q: Fraction, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
+        """The exact value log(q), q > 0 rational, certified to ``digits``."""
+        q = parse_rational(q, "q")
+        digits = parse_digits(digits)
+        if q <= 0:
+            raise InvalidParameterError(f"q={format_fraction(q)} must be > 0")
+        if q == 1:
+            return cls.exact_value(Fraction(0), digits, algorithm)
+        enc = certify(lambda: arb_of_fraction(q).log(), digits)
+        return cls(enc.lower, enc.upper, digits, exact_log=q, algorithm=algorithm)
+
+    # facts
+    @property
+    def is_exact(self) -> bool:
+        return self.exact is not None
+
+    @property
+    def is_infinite(self) -> bool:
+        return self.lower == INF
+
+    def contains(self, x: RealLike) -> bool:
+        """Whether the exact rational ``x`` lies in [lower, upper]."""
+        if isinstance(x, float) and math.isinf(x):
+            return self.upper == x
+        q = parse_rational(x, "x")
+        return self.lower <= q <= self.upper
+
+    def relative_width(self) -> Fraction:
+        if self.is_infinite or self.lower == self.upper:
+            return Fraction(0)
+        m = min(abs(self.lower), abs(self.upper))
+        if self.lower <= 0 <= self.upper or m == 0:
+            return Fraction(10**9)
+        return (self.upper - self.lower) / m  # type: ignore[operator]
+
+    def clamped(self, low: Fraction, high: Fraction) -> "Enclosure":
+        """This enclosure intersected with [low, high], for a value known to lie there (a probability).
+
+        >>> Enclosure(Fraction(99, 100), Fraction(101, 100), 1).clamped(Fraction(0), Fraction(1)).upper
+        Fraction(1, 1)
+        """
+        low, high = parse_rational(low, "low"), parse_rational(high, "high")
+        if low > high:
+            raise InvalidParameterError(f"{low=} must be <= {high=}")
+        lo, hi = self.lower, self.upper
+        if not isinstance(lo, float) and lo < low:
+            lo = low
+        if isinstance(hi, float) or hi > high:
+            hi = high
+        if lo == self.lower and hi == self.upper:
+            return self
+        if self.exact is not None:
+            return self
+        return Enclosure(lo, hi, self.digits, exact_log=self.exact_log if lo == hi else None,
+                         algorithm=self.algorithm)
+
+    # strings and floats
+    def _printed(self) -> tuple[str, str]:
+        """Both ends as decimals, rounded outward, with enough digits that the printed interval
+        itself has relative width <= 10^-digits (docs/contracts.md §4)."""
+        if self.exact is not None:
+            s = _short_exact(self.exact, self.digits)
+            if s is not None:
+                return s, s
+        if isinstance(self.lower, float) or isinstance(self.upper, float):
+            return _fmt_end(self.lower, self.digits, "down"), _fmt_end(self.upper, self.digits, "up")
+        target = Fraction(1, 10**self.digits)
+        best = None
+        for n in range(self.digits, self.digits + 7):
+            lo, hi = decimal_string(self.lower, n, "down"), decimal_string(self.upper, n, "up")
+            best = (lo, hi)
+            a, b = Fraction(Decimal(lo)), Fraction(Decimal(hi))  # Decimal: no int-digits limit
+            m = min(abs(a), abs(b))
+            if a == b or (m > 0 and not (a < 0 < b) and b - a <= target * m):
+                break
+        assert best is not None
+        return best
+
+    def lower_str(self) -> str:
+        """The lower end, rounded toward -inf, with at least ``digits`` significant digits."""
+        return self._printed()[0]
+
+    def upper_str(self) -> str:
+        """The upper end, rounded toward +inf, with at least ``digits`` significant digits."""
+        return self._printed()[1]
+
+    def float_lower(self) -> float:
+        """The largest float64 <= lower (a safe lower bound for float-based libraries)."""
+        if isinstance(self.lower, float):
+            return self.lower
+        try:
+            f = float(self.lower)  # float ok: corrected below to round toward -inf
+        except OverflowError:
+            return -math.inf if self.lower < 0 else sys.float_info.max
+        if Fraction(f) > self.lower:
+            f = math.nextafter(f, -math.inf)
+        return f
+
+    def float_upper(self) -> float:
+        """The smallest float64 >= upper (a safe upper bound for float-based libraries)."""
+        if isinstance(self.upper, float):
+            return self.upper
+        try:
+            f = float(self.upper)  # float ok: corrected below to round toward +inf
+        except OverflowError:
+            return math.inf if self.upper > 0 else -sys.float_info.max
+        if Fraction(f) < self.upper:
+            f = math.nextafter(f, math.inf)
+        return f
+
+    def to_json(self) -> dict[str, Any]:
+        """The result keys of the JSON contract (docs/contracts.md §4)."""
+        lo, hi = self._printed()
+        out: dict[str, Any] = {
+            "lower": lo,
+            "upper": hi,
+            "exact": format_fraction(self.exact) if self.exact is not None else None,
+            "float_lower": _json_float(self.float_lower()),
+            "float_upper": _json_float(self.float_upper()),
+        }
+        if self.exact_log is not None:
+            out["exact_log"] = f"log({format_fraction(self.exact_log)})"
+        if self.algorithm is not None:
+            out["algorithm"] = self.algorithm
+        out["digits"] = self.digits
+        return out
+
+    def __str__(self) -> str:
+        if self.exact is not None:
+            return format_fraction(self.exact)
+        if self.is_infinite:
+            return "inf"
+        lo, hi = self._printed()
+        return f"[{lo}, {hi}]"
+
+
+def _json_float(x: float) -> float | str:
+    """A directed float for JSON: a number, or the string "inf"/"-inf" (JSON has no infinity)."""
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+# -- the precision loop -------------------------------------------------------------------------
+
+def certify(
+    compute: Callable[[], arb],
+    digits: int = DEFAULT_DIGITS,
+    *,
+    start_prec: int | None = None,
+    max_prec: int = MAX_PREC,
+    algorithm: str | None = None,
+) -> Enclosure:
+    """Evaluate ``compute()`` in Arb at rising precision until its relative width is small enough.
+
+    ``compute`` is called inside a scoped ``ctx.workprec``; it must build its ball from exact
+    inputs only.  The ball must exclude zero (a value that may be exactly zero is the caller's to
+    detect exactly).  The returned enclosure is the ball's exact endpoints, with relative width at
+    most ``10**-(digits + 2)``, so that outward rounding to ``digits`` significant digits keeps it
+    within ``10**-digits``.  Past ``max_prec`` bits a :class:`PrecisionError` is raised.
+
+    >>> certify(lambda: arb(2).sqrt(), 10).lower_str()   # 11 digits keep the printed width <= 1e-10
+    '1.4142135623'
+    """
+    target = Fraction(1, 10 ** (digits + 2))
+    prec = start_prec or int(digits * 3.33) + 64
+    last: arb | None = None
+    from exactdp.core import progress
+
+    while prec <= max_prec:
+        progress.tick(f"certifying {digits} digits at {prec} bits")
+        with ctx.workprec(prec):
+            x = compute()
+        last = x
+        if x.is_finite() and not x.contains(0):
+            lo, hi = fraction_of_arb_endpoints(x)
+            m = min(abs(lo), abs(hi))
+            if hi - lo <= target * m:
+                return Enclosure(lo, hi, digits, algorithm=algorithm)
+        prec *= 2
+    raise PrecisionError(
+        f"could not certify {digits=} significant digits within {max_prec} bits of precision "
+        f"(last ball {last})"
+    )

@@ -1,0 +1,135 @@
+"""Progress lines on a terminal and time budgets for long computations.
+
+A command runs its work inside :func:`task`; the engines call :func:`tick` in their loops.  A
+``tick`` costs a clock read: it raises :class:`~exactdp.core.errors.TimeBudgetError` once the task's
+budget (``max_seconds``) is spent, and after ``after`` seconds (2 by default) it redraws one
+progress line on the task's stream (standard error when that is a terminal, else nothing), so a
+long computation is never silent and a script's stderr stays clean.  Outside a task, ``tick`` does
+nothing.  Nested tasks keep the outer deadline when it is earlier.
+
+>>> with task("demo", stream=None):
+...     tick("step 1")
+...     round(elapsed()) == 0
+True
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TextIO
+
+from exactdp.core.errors import TimeBudgetError
+
+__all__ = ["task", "tick", "elapsed", "remaining", "stderr_if_terminal"]
+
+
+@dataclass
+class _Task:
+    label: str
+    start: float  # float ok: a clock reading, never a result
+    deadline: float | None  # float ok: a clock reading
+    stream: TextIO | None
+    after: float  # float ok: seconds
+    last_draw: float = 0.0  # float ok: a clock reading
+    width: int = 0
+
+
+_current: ContextVar[_Task | None] = ContextVar("exactdp_progress_task", default=None)
+
+
+def stderr_if_terminal() -> TextIO | None:
+    """``sys.stderr`` when it is a terminal, else None (no progress lines in logs and pipes)."""
+    s = sys.stderr
+    try:
+        return s if s is not None and s.isatty() else None
+    except (AttributeError, ValueError):
+        return None
+
+
+@contextmanager
+def task(label: str, *, max_seconds: float | None = None, stream: TextIO | None | str = "auto",
+         after: float = 2.0) -> Iterator[None]:
+    """Run the body as a task: progress after ``after`` seconds, a budget of ``max_seconds``."""
+    now = time.monotonic()
+    outer = _current.get()
+    deadline = now + max_seconds if max_seconds is not None else None
+    if outer is not None and outer.deadline is not None:
+        deadline = outer.deadline if deadline is None else min(deadline, outer.deadline)
+    out = stderr_if_terminal() if stream == "auto" else stream
+    if outer is not None:
+        label = f"{outer.label}: {label}"
+        out = outer.stream if stream == "auto" else out
+    t = _Task(label, now, deadline, out, after)  # type: ignore[arg-type]
+    token = _current.set(t)
+    alarm = _arm_alarm(t) if outer is None and deadline is not None else None
+    try:
+        yield
+    finally:
+        if alarm is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, alarm)
+        _current.reset(token)
+        if t.width and t.stream is not None and outer is None:
+            t.stream.write("\r" + " " * t.width + "\r")
+            t.stream.flush()
+        elif outer is not None:
+            outer.width = max(outer.width, t.width)
+
+
+def _arm_alarm(t: _Task) -> object | None:
+    """A backstop for code that does not tick: SIGALRM one second past the deadline (main thread only)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getitimer(signal.ITIMER_REAL)[0] > 0:  # someone else's alarm is running: leave it
+        return None
+
+    def ring(signum: int, frame: object) -> None:
+        raise TimeBudgetError(f"the time budget ran out after {time.monotonic() - t.start:.1f} s ({t.label})",
+                              elapsed=time.monotonic() - t.start)
+
+    assert t.deadline is not None
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, max(t.deadline - time.monotonic(), 0.0) + 1.0)
+    return previous
+
+
+def tick(what: str = "") -> None:
+    """A point in a long loop: check the budget, and redraw the progress line now and then."""
+    t = _current.get()
+    if t is None:
+        return
+    now = time.monotonic()
+    if t.deadline is not None and now > t.deadline:
+        raise TimeBudgetError(
+            f"the time budget ran out after {now - t.start:.1f} s ({t.label}{': ' + what if what else ''})",
+            elapsed=now - t.start,
+        )
+    if t.stream is not None and now - t.start >= t.after and now - t.last_draw >= 0.25:
+        t.last_draw = now
+        line = f"exactdp: {t.label}{': ' + what if what else ''} ({now - t.start:.0f} s)"
+        line = line[:150]
+        pad = max(0, t.width - len(line))
+        t.width = max(t.width, len(line))
+        t.stream.write("\r" + line + " " * pad)
+        t.stream.flush()
+
+
+def elapsed() -> float:
+    """Seconds since the current task started (0 outside a task)."""
+    t = _current.get()
+    return time.monotonic() - t.start if t is not None else 0.0
+
+
+def remaining() -> float | None:
+    """Seconds left in the budget (None: no budget)."""
+    t = _current.get()
+    if t is None or t.deadline is None:
+        return None
+    return t.deadline - time.monotonic()

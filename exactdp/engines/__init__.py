@@ -1,0 +1,1 @@
+"""exactdp.engines."""

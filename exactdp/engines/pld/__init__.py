@@ -1,0 +1,1 @@
+"""The certified PLD engine: loss models, discretised laws, fixed-point composition, queries (docs/pld.md)."""
