@@ -24,7 +24,7 @@ import time
 from fractions import Fraction
 
 from exactdp.model.composition import Composition
-from exactdp.core.numbers import Enclosure
+from exactdp.core.enclosure import Enclosure
 from exactdp.api.optimal import optimal_delta, optimal_epsilon
 
 EPS, DELTA, DELTA_G = Fraction(1, 100), Fraction(0), Fraction(1, 10**5)

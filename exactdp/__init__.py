@@ -9,10 +9,12 @@
 from __future__ import annotations
 
 from exactdp.core.version import __version__
-from exactdp.model.composition import Composition, Mechanism
+from exactdp.model.composition import Composition
+from exactdp.model.generic import Mechanism
 from exactdp.core.errors import ExactDPError, InexactInputError, InvalidParameterError, PrecisionError
 from exactdp.api.methods import METHODS, delta, epsilon, method_names
-from exactdp.core.numbers import DEFAULT_DIGITS, INF, Enclosure, ExactReal, from_float, parse_delta, parse_eps
+from exactdp.core.numbers import DEFAULT_DIGITS, INF, ExactReal, from_float, parse_delta, parse_eps
+from exactdp.core.enclosure import Enclosure
 from exactdp.api.optimal import is_private, optimal_delta, optimal_epsilon
 from exactdp.calibrate import (Calibration, calibrate_eps, calibrate_k, calibrate_laplace_scale, calibrate_q,
                         calibrate_scale, calibrate_sigma)

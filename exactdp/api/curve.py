@@ -32,9 +32,11 @@ from typing import Any
 
 from exactdp.core import progress
 from exactdp.model.composition import Composition
+from exactdp.route import route
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
-from exactdp.core.numbers import (DEFAULT_DIGITS, Enclosure, ExactReal, format_fraction, parse_delta, parse_digits,
-                      parse_eps, parse_k)
+from exactdp.core.numbers import (DEFAULT_DIGITS, ExactReal, format_fraction, parse_delta, parse_digits,
+    parse_eps, parse_k)
+from exactdp.core.enclosure import Enclosure
 
 __all__ = ["delta_curve", "epsilon_curve", "eps_points", "delta_points", "main", "MAX_POINTS"]
 
@@ -43,13 +45,7 @@ MAX_POINTS = 10_000
 
 
 def _uses_pld(comp: Composition) -> bool:
-    if comp.is_generic:
-        from exactdp.engines.mv import _route
-
-        return not comp.is_homogeneous and _route(comp)[0] == "pld"
-    from exactdp.engines.gaussian import gaussian_mu2
-
-    return gaussian_mu2(comp) is None
+    return route(comp).engine.name == "pld"
 
 
 def _curve(comp: Any, points: Sequence[Any], parse: Callable[[Any, str], Any], name: str,

@@ -15,7 +15,9 @@ from typing import Any
 
 from exactdp.model.composition import Composition
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import DEFAULT_DIGITS, Enclosure, ExactReal, parse_delta, parse_digits, parse_eps, parse_rational
+from exactdp.core.numbers import (DEFAULT_DIGITS, ExactReal, parse_delta, parse_digits, parse_eps,
+    parse_rational)
+from exactdp.core.enclosure import Enclosure
 
 __all__ = ["MethodSpec", "METHODS", "method_names", "get_method", "delta", "epsilon"]
 

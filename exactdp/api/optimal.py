@@ -1,13 +1,8 @@
 """Optimal composition: the exact privacy profile of a composition, certified.
 
-The dispatch lives here, by what the composition contains:
-
-* k equal generic (eps, delta)-DP mechanisms: KOV15 Thm 3.3 (constant time in k);
-* any list of generic mechanisms: Murtagh-Vadhan Thm 1.5 (exact counting or enumeration), and the
-  certified PLD engine where no exact profile is affordable;
-* Gaussian mechanisms only: the closed form (mu^2 adds; :mod:`exactdp.engines.gaussian`);
-* anything else (Laplace, k-ary randomized response, Poisson subsampling, mixtures): the
-  certified PLD engine (:mod:`exactdp.engines.pld`), a bracket whose width the answer states.
+Which engine answers is the dispatch table of :mod:`exactdp.route` (KOV15 Thm 3.3 for k equal
+generic mechanisms, Murtagh-Vadhan Thm 1.5 for any list, the Gaussian closed form, the certified
+PLD engine for everything else); these functions parse the inputs, route, and ask the engine.
 """
 
 from __future__ import annotations
@@ -15,8 +10,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from exactdp.core.enclosure import Enclosure
+from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, parse_delta, parse_digits, parse_eps
 from exactdp.model.composition import Composition
-from exactdp.core.numbers import DEFAULT_DIGITS, Enclosure, ExactReal, parse_delta, parse_digits, parse_eps
+from exactdp.route import route
 
 __all__ = ["optimal_delta", "optimal_epsilon", "is_private"]
 
@@ -32,24 +29,10 @@ def optimal_delta(comp: Any, eps_g: object, *, digits: int = DEFAULT_DIGITS) -> 
     comp = Composition.of(comp)
     eps_g = parse_eps(eps_g, "eps_g")
     digits = parse_digits(digits)
-    if not comp.is_generic:
-        from exactdp.engines.gaussian import gaussian_delta, gaussian_mu2
-
-        mu2 = gaussian_mu2(comp)
-        if mu2 is not None:
-            return gaussian_delta(mu2, eps_g, digits=digits)
-        from exactdp.engines.pld.engine import pld_delta
-
-        return pld_delta(comp, eps_g, digits=digits)
-    if comp.is_homogeneous:
-        from exactdp.engines.kov15 import kov15_delta
-
-        enc = kov15_delta(comp, eps_g, digits=digits)
-    else:
-        from exactdp.engines.mv import mv_delta
-
-        enc = mv_delta(comp, eps_g, digits=digits)
-    return enc.clamped(Fraction(0), Fraction(1))  # a probability
+    r = route(comp)
+    enc = r.engine.delta(comp, eps_g, digits, r.payload)
+    # a probability: the generic engines' brackets are clamped to [0, 1] here
+    return enc.clamped(Fraction(0), Fraction(1)) if comp.is_generic else enc
 
 
 def optimal_epsilon(comp: Any, delta_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
@@ -63,22 +46,8 @@ def optimal_epsilon(comp: Any, delta_g: object, *, digits: int = DEFAULT_DIGITS)
     comp = Composition.of(comp)
     delta_g = parse_delta(delta_g, "delta_g")
     digits = parse_digits(digits)
-    if not comp.is_generic:
-        from exactdp.engines.gaussian import gaussian_epsilon, gaussian_mu2
-
-        mu2 = gaussian_mu2(comp)
-        if mu2 is not None:
-            return gaussian_epsilon(mu2, delta_g, digits=digits)
-        from exactdp.engines.pld.engine import pld_epsilon
-
-        return pld_epsilon(comp, delta_g, digits=digits)
-    if comp.is_homogeneous:
-        from exactdp.engines.kov15 import kov15_epsilon
-
-        return kov15_epsilon(comp, delta_g, digits=digits)
-    from exactdp.engines.mv import mv_epsilon
-
-    return mv_epsilon(comp, delta_g, digits=digits)
+    r = route(comp)
+    return r.engine.epsilon(comp, delta_g, digits, r.payload)
 
 
 def is_private(comp: Any, eps_g: object, delta_g: object) -> bool:
@@ -90,15 +59,5 @@ def is_private(comp: Any, eps_g: object, delta_g: object) -> bool:
     comp = Composition.of(comp)
     eps_g_r: ExactReal = parse_eps(eps_g, "eps_g")
     delta_g_q: Fraction = parse_delta(delta_g, "delta_g")
-    if not comp.is_generic:
-        from exactdp.engines.gaussian import gaussian_decide, gaussian_mu2
-
-        mu2 = gaussian_mu2(comp)
-        if mu2 is not None:
-            return gaussian_decide(mu2, eps_g_r, delta_g_q)
-        from exactdp.engines.pld.engine import pld_decide
-
-        return pld_decide(comp, eps_g_r, delta_g_q)
-    from exactdp.engines.kov15_decide import decide
-
-    return decide(comp, eps_g_r, delta_g_q)
+    r = route(comp)
+    return r.engine.decide(comp, eps_g_r, delta_g_q, r.payload)

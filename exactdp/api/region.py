@@ -31,8 +31,9 @@ from flint import arb, ctx
 
 from exactdp.model.composition import Composition
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
-from exactdp.core.numbers import DEFAULT_DIGITS, Enclosure, fraction_of_arb_endpoints, parse_digits
-from exactdp.engines.kov15 import _c_arb, _exact_ok, _exact_prefix, _Hom, kov15_grid
+from exactdp.core.numbers import DEFAULT_DIGITS, fraction_of_arb_endpoints, parse_digits
+from exactdp.core.enclosure import Enclosure
+from exactdp.engines.kov15 import c_arb, exact_ok, exact_prefix, Homogeneous, kov15_grid
 
 __all__ = ["privacy_region", "main", "REGION_K_MAX"]
 
@@ -51,7 +52,7 @@ def privacy_region(comp: Composition, *, digits: int = DEFAULT_DIGITS) -> list[V
     """
     if not isinstance(comp, Composition) or not comp.is_homogeneous:
         raise InvalidParameterError("comp must be a homogeneous Composition (k equal mechanisms)")
-    h = _Hom(comp)
+    h = Homogeneous(comp)
     k = h.k
     if k > REGION_K_MAX:
         raise InvalidParameterError(f"k={k} must be at most {REGION_K_MAX} for the privacy region (it has k+4 vertices)")
@@ -59,7 +60,7 @@ def privacy_region(comp: Composition, *, digits: int = DEFAULT_DIGITS) -> list[V
     one = Enclosure.exact_value(Fraction(1), digits)
     if h.exact_with(Fraction(1)):
         # exact: U[m] = sum_{j<m} C(k,j) x^j/(1+x)^k from the exact prefix sums
-        tot, pre = _exact_prefix(h.x.numerator, h.x.denominator, k)  # type: ignore[union-attr]
+        tot, pre = exact_prefix(h.x.numerator, h.x.denominator, k)  # type: ignore[union-attr]
         q = h.c_exact()
         U = [Fraction(s, tot) for s in pre]
         pts = [(q * U[k - m + 1], q * U[m]) for m in range(k, -1, -1)]
@@ -69,7 +70,7 @@ def privacy_region(comp: Composition, *, digits: int = DEFAULT_DIGITS) -> list[V
     return [(zero, one)] + _region_arb(h, digits) + [(one, zero)]
 
 
-def _region_arb(h: _Hom, digits: int) -> list[Vertex]:
+def _region_arb(h: Homogeneous, digits: int) -> list[Vertex]:
     """The vertices (0, q), then m = k..0, as enclosures: prefix sums of positive terms in Arb."""
     eps, delta, k = h.eps, h.delta, h.k
     target = Fraction(1, 10 ** (digits + 2))
@@ -77,7 +78,7 @@ def _region_arb(h: _Hom, digits: int) -> list[Vertex]:
     while prec <= (1 << 17):
         with ctx.workprec(prec):
             x = eps.exp_arb()
-            q = _c_arb(delta, k)
+            q = c_arb(delta, k)
             u = 1 / (1 + x) ** k     # u_j = C(k,j) x^j/(1+x)^k
             U = [arb(0)]             # U[m] = sum_{j<m} u_j
             for j in range(k + 1):
@@ -106,7 +107,7 @@ def _region_arb(h: _Hom, digits: int) -> list[Vertex]:
             out.append((encs[0], encs[1]))
         if ok:
             # the endpoints m = 0 (P_MD = 0) and (0, q) are exact when q is
-            if _exact_ok(k, 1 - delta):
+            if exact_ok(k, 1 - delta):
                 out[0] = (out[0][0], Enclosure.exact_value(h.c_exact(), digits))
             out[-1] = (out[-1][0], Enclosure.exact_value(Fraction(0), digits))
             return out

@@ -36,7 +36,8 @@ from typing import Any
 from flint import arb, ctx
 
 from exactdp.core import progress
-from exactdp.model.composition import Composition, Mechanism
+from exactdp.model.composition import Composition
+from exactdp.model.generic import Mechanism
 from exactdp.core.errors import InvalidParameterError, PrecisionError, TimeBudgetError
 from exactdp.core.numbers import (ExactReal, arb_of_fraction, decimal_string, format_fraction, fraction_of_arb_endpoints,
                        parse_delta, parse_eps, parse_k, parse_rational)
@@ -258,7 +259,8 @@ def _rate(x: object, name: str = "q") -> Fraction:
 def _mechanism(m: object) -> Any:
     """A mechanism from a value, a spec string ('gaussian:sigma=1,q=0.01', 'approx:eps=0.1',
     '0.1,1e-6') or an (eps, delta) pair; a count in a spec is refused (k is what is calibrated)."""
-    from exactdp.model.mechanisms import SpecificMechanism, normalise_mechanism, parse_mechanism_spec
+    from exactdp.model.mechanisms import SpecificMechanism, normalise_mechanism
+    from exactdp.model.spec import parse_mechanism_spec
 
     if isinstance(m, (Mechanism, SpecificMechanism)):
         return normalise_mechanism(m)

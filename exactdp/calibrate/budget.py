@@ -30,7 +30,8 @@ from typing import Any
 from exactdp.core import progress
 from exactdp.model.composition import Composition
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
-from exactdp.core.numbers import Enclosure, decimal_string, format_fraction, parse_delta, parse_eps
+from exactdp.core.numbers import decimal_string, format_fraction, parse_delta, parse_eps
+from exactdp.core.enclosure import Enclosure
 
 __all__ = ["BudgetReport", "budget", "main", "BOUND_METHODS", "EXAMPLES"]
 

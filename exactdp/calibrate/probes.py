@@ -29,7 +29,8 @@ from typing import Any
 from flint import arb, ctx
 
 from exactdp.core import progress
-from exactdp.model.composition import Composition, Mechanism
+from exactdp.model.composition import Composition
+from exactdp.model.generic import Mechanism
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import ExactReal, arb_of_fraction, fraction_of_arb_endpoints
 from exactdp.calibrate.certsearch import Outcome, Proof
@@ -184,7 +185,8 @@ def dominating_generic(comp: Composition) -> Composition | None:
     """The generic composition that dominates ``comp`` when every mechanism has a pure-DP eps of its
     own (Laplace(b) is (sensitivity/b)-DP, k-ary randomized response eps-DP: docs/mathematics.md §5
     item 8, §7.4), generic ones kept; None otherwise (Gaussian, subsampled)."""
-    from exactdp.model.mechanisms import Laplace, PureDP, RandomizedResponse
+    from exactdp.model.mechanisms import Laplace, RandomizedResponse
+    from exactdp.model.generic import PureDP
 
     groups = []
     for m, c in comp.groups:

@@ -33,8 +33,9 @@ from exactdp.core import progress
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError, TimeBudgetError
 from exactdp.core.files import decode_text, read_text
 from exactdp.api.methods import METHODS, get_method
-from exactdp.core.numbers import (DEFAULT_DIGITS, Enclosure, decimal_string, format_fraction, parse_delta, parse_digits,
-                      parse_eps, parse_rational)
+from exactdp.core.numbers import (DEFAULT_DIGITS, decimal_string, format_fraction, parse_delta, parse_digits,
+    parse_eps, parse_rational)
+from exactdp.core.enclosure import Enclosure
 
 __all__ = ["build_parser", "main", "run_query"]
 

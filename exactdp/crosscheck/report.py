@@ -20,7 +20,8 @@ from fractions import Fraction
 from typing import Any, TextIO
 
 from exactdp.core.errors import PrecisionError
-from exactdp.core.numbers import INF, Enclosure, ExactReal, format_fraction
+from exactdp.core.numbers import INF, ExactReal, format_fraction
+from exactdp.core.enclosure import Enclosure
 from exactdp.testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, judge
 from exactdp.testing.oracle import InvalidClaimError, Oracle
 from exactdp.crosscheck.adapters import Adapter, NotApplicable, Skipped

@@ -26,8 +26,10 @@ from flint import ctx
 from exactdp.core import progress
 from exactdp.model.composition import Composition
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import DEFAULT_DIGITS, Enclosure, ExactReal, fraction_of_arb_endpoints
-from exactdp.engines.mv import GridProfile, LinLog, _decide_on, _prod_one_minus_delta
+from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, fraction_of_arb_endpoints
+from exactdp.core.enclosure import Enclosure
+from exactdp.engines.mv import GridProfile, decide_on_profile, prod_one_minus_delta
+from exactdp.core.linlog import LinLog
 
 __all__ = ["mv_approx_epsilon", "mv_approx_grid"]
 
@@ -83,7 +85,7 @@ def mv_approx_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEF
     if eta <= 0:
         raise InvalidParameterError(f"{eta=} must satisfy eta > 0")
     delta_g = Fraction(delta_g)
-    pd = _prod_one_minus_delta(comp)
+    pd = prod_one_minus_delta(comp)
     if delta_g < 1 - pd:
         return Enclosure.infinite(digits, "mv-approx")
     base, groups = mv_approx_grid(comp, eta)
@@ -92,7 +94,7 @@ def mv_approx_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEF
 
     def feasible(a: int) -> bool:
         x = ExactReal.log(base**a) if a else ExactReal.rational(0)
-        return _decide_on(prof, pd, x, delta_g)
+        return decide_on_profile(prof, pd, x, delta_g)
 
     # least a* in [0, A] with eps_g = a* eps_0 feasible (a = A always is: delta_pure(A eps_0) = 0)
     lo, hi = 0, A

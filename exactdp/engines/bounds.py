@@ -31,13 +31,8 @@ from flint import arb, ctx, fmpz
 
 from exactdp.model.composition import Composition
 from exactdp.core.errors import PrecisionError
-from exactdp.core.numbers import (
-    MAX_PREC,
-    Enclosure,
-    ExactReal,
-    arb_of_fraction,
-    fraction_of_arb_endpoints,
-)
+from exactdp.core.numbers import MAX_PREC, ExactReal, arb_of_fraction, fraction_of_arb_endpoints
+from exactdp.core.enclosure import Enclosure
 
 __all__ = [
     "basic_delta", "basic_epsilon",

@@ -20,8 +20,10 @@ from fractions import Fraction
 from flint import arb
 
 from exactdp.model.composition import Composition
+from exactdp.model.mechanisms import Gaussian
 from exactdp.core.errors import InvalidParameterError, PrecisionError
-from exactdp.core.numbers import DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify
+from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, arb_of_fraction
+from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.roots import decreasing_root, sign_at
 
 __all__ = ["gaussian_mu2", "gaussian_delta", "gaussian_epsilon", "gaussian_decide"]
@@ -31,8 +33,6 @@ ALGORITHM = "gaussian-closed-form"
 
 def gaussian_mu2(comp: Composition) -> Fraction | None:
     """sum of count * (sensitivity/sigma)^2 when every mechanism is (unsubsampled) Gaussian, else None."""
-    from exactdp.model.mechanisms import Gaussian
-
     mu2 = Fraction(0)
     for m, c in comp.groups:
         if not isinstance(m, Gaussian):

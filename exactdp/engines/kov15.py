@@ -37,7 +37,9 @@ from flint import arb, ctx, fmpz
 from exactdp.core import progress
 from exactdp.model.composition import Composition
 from exactdp.core.errors import InvalidParameterError, PrecisionError
-from exactdp.core.numbers import DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify
+from exactdp.core.binomial import binomial_upper_tail
+from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, arb_of_fraction
+from exactdp.core.enclosure import Enclosure, certify
 
 __all__ = [
     "kov15_delta",
@@ -69,7 +71,8 @@ _ALG_BETA = "kov15-incomplete-beta"
 
 # -- small exact helpers ------------------------------------------------------------------------
 
-def _sign(q: Fraction | int) -> int:
+def exact_sign(q: Fraction | int) -> int:
+    """The sign of an exact rational: -1, 0 or 1."""
     return (q > 0) - (q < 0)
 
 
@@ -89,7 +92,7 @@ def _refine_sign(ball, start: int = 64, max_prec: int = _DECIDE_PREC) -> int | N
     return None
 
 
-def _exact_ok(k: int, *qs: Fraction) -> bool:
+def exact_ok(k: int, *qs: Fraction) -> bool:
     """Whether k-th powers of these rationals are small enough to compute exactly."""
     bits = sum(max(q.numerator.bit_length(), q.denominator.bit_length()) for q in qs) + 1
     return k * bits <= EXACT_BITS
@@ -106,9 +109,9 @@ def _sign_n_eps_minus(n: int, eps: ExactReal, eps_g: ExactReal) -> int:
     if n <= 0:  # n eps <= 0 <= eps_g
         return -eps_g.sign() if n == 0 else -1
     if eps_g.is_zero():
-        return _sign(n)
+        return exact_sign(n)
     if eps.kind == "rational" and eps_g.kind == "rational":
-        return _sign(n * eps.value - eps_g.value)
+        return exact_sign(n * eps.value - eps_g.value)
     s = _refine_sign(lambda: arb(fmpz(n)) * eps.arb() - eps_g.arb())
     if s is not None:
         return s
@@ -116,7 +119,7 @@ def _sign_n_eps_minus(n: int, eps: ExactReal, eps_g: ExactReal) -> int:
         x, r = eps.value, eps_g.value
         # x > 1 has numerator >= 2, so x^n = r needs n <= bits of r's numerator
         if abs(n) <= r.numerator.bit_length() + r.denominator.bit_length() + 1:
-            return _sign(x ** n - r)
+            return exact_sign(x ** n - r)
     s = _refine_sign(lambda: arb(fmpz(n)) * eps.arb() - eps_g.arb(), start=_DECIDE_PREC, max_prec=1 << 17)
     if s is None:
         raise PrecisionError(f"could not decide the sign of {n}*eps - eps_g")
@@ -130,10 +133,10 @@ def delta_pure_threshold(comp: Composition, eps_g: ExactReal) -> int:
     21
     """
     eps, _, k = comp.homogeneous_params()
-    return _threshold(eps, eps_g, k)
+    return threshold(eps, eps_g, k)
 
 
-def _threshold(eps: ExactReal, eps_g: ExactReal, k: int) -> int:
+def threshold(eps: ExactReal, eps_g: ExactReal, k: int) -> int:
     if eps.is_zero():
         return k + 1
     if _sign_n_eps_minus(k, eps, eps_g) <= 0:  # k eps <= eps_g: no term
@@ -153,7 +156,7 @@ def _threshold(eps: ExactReal, eps_g: ExactReal, k: int) -> int:
 
 # -- (1-delta)^k ----------------------------------------------------------------------------------
 
-def _c_arb(delta: Fraction, k: int):
+def c_arb(delta: Fraction, k: int):
     """(1-delta)^k as an Arb ball at the current precision."""
     if delta == 0:
         return arb(1)
@@ -167,18 +170,18 @@ def _one_minus_c_arb(delta: Fraction, k: int):
     return -((arb(fmpz(k)) * (-arb_of_fraction(delta)).log1p()).expm1())
 
 
-def _cmp_pow(delta: Fraction, k: int, delta_g: Fraction) -> int:
+def cmp_pow(delta: Fraction, k: int, delta_g: Fraction) -> int:
     """Exact sign of delta_g - (1 - (1-delta)^k)."""
     if delta == 0:
-        return _sign(delta_g)
+        return exact_sign(delta_g)
     base, target = 1 - delta, 1 - delta_g
-    if _exact_ok(k, base):
-        return _sign(base ** k - target)
+    if exact_ok(k, base):
+        return exact_sign(base ** k - target)
     # base = n/d in lowest terms with d >= 2, so base^k has a denominator of more than k bits;
     # equal to target only if target's denominator is that large.
     if target.denominator.bit_length() > k and k * base.denominator.bit_length() <= 4 * 10**6:
-        return _sign(base ** k - target)
-    s = _refine_sign(lambda: _c_arb(delta, k) - arb_of_fraction(target), max_prec=1 << 17)
+        return exact_sign(base ** k - target)
+    s = _refine_sign(lambda: c_arb(delta, k) - arb_of_fraction(target), max_prec=1 << 17)
     if s is None:
         raise PrecisionError("could not compare delta_g with 1 - (1-delta)^k")
     return s
@@ -187,7 +190,7 @@ def _cmp_pow(delta: Fraction, k: int, delta_g: Fraction) -> int:
 # -- exact sums -----------------------------------------------------------------------------------
 
 @lru_cache(maxsize=8)
-def _exact_prefix(a: int, b: int, k: int) -> tuple[int, tuple[int, ...]]:
+def exact_prefix(a: int, b: int, k: int) -> tuple[int, tuple[int, ...]]:
     """((a+b)^k, prefix sums P[j] = sum_{i<j} C(k,i) a^i b^{k-i}) for x = a/b."""
     t = b ** k
     acc = 0
@@ -200,31 +203,18 @@ def _exact_prefix(a: int, b: int, k: int) -> tuple[int, tuple[int, ...]]:
     return (a + b) ** k, tuple(out)
 
 
-def _exact_AB(x: Fraction, k: int, m: int) -> tuple[Fraction, Fraction]:
+def exact_AB(x: Fraction, k: int, m: int) -> tuple[Fraction, Fraction]:
     """(A_m, B_m) exactly: A_m = P[Bin(k,p) >= m], B_m = P[Bin(k,1-p) >= m], p = x/(1+x)."""
     if m > k:
         return Fraction(0), Fraction(0)
     m = max(m, 0)
-    tot, pre = _exact_prefix(x.numerator, x.denominator, k)
+    tot, pre = exact_prefix(x.numerator, x.denominator, k)
     s1 = pre[k + 1] - pre[m]          # sum_{l >= m} t_l,  t_l = C(k,l) a^l b^{k-l}
     s2 = pre[k - m + 1]               # sum_{l >= m} t_{k-l} = sum_{j <= k-m} t_j
     return Fraction(s1, tot), Fraction(s2, tot)
 
 
 # -- Arb sums -------------------------------------------------------------------------------------
-
-def _upper_tail(k: int, m: int, p):
-    """P[Bin(k, p) >= m] in Arb, via the regularized incomplete beta of the smaller side."""
-    if m <= 0:
-        return arb(1)
-    if m > k:
-        return arb(0)
-    # P[Bin(k,p) >= m] = I_p(m, k-m+1) = 1 - I_{1-p}(k-m+1, m); evaluate the side that is a
-    # tail (Arb's bounds are tight there), DLMF 8.17.5 and 8.17.4.
-    if arb(fmpz(m)) > arb(fmpz(k)) * p:
-        return p.beta_lower(arb(fmpz(m)), arb(fmpz(k - m + 1)), regularized=True)
-    return 1 - (1 - p).beta_lower(arb(fmpz(k - m + 1)), arb(fmpz(m)), regularized=True)
-
 
 def _AB_arb(eps: ExactReal, k: int, m: int):
     """(A_m, B_m) as Arb balls at the current precision."""
@@ -244,7 +234,7 @@ def _AB_arb(eps: ExactReal, k: int, m: int):
                 xl = xl / (x * x)
         return sa, sb
     p = x / (1 + x)
-    return _upper_tail(k, m, p), _upper_tail(k, m, 1 - p)
+    return binomial_upper_tail(k, m, p), binomial_upper_tail(k, m, 1 - p)
 
 
 def _delta_pure_arb(eps: ExactReal, eps_g: ExactReal, k: int, m: int):
@@ -269,7 +259,7 @@ def _delta_pure_arb(eps: ExactReal, eps_g: ExactReal, k: int, m: int):
 
 # -- the problem, normalised -----------------------------------------------------------------------
 
-class _Hom:
+class Homogeneous:
     """The exact data of a homogeneous composition, with the exact-mode decision."""
 
     def __init__(self, comp: Composition) -> None:
@@ -279,16 +269,16 @@ class _Hom:
     def exact_with(self, *extra: Fraction | None) -> bool:
         if self.x is None or any(q is None for q in extra):
             return False
-        return _exact_ok(self.k, self.x, 1 - self.delta)
+        return exact_ok(self.k, self.x, 1 - self.delta)
 
     def c_exact(self) -> Fraction:
         return (1 - self.delta) ** self.k
 
 
-def _one_minus_c_enclosure(h: _Hom, digits: int) -> Enclosure:
+def _one_minus_c_enclosure(h: Homogeneous, digits: int) -> Enclosure:
     if h.delta == 0:
         return Enclosure.exact_value(Fraction(0), digits, _ALG_EXACT)
-    if _exact_ok(h.k, 1 - h.delta):
+    if exact_ok(h.k, 1 - h.delta):
         return Enclosure.exact_value(1 - h.c_exact(), digits, _ALG_EXACT)
     return certify(lambda: _one_minus_c_arb(h.delta, h.k), digits, algorithm=_ALG_BETA)
 
@@ -325,13 +315,13 @@ def kov15_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DI
     '[0.0398184105221305750228, 0.0398184105221305750229]'
     """
     _require_homogeneous(comp)
-    h = _Hom(comp)
-    m = _threshold(h.eps, eps_g, h.k)
+    h = Homogeneous(comp)
+    m = threshold(h.eps, eps_g, h.k)
     if m > h.k:  # delta_pure = 0 exactly
         return _one_minus_c_enclosure(h, digits)
     r = eps_g.exp_exact()
     if h.exact_with(r):
-        A, B = _exact_AB(h.x, h.k, m)  # type: ignore[arg-type]
+        A, B = exact_AB(h.x, h.k, m)  # type: ignore[arg-type]
         dp = A - r * B  # type: ignore[operator]
         return Enclosure.exact_value(1 - h.c_exact() * (1 - dp), digits, _ALG_EXACT)
     eps, delta, k = h.eps, h.delta, h.k
@@ -341,28 +331,28 @@ def kov15_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DI
         if delta == 0:
             return dp
         # 1 - c (1 - dp) = (1 - c) + c dp: two nonnegative terms, no cancellation
-        return _one_minus_c_arb(delta, k) + _c_arb(delta, k) * dp
+        return _one_minus_c_arb(delta, k) + c_arb(delta, k) * dp
 
     return certify(compute, digits, algorithm=_alg(k))
 
 
 # -- eps at delta_g -------------------------------------------------------------------------------
 
-def _sign_dp_minus_t(h: _Hom, eps_g: ExactReal, m: int, t_exact: Fraction | None, delta_g: Fraction,
+def sign_dp_minus_t(h: Homogeneous, eps_g: ExactReal, m: int, t_exact: Fraction | None, delta_g: Fraction,
                      max_prec: int = _DECIDE_PREC) -> int | None:
     """Sign of delta_pure(eps_g) - t, t = 1 - (1-delta_g)/(1-delta)^k; None if undecided."""
     r = eps_g.exp_exact()
     if m > h.k:
-        return -_sign(t_exact) if t_exact is not None else -_cmp_pow(h.delta, h.k, delta_g)
+        return -exact_sign(t_exact) if t_exact is not None else -cmp_pow(h.delta, h.k, delta_g)
     if t_exact is not None and h.exact_with(r):
-        A, B = _exact_AB(h.x, h.k, m)  # type: ignore[arg-type]
-        return _sign(A - r * B - t_exact)  # type: ignore[operator]
+        A, B = exact_AB(h.x, h.k, m)  # type: ignore[arg-type]
+        return exact_sign(A - r * B - t_exact)  # type: ignore[operator]
     eps, delta, k = h.eps, h.delta, h.k
     dg = arb_of_fraction
     # dp - t = dp - 1 + (1-delta_g)/c;  compare c (dp - 1) + (1 - delta_g) with 0 (c > 0)
 
     def ball():
-        return _c_arb(delta, k) * (_delta_pure_arb(eps, eps_g, k, m) - 1) + dg(1 - delta_g)
+        return c_arb(delta, k) * (_delta_pure_arb(eps, eps_g, k, m) - 1) + dg(1 - delta_g)
 
     return _refine_sign(ball, max_prec=max_prec)
 
@@ -390,7 +380,7 @@ class _GridEps:
     def exp_exact(self) -> Fraction | None:
         if self.n == 0:
             return Fraction(1)
-        if self.eps.kind == "log" and _exact_ok(self.n, self.eps.value):
+        if self.eps.kind == "log" and exact_ok(self.n, self.eps.value):
             return self.eps.value ** self.n
         return None
 
@@ -398,7 +388,7 @@ class _GridEps:
         return self.n == 0 or self.eps.is_zero()
 
     def sign(self) -> int:
-        return _sign(self.n) * self.eps.sign()
+        return exact_sign(self.n) * self.eps.sign()
 
 
 def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
@@ -415,27 +405,27 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
     """
     _require_homogeneous(comp)
     delta_g = Fraction(delta_g)
-    h = _Hom(comp)
+    h = Homogeneous(comp)
     eps, delta, k = h.eps, h.delta, h.k
-    if _cmp_pow(delta, k, delta_g) < 0:
+    if cmp_pow(delta, k, delta_g) < 0:
         return Enclosure.infinite(digits, _ALG_EXACT)
     if eps.is_zero():
         return Enclosure.exact_value(Fraction(0), digits, _ALG_EXACT)
-    exact_c = _exact_ok(k, 1 - delta)
+    exact_c = exact_ok(k, 1 - delta)
     t_exact = 1 - (1 - delta_g) / h.c_exact() if exact_c else None
     zero = ExactReal.rational(0)
     m0 = k // 2 + 1
     # eps_g* = 0 when delta_pure(0) <= t
-    s0 = _sign_dp_minus_t(h, zero, m0, t_exact, delta_g)
+    s0 = sign_dp_minus_t(h, zero, m0, t_exact, delta_g)
     if s0 is None:
         raise PrecisionError("could not decide whether delta_pure(0) <= t (an exact tie at eps_g = 0?)")
     if s0 <= 0:
         return Enclosure.exact_value(Fraction(0), digits, _ALG_EXACT)
     # t == 0 exactly (delta_g = 1 - (1-delta)^k): the answer is the last breakpoint k eps
-    if (t_exact == 0) if t_exact is not None else (_cmp_pow(delta, k, delta_g) == 0):
+    if (t_exact == 0) if t_exact is not None else (cmp_pow(delta, k, delta_g) == 0):
         if eps.kind == "rational":
             return Enclosure.exact_value(k * eps.value, digits, _ALG_EXACT)
-        if _exact_ok(k, eps.value):
+        if exact_ok(k, eps.value):
             return Enclosure.log_of(eps.value ** k, digits, _ALG_EXACT)
         return certify(lambda: arb(fmpz(k)) * eps.arb(), digits, algorithm=_ALG_BETA)
     # binary search the least m in [m0, k] with g(m) = delta_pure((2m-k) eps) <= t;
@@ -445,7 +435,7 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
     while lo < hi:
         progress.tick(f"locating the optimal segment among {hi - lo + 1} (k = {k})")
         mid = (lo + hi) // 2
-        s = _sign_dp_minus_t(h, _GridEps(eps, 2 * mid - k), mid + 1, t_exact, delta_g)  # type: ignore[arg-type]
+        s = sign_dp_minus_t(h, _GridEps(eps, 2 * mid - k), mid + 1, t_exact, delta_g)  # type: ignore[arg-type]
         if s is None:
             # g(mid) and t agree to thousands of bits: the optimum is the breakpoint (2 mid - k) eps
             # or lies on segment mid or mid+1; both closed forms are evaluated and the max taken
@@ -459,7 +449,7 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
             lo = mid + 1
     cands = sorted(ties) if ties else [lo]
     if t_exact is not None and h.exact_with(Fraction(1)) and not ties:
-        A, B = _exact_AB(h.x, k, lo)  # type: ignore[arg-type]
+        A, B = exact_AB(h.x, k, lo)  # type: ignore[arg-type]
         q = (A - t_exact) / B
         if q <= 1:
             return Enclosure.exact_value(Fraction(0), digits, _ALG_EXACT)
@@ -470,7 +460,7 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
         for m in cands:
             A, B = _AB_arb(eps, k, m)
             # A - t = A - 1 + (1-delta_g)/c
-            v = ((A - 1) * _c_arb(delta, k) + arb_of_fraction(1 - delta_g)) / (B * _c_arb(delta, k))
+            v = ((A - 1) * c_arb(delta, k) + arb_of_fraction(1 - delta_g)) / (B * c_arb(delta, k))
             best = v if best is None else best.max(v)
         return best.log()
 
@@ -489,7 +479,7 @@ def kov15_grid(comp: Composition, *, digits: int = DEFAULT_DIGITS) -> list[tuple
     [Fraction(6561, 1953125), Fraction(53217, 1953125)]
     """
     _require_homogeneous(comp)
-    h = _Hom(comp)
+    h = Homogeneous(comp)
     eps, delta, k = h.eps, h.delta, h.k
     if k > 100_000:
         raise InvalidParameterError(f"k={k} must be at most 100000 for the full grid (it has k/2+1 points)")
@@ -498,19 +488,19 @@ def kov15_grid(comp: Composition, *, digits: int = DEFAULT_DIGITS) -> list[tuple
         c = h.c_exact()
         for i in range(k // 2 + 1):
             n = k - 2 * i
-            A, B = _exact_AB(h.x, k, k - i + 1)  # type: ignore[arg-type]
+            A, B = exact_AB(h.x, k, k - i + 1)  # type: ignore[arg-type]
             dp = A - h.x ** n * B  # type: ignore[operator]
             out.append((i, _grid_eps(eps, n), Enclosure.exact_value(1 - c * (1 - dp), digits, _ALG_EXACT)))
         return out
     deltas = _grid_arb(h, digits)
     for i in range(k // 2 + 1):
         n = k - 2 * i
-        g = _grid_eps(eps, n) if (eps.kind == "rational" or _exact_ok(n, eps.value)) else _GridEps(eps, n)
+        g = _grid_eps(eps, n) if (eps.kind == "rational" or exact_ok(n, eps.value)) else _GridEps(eps, n)
         out.append((i, g, deltas[i]))  # type: ignore[arg-type]
     return out
 
 
-def _grid_arb(h: _Hom, digits: int) -> list[Enclosure]:
+def _grid_arb(h: Homogeneous, digits: int) -> list[Enclosure]:
     """All grid deltas at once: suffix sums in Arb at one precision, raised until all are certified.
 
     With w_l = C(k,l) x^{k-l}/(1+x)^k, SA[m] = sum_{l>=m} w_l x^{2l-k}, SB[m] = sum_{l>=m} w_l,
@@ -532,7 +522,7 @@ def _grid_arb(h: _Hom, digits: int) -> list[Enclosure]:
             w = 1 / (1 + x) ** k
             y = x ** k                      # x^{2l-k} at l = k
             SA, SB = arb(0), arb(0)
-            c1, c = _one_minus_c_arb(delta, k), _c_arb(delta, k)
+            c1, c = _one_minus_c_arb(delta, k), c_arb(delta, k)
             ok = True
             for i in range(1, k // 2 + 1):
                 l = k - i + 1               # add term l: SA, SB become the sums over l' >= k-i+1
@@ -557,7 +547,7 @@ def _grid_arb(h: _Hom, digits: int) -> list[Enclosure]:
     raise PrecisionError(f"could not certify the KOV15 grid to {digits=} digits")
 
 
-def _delta_at_grid(h: _Hom, n: int, i: int, digits: int) -> Enclosure:
+def _delta_at_grid(h: Homogeneous, n: int, i: int, digits: int) -> Enclosure:
     eps, delta, k = h.eps, h.delta, h.k
     m = k - i + 1
     if i == 0 or eps.is_zero():
@@ -566,6 +556,6 @@ def _delta_at_grid(h: _Hom, n: int, i: int, digits: int) -> Enclosure:
 
     def compute():
         dp = _delta_pure_arb(eps, g, k, m)  # type: ignore[arg-type]
-        return dp if delta == 0 else _one_minus_c_arb(delta, k) + _c_arb(delta, k) * dp
+        return dp if delta == 0 else _one_minus_c_arb(delta, k) + c_arb(delta, k) * dp
 
     return certify(compute, digits, algorithm=_alg(k))

@@ -21,7 +21,7 @@ Why the answer is never a guess:
   still agree to 2^17 bits an exact computation is attempted, and if even that is out of reach a
   PrecisionError is raised (never a guess).
 
-A heterogeneous composition goes to :func:`exactdp.engines.mv.mv_decide` (MV Thm 1.5).
+A heterogeneous composition is routed elsewhere (:mod:`exactdp.route`; MV Thm 1.5).
 """
 
 from __future__ import annotations
@@ -31,37 +31,33 @@ from fractions import Fraction
 from exactdp.model.composition import Composition
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import ExactReal
-from exactdp.engines.kov15 import _cmp_pow, _exact_AB, _Hom, _sign, _sign_dp_minus_t, _threshold, check_k_max
+from exactdp.engines.kov15 import cmp_pow, exact_AB, Homogeneous, exact_sign, sign_dp_minus_t, threshold, check_k_max
 
-__all__ = ["decide"]
+__all__ = ["kov15_decide"]
 
 _EXACT_FALLBACK_BITS = 4_000_000
 
 
-def decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
+def kov15_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
     """Exactly whether ``comp`` is (eps_g, delta_g)-DP (KOV15 Thm 3.3 / MV Thm 1.5), never a guess.
 
     >>> c = Composition.homogeneous("0.1", "0.001", 30)
-    >>> decide(c, ExactReal.parse("3"), 1 - Fraction(999, 1000) ** 30)
+    >>> kov15_decide(c, ExactReal.parse("3"), 1 - Fraction(999, 1000) ** 30)
     True
-    >>> decide(c, ExactReal.parse("3"), 1 - Fraction(999, 1000) ** 30 - Fraction(1, 10**40))
+    >>> kov15_decide(c, ExactReal.parse("3"), 1 - Fraction(999, 1000) ** 30 - Fraction(1, 10**40))
     False
     """
-    if not comp.is_homogeneous:
-        from exactdp.engines.mv import mv_decide
-
-        return mv_decide(comp, eps_g, delta_g)
     eps_g = ExactReal.parse(eps_g, "eps_g")
     delta_g = Fraction(delta_g)
     check_k_max(comp.k)
-    h = _Hom(comp)
-    if _cmp_pow(h.delta, h.k, delta_g) < 0:  # t < 0 <= delta_pure
+    h = Homogeneous(comp)
+    if cmp_pow(h.delta, h.k, delta_g) < 0:  # t < 0 <= delta_pure
         return False
-    m = _threshold(h.eps, eps_g, h.k)
+    m = threshold(h.eps, eps_g, h.k)
     if m > h.k:  # delta_pure = 0 <= t
         return True
     t_exact = 1 - (1 - delta_g) / h.c_exact() if h.exact_with(Fraction(1)) else None
-    s = _sign_dp_minus_t(h, eps_g, m, t_exact, delta_g, max_prec=1 << 17)
+    s = sign_dp_minus_t(h, eps_g, m, t_exact, delta_g, max_prec=1 << 17)
     if s is None:
         r = eps_g.exp_exact()
         x = h.x
@@ -71,7 +67,7 @@ def decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
                 "delta_opt(eps_g) and delta_g agree to 2^17 bits and the exact rationals are too large "
                 f"(k={h.k}) to compare: no decision rather than a guess"
             )
-        A, B = _exact_AB(x, h.k, m)
+        A, B = exact_AB(x, h.k, m)
         t = 1 - (1 - delta_g) / (1 - h.delta) ** h.k
-        s = _sign(A - r * B - t)
+        s = exact_sign(A - r * B - t)
     return s <= 0

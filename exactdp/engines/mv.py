@@ -45,6 +45,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cmp_to_key
+from typing import Any
 
 import gmpy2
 from flint import arb, ctx, fmpz, fmpz_poly
@@ -52,17 +53,13 @@ from flint import arb, ctx, fmpz, fmpz_poly
 from exactdp.core import progress
 from exactdp.model.composition import Composition
 from exactdp.core.errors import PrecisionError
-from exactdp.core.numbers import (
-    DEFAULT_DIGITS,
-    MAX_PREC,
-    Enclosure,
-    ExactReal,
-    arb_of_fraction,
-    certify,
-    fraction_of_arb_endpoints,
-)
+from exactdp.core.numbers import (DEFAULT_DIGITS, MAX_PREC, ExactReal, arb_of_fraction,
+    fraction_of_arb_endpoints)
+from exactdp.core.enclosure import Enclosure, certify
+from exactdp.core.linlog import LinLog
 
-__all__ = ["mv_delta", "mv_epsilon", "mv_decide", "LinLog", "build_profile", "Profile"]
+__all__ = ["mv_delta", "mv_epsilon", "mv_decide", "build_profile", "exact_profile", "eps_groups", "decide_on_profile", "delta_on_profile", "epsilon_on_profile",
+           "prod_one_minus_delta", "NoExactProfile", "Profile", "GridProfile", "EnumProfile", "EXACT_PD_BITS"]
 
 #: Largest A = sum a_i for exact counting on a common grid.
 GRID_CAP = 2_000_000
@@ -72,70 +69,6 @@ ENUM_CAP = 1_000_000
 _START_PREC = int(DEFAULT_DIGITS * 3.33) + 64
 #: Precision (bits) after which an undecided sign triggers the exact identity test.
 _IDENTITY_PREC = 1024
-
-
-# -- exact reals of the form R + log(Q) --------------------------------------------------------
-
-@dataclass(frozen=True)
-class LinLog:
-    """The exact real ``R + log(Q)`` (R rational, Q > 0 rational); e^{R + log Q} = Q e^R."""
-
-    R: Fraction
-    Q: Fraction = Fraction(1)
-
-    @classmethod
-    def of(cls, x: ExactReal) -> "LinLog":
-        return cls(x.value, Fraction(1)) if x.kind == "rational" else cls(Fraction(0), x.value)
-
-    def __add__(self, o: "LinLog") -> "LinLog":
-        return LinLog(self.R + o.R, self.Q * o.Q)
-
-    def __neg__(self) -> "LinLog":
-        return LinLog(-self.R, 1 / self.Q)
-
-    def __sub__(self, o: "LinLog") -> "LinLog":
-        return self + (-o)
-
-    def scale(self, n: int) -> "LinLog":
-        return LinLog(self.R * n, self.Q**n)
-
-    def is_zero(self) -> bool:
-        return self.R == 0 and self.Q == 1
-
-    def arb(self) -> arb:
-        r = arb_of_fraction(self.R)
-        return r if self.Q == 1 else r + arb_of_fraction(self.Q).log()
-
-    def exp_arb(self) -> arb:
-        q = arb_of_fraction(self.Q)
-        return q if self.R == 0 else q * arb_of_fraction(self.R).exp()
-
-    def exp_exact(self) -> Fraction | None:
-        return self.Q if self.R == 0 else None
-
-    def sign(self) -> int:
-        """The exact sign.  R + log Q = 0 iff R = 0 and Q = 1 (e^R is irrational for R != 0)."""
-        if self.R == 0:
-            return (self.Q > 1) - (self.Q < 1)
-        if self.Q == 1:
-            return (self.R > 0) - (self.R < 0)
-        prec = 64
-        while True:  # terminates: the value is nonzero (Lindemann)
-            with ctx.workprec(prec):
-                x = self.arb()
-            if x > 0:
-                return 1
-            if x < 0:
-                return -1
-            prec *= 2
-
-    def enclosure(self, digits: int, algorithm: str) -> Enclosure:
-        if self.Q == 1:
-            return Enclosure.exact_value(self.R, digits, algorithm)
-        if self.R == 0:
-            return Enclosure.log_of(self.Q, digits, algorithm)
-        enc = certify(self.arb, digits)
-        return Enclosure(enc.lower, enc.upper, digits, algorithm=algorithm)
 
 
 def _cmp(a: LinLog, b: LinLog) -> int:
@@ -550,7 +483,7 @@ _PROFILES: dict[tuple, Profile | None] = {}
 def build_profile(groups: Sequence[tuple[ExactReal, int]], *, force: str | None = None) -> Profile | None:
     """The cheapest exact atom profile of the pure part, or None when every eps_i is 0.
 
-    Raises _NoExact when no exact profile is affordable.  The last few profiles are kept, so the
+    Raises NoExactProfile when no exact profile is affordable.  The last few profiles are kept, so the
     two directions (and a batch) on one composition share the subset-sum weights.
     """
     key = (tuple(groups), force)
@@ -590,14 +523,15 @@ def _build_profile(groups: Sequence[tuple[ExactReal, int]], force: str | None) -
         return GridProfile(grid[0], list(zip(grid[1], counts)))
     if combos <= ENUM_CAP or force == "enum":
         return EnumProfile([(LinLog.of(e), c) for e, c in zip(eps, counts)])
-    raise _NoExact()
+    raise NoExactProfile()
 
 
-class _NoExact(Exception):
-    pass
+class NoExactProfile(Exception):
+    """No exact profile of this composition is affordable (the router then takes another engine)."""
 
 
-def _prod_one_minus_delta(comp: Composition) -> Fraction:
+def prod_one_minus_delta(comp: Composition) -> Fraction:
+    """prod (1 - delta_i)^{n_i}, exactly (docs/mathematics.md §2)."""
     comp.require_generic("the Murtagh-Vadhan engine")
     pd = Fraction(1)
     for m, c in comp.groups:
@@ -605,13 +539,15 @@ def _prod_one_minus_delta(comp: Composition) -> Fraction:
     return pd
 
 
-def _eps_groups(comp: Composition) -> list[tuple[ExactReal, int]]:
+def eps_groups(comp: Composition) -> list[tuple[ExactReal, int]]:
+    """The (eps_i, n_i) pairs of a generic composition (what its pure part depends on)."""
     return [(m.eps, c) for m, c in comp.groups]
 
 
 # -- delta, epsilon, decide on a profile ----------------------------------------------------------
 
-def _delta_on(prof: Profile | None, pd: Fraction, eps_g: ExactReal, digits: int) -> Enclosure:
+def delta_on_profile(prof: Profile | None, pd: Fraction, eps_g: ExactReal, digits: int) -> Enclosure:
+    """delta_opt(eps_g) on a profile with pd = prod (1 - delta_i)^{n_i} (MV Thm 1.5)."""
     alg = prof.algorithm if prof else "exact-counting"
     x = LinLog.of(eps_g)
     m = prof.index_above(x) if prof else 0
@@ -635,7 +571,8 @@ def _delta_on(prof: Profile | None, pd: Fraction, eps_g: ExactReal, digits: int)
     return Enclosure(enc.lower, enc.upper, digits, algorithm=alg)
 
 
-def _epsilon_on(prof: Profile | None, pd: Fraction, delta_g: Fraction, digits: int) -> Enclosure:
+def epsilon_on_profile(prof: Profile | None, pd: Fraction, delta_g: Fraction, digits: int) -> Enclosure:
+    """The optimal eps at delta_g on a profile with pd = prod (1 - delta_i)^{n_i} (MV Thm 1.5)."""
     alg = prof.algorithm if prof else "exact-counting"
     # t = 1 - (1 - delta_g)/prod(1 - delta_i); no eps works iff t < 0 (docs/mathematics.md §1)
     t = 1 - (1 - delta_g) / pd
@@ -675,7 +612,8 @@ def _epsilon_on(prof: Profile | None, pd: Fraction, delta_g: Fraction, digits: i
     return Enclosure(enc.lower, enc.upper, digits, algorithm=alg)
 
 
-def _decide_on(prof: Profile | None, pd: Fraction, eps_g: ExactReal, delta_g: Fraction) -> bool:
+def decide_on_profile(prof: Profile | None, pd: Fraction, eps_g: ExactReal, delta_g: Fraction) -> bool:
+    """Exactly whether delta_opt(eps_g) <= delta_g, on a profile with pd = prod (1 - delta_i)^{n_i}."""
     t = 1 - (1 - delta_g) / pd
     if t < 0:
         return False
@@ -688,47 +626,34 @@ def _decide_on(prof: Profile | None, pd: Fraction, eps_g: ExactReal, delta_g: Fr
 
 # -- public API ----------------------------------------------------------------------------------
 
-def _route(comp: Composition) -> tuple[str, Profile | None]:
-    """Which engine answers: ``("tails", None)`` (one huge group, few outcomes of the others),
-    ``("mv", profile)`` (an affordable exact profile) or ``("pld", None)`` (the certified PLD
-    engine: many distinct off-grid values, or counts whose exact products would be huge)."""
-    from exactdp.engines.tails import tails_applies
-
-    if tails_applies(comp):
-        # a small common lattice is composed exactly in fixed point faster than the tails are summed
-        return ("pld", None) if _small_lattice(comp) else ("tails", None)
-    try:
-        prof = build_profile(_eps_groups(comp))
-    except _NoExact:
-        return "pld", None
-    bits = sum(c * max((1 - m.delta).numerator.bit_length(), (1 - m.delta).denominator.bit_length())
-               for m, c in comp.groups if m.delta)
-    if bits > EXACT_PD_BITS:
-        return "pld", None
-    return "mv", prof
-
-
 #: the largest size (bits) of the exact prod (1 - delta_i)^{n_i} the exact engine forms
 EXACT_PD_BITS = 4_000_000
 
-#: a lattice of at most this many points is composed (docs/pld.md §7.1) rather than summed as tails
-#: (measured: 2 x 10^4 points in 0.09 s where the tails took 3 s; 9.5 x 10^4 in 0.26 s against 0.19 s)
-FAST_LATTICE_POINTS = 50_000
+
+def exact_profile(comp: Composition) -> Profile | None:
+    """The affordable exact profile of a generic composition (None when every eps_i is 0).
+
+    Raises :class:`NoExactProfile` when none is affordable: too many distinct off-grid values, or
+    counts whose exact product prod (1 - delta_i)^{n_i} would pass :data:`EXACT_PD_BITS` bits.
+    """
+    prof = build_profile(eps_groups(comp))
+    bits = sum(c * max((1 - m.delta).numerator.bit_length(), (1 - m.delta).denominator.bit_length())
+               for m, c in comp.groups if m.delta)
+    if bits > EXACT_PD_BITS:
+        raise NoExactProfile(f"prod (1 - delta_i)^n_i would take {bits} bits")
+    return prof
 
 
-def _small_lattice(comp: Composition) -> bool:
-    from exactdp.engines.pld.engine import lattice_points
-
-    return lattice_points(comp) <= FAST_LATTICE_POINTS
+_BUILD: Any = object()  # the default of ``profile``: build it here
 
 
 def mv_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGITS,
-             accept_width: bool = True) -> Enclosure:
+             profile: Profile | None = _BUILD) -> Enclosure:
     """The optimal total delta at eps_g of any list of mechanisms (Murtagh-Vadhan Thm 1.5).
 
     delta_opt(eps_g) = 1 - prod(1-delta_i) (1 - delta_pure(eps_g)), docs/mathematics.md §2.  Exact or
-    certified to ``digits`` on an exact profile or with binomial tails; a certified bracket from
-    the PLD engine (its ``digits`` says how many it certifies) when no exact profile is affordable.
+    certified to ``digits`` on the exact ``profile`` (built here when not given; a composition with
+    no affordable one raises :class:`NoExactProfile`, and :mod:`exactdp.route` sends it elsewhere).
 
     >>> from exactdp import Composition, ExactReal
     >>> c = Composition.heterogeneous([("1", "0.1"), ("2", "0.2")])
@@ -736,20 +661,12 @@ def mv_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGIT
     Fraction(7, 25)
     """
     eps_g = ExactReal.parse(eps_g, "eps_g")
-    how, prof = _route(comp)
-    if how == "tails":
-        from exactdp.engines.tails import tails_delta
-
-        return tails_delta(comp, eps_g, digits=digits)
-    if how == "pld":
-        from exactdp.engines.pld.engine import pld_delta
-
-        return pld_delta(comp, eps_g, digits=digits)
-    return _delta_on(prof, _prod_one_minus_delta(comp), eps_g, digits)
+    prof = exact_profile(comp) if profile is _BUILD else profile
+    return delta_on_profile(prof, prod_one_minus_delta(comp), eps_g, digits)
 
 
 def mv_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DIGITS,
-               accept_width: bool = True) -> Enclosure:
+               profile: Profile | None = _BUILD) -> Enclosure:
     """The optimal eps at total delta_g (Murtagh-Vadhan Thm 1.5); +inf iff delta_g < 1 - prod(1-delta_i).
 
     Closed form on the right segment: eps* = max(0, log((A_m - t)/B_m)), docs/mathematics.md §2.
@@ -760,24 +677,16 @@ def mv_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_DI
     Fraction(13, 2)
     """
     delta_g = Fraction(delta_g)
-    how, prof = _route(comp)
-    if how == "tails":
-        from exactdp.engines.tails import tails_epsilon
-
-        return tails_epsilon(comp, delta_g, digits=digits)
-    if how == "pld":
-        from exactdp.engines.pld.engine import pld_epsilon
-
-        return pld_epsilon(comp, delta_g, digits=digits)
-    return _epsilon_on(prof, _prod_one_minus_delta(comp), delta_g, digits)
+    prof = exact_profile(comp) if profile is _BUILD else profile
+    return epsilon_on_profile(prof, prod_one_minus_delta(comp), delta_g, digits)
 
 
-def mv_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
+def mv_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
+              profile: Profile | None = _BUILD) -> bool:
     """Exactly whether the composition is (eps_g, delta_g)-DP (Murtagh-Vadhan Thm 1.5), never a guess.
 
-    On an exact profile the decision is exact; otherwise it is certified by binomial tails or by
-    the PLD bracket, refined until it excludes delta_g (a tie within the budget is reported, not
-    guessed: :class:`~exactdp.core.errors.TimeBudgetError`).
+    On an exact profile the decision is exact (signs of exact sums, Lindemann-Weierstrass for the
+    identical case; docs/contracts.md §1.5).
 
     >>> from exactdp import Composition, ExactReal
     >>> c = Composition.heterogeneous([("1", "0.1"), ("2", "0.2")])
@@ -786,13 +695,5 @@ def mv_decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
     """
     eps_g = ExactReal.parse(eps_g, "eps_g")
     delta_g = Fraction(delta_g)
-    how, prof = _route(comp)
-    if how == "tails":
-        from exactdp.engines.tails import tails_decide
-
-        return tails_decide(comp, eps_g, delta_g)
-    if how == "pld":
-        from exactdp.engines.pld.engine import pld_decide
-
-        return pld_decide(comp, eps_g, delta_g)
-    return _decide_on(prof, _prod_one_minus_delta(comp), eps_g, delta_g)
+    prof = exact_profile(comp) if profile is _BUILD else profile
+    return decide_on_profile(prof, prod_one_minus_delta(comp), eps_g, delta_g)

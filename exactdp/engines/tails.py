@@ -34,10 +34,11 @@ from flint import arb, ctx, fmpz
 from exactdp.core import progress
 from exactdp.model.composition import Composition
 from exactdp.core.errors import PrecisionError
-from exactdp.core.numbers import DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify, fraction_of_arb_endpoints
+from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, arb_of_fraction, fraction_of_arb_endpoints
+from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.roots import decreasing_root, sign_at
-from exactdp.engines.kov15 import _upper_tail
-from exactdp.engines.mv import LinLog
+from exactdp.core.binomial import binomial_pmf, binomial_upper_tail
+from exactdp.core.linlog import LinLog
 
 __all__ = ["tails_applies", "tails_delta", "tails_epsilon", "tails_decide", "REST_CAP", "MIN_COUNT"]
 
@@ -176,15 +177,15 @@ def _tails(n: int, p: arb, ms: list[int]) -> dict[int, arb]:
     if inside[0] - inside[-1] > WALK_CAP:
         for m in inside:
             progress.tick("binomial tails")
-            out[m] = _upper_tail(n, m, p)
+            out[m] = binomial_upper_tail(n, m, p)
         return out
     # walk down from the largest threshold: A(m-1) = A(m) + P[Bin = m-1], every term positive
     m0 = inside[0]
-    acc = _upper_tail(n, m0, p)
+    acc = binomial_upper_tail(n, m0, p)
     out[m0] = acc
     q = 1 - p
     j = m0 - 1
-    pm = _pmf(n, j, p)  # P[Bin = j]
+    pm = binomial_pmf(n, j, p)  # P[Bin = j]
     for k, m in enumerate(inside[1:]):
         while j >= m:
             acc = acc + pm
@@ -194,15 +195,6 @@ def _tails(n: int, p: arb, ms: list[int]) -> dict[int, arb]:
         if k % 64 == 0:
             progress.tick("binomial tails")
     return out
-
-
-def _pmf(n: int, j: int, p: arb) -> arb:
-    """P[Bin(n, p) = j] in Arb (log-gamma form: no huge integers)."""
-    if j < 0 or j > n:
-        return arb(0)
-    N, J = arb(fmpz(n)), arb(fmpz(j))
-    lg = (N + 1).lgamma() - (J + 1).lgamma() - (N - J + 1).lgamma()
-    return (lg + J * p.log() + (N - J) * (1 - p).log()).exp()
 
 
 def _delta_pure_arb(s: _Setup, x: LinLog, ms: list[int], weights: list[tuple[arb, arb]]) -> arb:

@@ -22,7 +22,8 @@ from flint import arb
 
 from typing import TYPE_CHECKING
 
-from exactdp.core.numbers import Enclosure, arb_of_fraction, certify, format_fraction
+from exactdp.core.numbers import arb_of_fraction, format_fraction
+from exactdp.core.enclosure import Enclosure, certify
 
 if TYPE_CHECKING:
     from exactdp.golden.specs import RowSpec

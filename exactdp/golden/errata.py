@@ -16,7 +16,8 @@ from flint import arb
 
 from exactdp.model.composition import Composition
 from exactdp.core.errors import InvalidParameterError, PrecisionError
-from exactdp.core.numbers import Enclosure, ExactReal, arb_of_fraction, certify, parse_delta, parse_eps
+from exactdp.core.numbers import ExactReal, arb_of_fraction, parse_delta, parse_eps
+from exactdp.core.enclosure import Enclosure, certify
 
 __all__ = ["CLAIMS", "claim_poster_mv_condition", "claim_slides_advanced",
            "claim_slides_theorem_i", "claim_dp_accounting_grid"]

@@ -17,7 +17,8 @@ from fractions import Fraction
 from flint import arb
 
 from exactdp.model.composition import Composition
-from exactdp.core.numbers import Enclosure, arb_of_fraction, certify, format_fraction, parse_delta, parse_eps
+from exactdp.core.numbers import arb_of_fraction, format_fraction, parse_delta, parse_eps
+from exactdp.core.enclosure import Enclosure, certify
 from exactdp.golden.calibration import DESCRIPTION as _CAL_DESCRIPTION
 from exactdp.golden.calibration import SOURCE as _CAL_SOURCE
 from exactdp.golden.calibration import TITLE as _CAL_TITLE

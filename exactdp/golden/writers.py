@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from exactdp.core.numbers import Enclosure
+from exactdp.core.enclosure import Enclosure
 
 __all__ = [
     "COLUMNS",

@@ -1,6 +1,6 @@
 """The composition value object: which mechanisms run on the same data, each with its count.
 
-A mechanism is either a generic (eps, delta)-DP :class:`Mechanism` (the worst case of its class,
+A mechanism is either a generic (eps, delta)-DP :class:`~exactdp.model.generic.Mechanism` (the worst case of its class,
 answered exactly by KOV15 / Murtagh-Vadhan) or a specific mechanism of :mod:`exactdp.model.mechanisms`
 (Gaussian, Laplace, k-ary randomized response, Poisson subsampling), answered by the Gaussian
 closed form or the certified PLD engine.
@@ -15,31 +15,11 @@ from typing import Any
 
 from exactdp.core.errors import ExactDPError, InvalidParameterError
 from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps, parse_k, parse_rational
+from exactdp.model.generic import Mechanism
+from exactdp.model.mechanisms import SpecificMechanism, normalise_mechanism
+from exactdp.model.spec import parse_mechanism_spec
 
-__all__ = ["Mechanism", "Composition"]
-
-
-@dataclass(frozen=True)
-class Mechanism:
-    """One (eps, delta)-DP mechanism, exact and validated.
-
-    >>> Mechanism.of("log(3/2)", "1e-3")
-    Mechanism(eps=ExactReal.parse('log(1.5)'), delta=Fraction(1, 1000))
-    """
-
-    eps: ExactReal
-    delta: Fraction = Fraction(0)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", parse_eps(self.eps, "eps"))
-        object.__setattr__(self, "delta", parse_delta(self.delta, "delta"))
-
-    @classmethod
-    def of(cls, eps: object, delta: object = 0) -> "Mechanism":
-        return cls(parse_eps(eps, "eps"), parse_delta(delta, "delta"))
-
-    def to_strings(self) -> list[str]:
-        return [str(self.eps), format_fraction(self.delta)]
+__all__ = ["Composition"]
 
 
 @dataclass(frozen=True)
@@ -66,7 +46,7 @@ class Composition:
         for g in self.groups:
             if not (isinstance(g, tuple) and len(g) == 2 and _is_mechanism(g[0])):
                 raise InvalidParameterError(f"group={_short(g)} must be a (mechanism, count) pair")
-            m = _normalise(g[0])
+            m = normalise_mechanism(g[0])
             merged[m] = merged.get(m, 0) + parse_k(g[1], "count")
         object.__setattr__(self, "groups", tuple(merged.items()))
 
@@ -205,15 +185,7 @@ class Composition:
 
 
 def _is_mechanism(x: object) -> bool:
-    from exactdp.model.mechanisms import SpecificMechanism
-
     return isinstance(x, (Mechanism, SpecificMechanism))
-
-
-def _normalise(m: Any) -> Any:
-    from exactdp.model.mechanisms import normalise_mechanism
-
-    return normalise_mechanism(m)
 
 
 def _is_scalar(x: object) -> bool:
@@ -267,8 +239,6 @@ def _parse_entry(m: object, i: int, *, bare_eps: bool) -> tuple[Mechanism, int]:
     if _is_mechanism(m):
         return m, 1  # type: ignore[return-value]
     if _is_spec(m):
-        from exactdp.model.mechanisms import parse_mechanism_spec
-
         return parse_mechanism_spec(m)  # type: ignore[arg-type]
     if isinstance(m, (list, tuple)) and len(m) == 2 and _is_mechanism(m[0]):
         return m[0], parse_k(m[1], f"{where}.count")

@@ -1,6 +1,6 @@
 """Specific mechanisms as exact, frozen values: Gaussian, Laplace, randomized response, subsampling.
 
-A generic (eps, delta)-DP mechanism is :class:`exactdp.model.composition.Mechanism` (``ApproxDP`` and
+A generic (eps, delta)-DP mechanism is :class:`exactdp.model.generic.Mechanism` (``ApproxDP`` and
 ``PureDP`` build it); the classes here are mechanisms whose privacy loss is known exactly, so their
 composition can be judged tighter than the generic worst case (docs/mathematics.md §7):
 
@@ -17,35 +17,28 @@ construction; values are hashable and compare by their parameters.
 
 >>> Gaussian("1.1")
 Gaussian(sigma=Fraction(11, 10), sensitivity=Fraction(1, 1))
->>> parse_mechanism_spec("gaussian:sigma=0.8,q=0.125,count=1000")
-(PoissonSampled(mechanism=Gaussian(sigma=Fraction(4, 5), sensitivity=Fraction(1, 1)), q=Fraction(1, 8)), 1000)
 >>> str(PoissonSampled(Laplace("10"), "0.01"))
 'laplace:scale=10,q=0.01'
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Union
 
-from exactdp.model.composition import Mechanism
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal, format_fraction, parse_eps, parse_k, parse_rational
+from exactdp.model.generic import Mechanism, PureDP
 
 __all__ = [
     "Gaussian",
     "Laplace",
     "RandomizedResponse",
     "PoissonSampled",
-    "ApproxDP",
-    "PureDP",
     "SpecificMechanism",
     "AnyMechanism",
-    "parse_mechanism_spec",
     "normalise_mechanism",
-    "MECHANISM_KINDS",
 ]
 
 
@@ -198,20 +191,6 @@ class PoissonSampled(SpecificMechanism):
         return f"{inner},q={format_fraction(self.q)}"
 
 
-def ApproxDP(eps: object, delta: object = 0) -> Mechanism:
-    """A generic (eps, delta)-DP mechanism: the worst case of its class (the KOV15 pair).
-
-    >>> ApproxDP("0.1", "1e-6")
-    Mechanism(eps=ExactReal.parse('0.1'), delta=Fraction(1, 1000000))
-    """
-    return Mechanism.of(eps, delta)
-
-
-def PureDP(eps: object) -> Mechanism:
-    """A generic eps-DP mechanism (the binary randomized-response pair)."""
-    return Mechanism.of(eps, 0)
-
-
 def _generic_spec(m: Mechanism) -> str:
     return f"{m.eps}" + (f",{format_fraction(m.delta)}" if m.delta else "")
 
@@ -226,74 +205,3 @@ def normalise_mechanism(m: object, name: str = "mechanism") -> Any:
         return m
     raise InvalidParameterError(f"{name}={m!r} must be a mechanism (Gaussian, Laplace, RandomizedResponse, "
                                 "PoissonSampled, ApproxDP or PureDP)")
-
-
-# -- the command-line spec -----------------------------------------------------------------------
-
-MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
-    "gaussian": ("sigma", "sensitivity", "q", "count"),
-    "laplace": ("scale", "sensitivity", "q", "count"),
-    "rr": ("eps", "categories", "q", "count"),
-    "approx": ("eps", "delta", "q", "count"),
-}
-
-_SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
-
-
-def parse_mechanism_spec(spec: str) -> tuple[Any, int]:
-    """``(mechanism, count)`` from a spec such as ``gaussian:sigma=1.1,q=0.01,count=1000``.
-
-    Kinds: ``gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]``,
-    ``laplace:scale=B[,sensitivity=D][,q=Q][,count=N]``, ``rr:eps=E[,categories=K][,q=Q][,count=N]``,
-    ``approx:eps=E[,delta=D][,q=Q][,count=N]``.  Defaults: sensitivity 1, q 1, count 1.
-
-    >>> parse_mechanism_spec("laplace:scale=10,count=100")
-    (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
-    >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
-    Traceback (most recent call last):
-    ...
-    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count
-    """
-    if not isinstance(spec, str):
-        raise InvalidParameterError(f"mechanism={spec!r} must be a string such as 'gaussian:sigma=1'")
-    m = _SPEC_RE.match(spec)
-    if m is None:
-        raise InvalidParameterError(f"mechanism={spec!r} must look like 'KIND:key=value,...' (kinds: "
-                                    f"{', '.join(MECHANISM_KINDS)})")
-    kind = m.group("kind").lower()
-    if kind not in MECHANISM_KINDS:
-        raise InvalidParameterError(f"mechanism={spec!r}: kind {kind!r} must be one of {', '.join(MECHANISM_KINDS)}")
-    allowed = MECHANISM_KINDS[kind]
-    vals: dict[str, str] = {}
-    for part in m.group("rest").split(","):
-        part = part.strip()
-        if not part:
-            raise InvalidParameterError(f"mechanism={spec!r}: an empty 'key=value' item")
-        if "=" not in part:
-            raise InvalidParameterError(f"mechanism={spec!r}: {part!r} must be 'key=value'")
-        key, _, value = (s.strip() for s in part.partition("="))
-        key = key.lower()
-        if key not in allowed:
-            raise InvalidParameterError(f"mechanism={spec!r}: unknown key {key!r}; {kind} takes {', '.join(allowed)}")
-        if key in vals:
-            raise InvalidParameterError(f"mechanism={spec!r}: {key!r} given twice")
-        if not value:
-            raise InvalidParameterError(f"mechanism={spec!r}: {key!r} has no value")
-        vals[key] = value
-    required = allowed[0]
-    if required not in vals:
-        raise InvalidParameterError(f"mechanism={spec!r}: {kind} needs {required}=...")
-    count = parse_k(vals.pop("count", "1"), "count")
-    q = vals.pop("q", None)
-    mech: Any
-    if kind == "gaussian":
-        mech = Gaussian(vals["sigma"], vals.get("sensitivity", "1"))
-    elif kind == "laplace":
-        mech = Laplace(vals["scale"], vals.get("sensitivity", "1"))
-    elif kind == "rr":
-        mech = normalise_mechanism(RandomizedResponse(vals["eps"], vals.get("categories", "2")))
-    else:
-        mech = ApproxDP(vals["eps"], vals.get("delta", "0"))
-    if q is not None:
-        mech = normalise_mechanism(PoissonSampled(mech, q))
-    return mech, count

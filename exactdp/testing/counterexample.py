@@ -29,7 +29,8 @@ from typing import Any
 
 from exactdp.model.composition import Composition
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import Enclosure, format_fraction, parse_delta, parse_k
+from exactdp.core.numbers import format_fraction, parse_delta, parse_k
+from exactdp.core.enclosure import Enclosure
 from exactdp.testing.oracle import InvalidClaimError, Oracle, Verdict, _oracle_of, _rel_tol, _short, exact_of_reported, judge_epsilon
 
 __all__ = [

@@ -35,7 +35,8 @@ from typing import Any, Literal
 
 from exactdp.model.composition import Composition
 from exactdp.core.errors import PrecisionError
-from exactdp.core.numbers import Enclosure, ExactReal, format_fraction, parse_delta, parse_eps
+from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps
+from exactdp.core.enclosure import Enclosure
 from exactdp.testing.oracle import MECHANISM_REFINE, InvalidClaimError, Oracle, _oracle_of, _short, exact_of_reported, needs_pld
 
 __all__ = [

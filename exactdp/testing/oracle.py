@@ -21,7 +21,9 @@ from typing import Any, Literal
 
 from exactdp.model.composition import Composition
 from exactdp.core.errors import ExactDPError, InvalidParameterError
-from exactdp.core.numbers import INF, Enclosure, ExactReal, format_fraction, parse_delta, parse_digits, parse_eps, parse_rational
+from exactdp.core.numbers import (INF, ExactReal, format_fraction, parse_delta, parse_digits, parse_eps,
+    parse_rational)
+from exactdp.core.enclosure import Enclosure
 
 __all__ = [
     "FP_LEVEL",

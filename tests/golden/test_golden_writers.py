@@ -23,7 +23,8 @@ from exactdp.golden.manifest import check_manifest, read_manifest
 from exactdp.golden.specs import RowSpec, TableSpec, compute_row
 from exactdp.golden.writers import (COLUMNS, check_row, csv_text, enclosure_cells, json_text, latex_text,
                                     markdown_text)
-from exactdp.core.numbers import Enclosure, certify, arb_of_fraction
+from exactdp.core.numbers import arb_of_fraction
+from exactdp.core.enclosure import Enclosure, certify
 
 mpmath.mp.dps = 60
 

@@ -18,7 +18,8 @@ if ROOT not in sys.path:
 import exactdp.engines.bounds  # noqa: E402
 import exactdp.engines.kov15  # noqa: E402
 import proofs  # noqa: E402
-from exactdp.core.numbers import Enclosure, arb_of_fraction, certify  # noqa: E402
+from exactdp.core.numbers import arb_of_fraction
+from exactdp.core.enclosure import Enclosure, certify  # noqa: E402
 from proofs.cli import main  # noqa: E402
 from proofs.framework import (  # noqa: E402
     ByDerivative,

@@ -168,7 +168,7 @@ def test_exactdp_proofs_from_the_checkout_outside_it(tmp_path: Path) -> None:
 
 def test_exactdp_proofs_failure_exit_status(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     import exactdp.engines.bounds
-    from exactdp.core.numbers import Enclosure
+    from exactdp.core.enclosure import Enclosure
 
     right = exactdp.engines.bounds.drv10_epsilon
 

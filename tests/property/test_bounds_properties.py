@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from exactdp.engines import bounds
 from exactdp.model.composition import Composition
-from exactdp.core.numbers import Enclosure, ExactReal
+from exactdp.core.numbers import ExactReal
+from exactdp.core.enclosure import Enclosure
 
 METHODS = ["basic", "drv10", "kov15_34", "kov15_34_2013", "kov15_35", "steinke", "zcdp", "zcdp_tight"]
 DIGITS = 15

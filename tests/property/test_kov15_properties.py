@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from exactdp.model.composition import Composition
 from exactdp.core.numbers import ExactReal
-from exactdp.engines.kov15_decide import decide
+from exactdp.engines.kov15_decide import kov15_decide
 from exactdp.engines.kov15 import kov15_delta, kov15_epsilon, kov15_grid
 from exactdp.api.region import privacy_region
 
@@ -76,13 +76,13 @@ def test_directions_consistent(eps, delta, k, dg) -> None:
     if e.is_infinite:
         assert dg < 1 - (1 - delta) ** k
         return
-    assert decide(comp, ExactReal.rational(e.upper), dg)
+    assert kov15_decide(comp, ExactReal.rational(e.upper), dg)
     if e.exact_log is not None:
-        assert decide(comp, ExactReal.log(e.exact_log), dg)
+        assert kov15_decide(comp, ExactReal.log(e.exact_log), dg)
         d = kov15_delta(comp, ExactReal.log(e.exact_log))
         assert d.exact == dg or (d.exact is None and d.lower <= dg <= d.upper)
     if e.lower > 0:
-        assert not decide(comp, ExactReal.rational(e.lower), dg)
+        assert not kov15_decide(comp, ExactReal.rational(e.lower), dg)
     else:
         assert e.exact == 0
 

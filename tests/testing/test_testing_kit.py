@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from exactdp import Composition
 from exactdp.core.errors import ExactDPError
-from exactdp.core.numbers import INF, Enclosure
+from exactdp.core.numbers import INF
+from exactdp.core.enclosure import Enclosure
 from exactdp.testing import (
     FP_LEVEL,
     InvalidClaimError,
@@ -209,7 +210,8 @@ def test_optimum_within_basic_composition(data) -> None:  # noqa: ANN001
         assert opt.is_infinite
     else:
         # k*eps as an exact claim: for log(q) eps, compare through the enclosure of k*log(q)
-        from exactdp.core.numbers import certify, arb_of_fraction
+        from exactdp.core.numbers import arb_of_fraction
+        from exactdp.core.enclosure import certify
 
         if total.kind == "rational":
             assert opt.lower <= k * total.value

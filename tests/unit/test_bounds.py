@@ -17,7 +17,8 @@ from flint import arb, ctx
 
 from exactdp.engines import bounds
 from exactdp.model.composition import Composition
-from exactdp.core.numbers import Enclosure, ExactReal, arb_of_fraction, certify
+from exactdp.core.numbers import ExactReal, arb_of_fraction
+from exactdp.core.enclosure import Enclosure, certify
 
 mp = mpmath.mp.clone() if hasattr(mpmath.mp, "clone") else mpmath.mp
 DPS = 80

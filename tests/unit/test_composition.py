@@ -10,7 +10,8 @@ from fractions import Fraction
 import gmpy2
 import pytest
 
-from exactdp.model.composition import Composition, Mechanism
+from exactdp.model.composition import Composition
+from exactdp.model.generic import Mechanism
 from exactdp.core.errors import InexactInputError, InvalidParameterError
 from exactdp.core.numbers import ExactReal
 

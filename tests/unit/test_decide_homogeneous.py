@@ -16,7 +16,7 @@ import pytest
 from exactdp.model.composition import Composition
 from exactdp.core.numbers import ExactReal
 from exactdp.api.optimal import is_private
-from exactdp.engines.kov15_decide import decide
+from exactdp.engines.kov15_decide import kov15_decide
 from exactdp.engines.kov15 import kov15_delta
 
 HAIR = Fraction(1, 10**40)
@@ -30,12 +30,12 @@ def test_basic_boundary(eps: str, delta: str, k: int) -> None:
     e = ExactReal.parse(eps)
     eps_g = ExactReal.rational(k * e.value) if e.kind == "rational" else ExactReal.log(e.value ** k)
     boundary = 1 - (1 - Fraction(delta)) ** k
-    assert decide(comp, eps_g, boundary)
-    assert not decide(comp, eps_g, boundary - HAIR)
-    assert decide(comp, eps_g, boundary + HAIR)
+    assert kov15_decide(comp, eps_g, boundary)
+    assert not kov15_decide(comp, eps_g, boundary - HAIR)
+    assert kov15_decide(comp, eps_g, boundary + HAIR)
     # a hair below k eps in eps_g, delta_g at the boundary: not private (delta_pure > 0)
     if e.kind == "rational":
-        assert not decide(comp, ExactReal.rational(k * e.value - HAIR), boundary)
+        assert not kov15_decide(comp, ExactReal.rational(k * e.value - HAIR), boundary)
 
 
 @pytest.mark.parametrize("eps,k", [("0.1", 30), ("log(2)", 5), ("1", 1)])
@@ -43,10 +43,10 @@ def test_pure_boundary(eps: str, k: int) -> None:
     comp = Composition.homogeneous(eps, 0, k)
     e = ExactReal.parse(eps)
     eps_g = ExactReal.rational(k * e.value) if e.kind == "rational" else ExactReal.log(e.value ** k)
-    assert decide(comp, eps_g, Fraction(0))
+    assert kov15_decide(comp, eps_g, Fraction(0))
     below = ExactReal.rational(k * e.value - HAIR) if e.kind == "rational" else ExactReal.log(e.value ** k - HAIR)
-    assert not decide(comp, below, Fraction(0))
-    assert decide(comp, below, Fraction(1, 10**20))  # delta_pure(k eps - hair) is far below 1e-20
+    assert not kov15_decide(comp, below, Fraction(0))
+    assert kov15_decide(comp, below, Fraction(1, 10**20))  # delta_pure(k eps - hair) is far below 1e-20
 
 
 def test_exact_rational_boundary() -> None:
@@ -56,9 +56,9 @@ def test_exact_rational_boundary() -> None:
         eg = ExactReal.log(Fraction(3, 2) ** n)
         d = kov15_delta(comp, eg).exact
         assert d is not None
-        assert decide(comp, eg, d)
+        assert kov15_decide(comp, eg, d)
         if d > 0:
-            assert not decide(comp, eg, d - Fraction(1, 10**60))
+            assert not kov15_decide(comp, eg, d - Fraction(1, 10**60))
 
 
 @pytest.mark.parametrize("eps,delta,k,eps_g", [("0.1", "0.001", 30, "1"), ("0.4", "0.1", 10, "0.8"),
@@ -68,8 +68,8 @@ def test_outward_rounded_ends(eps: str, delta: str, k: int, eps_g: str) -> None:
     comp = Composition.homogeneous(eps, delta, k)
     eg = ExactReal.parse(eps_g)
     enc = kov15_delta(comp, eg, digits=30)
-    assert decide(comp, eg, Fraction(enc.upper_str()))
-    assert not decide(comp, eg, Fraction(enc.lower_str()))
+    assert kov15_decide(comp, eg, Fraction(enc.upper_str()))
+    assert not kov15_decide(comp, eg, Fraction(enc.lower_str()))
     assert is_private(comp, eps_g, enc.upper_str())
 
 
@@ -87,7 +87,7 @@ def test_against_brute_force() -> None:
             d += max(p - r * q, Fraction(0))
         for dg in [d, d - Fraction(1, 10**30), d + Fraction(1, 10**30), Fraction(1, 2), Fraction(3, 10)]:
             if 0 <= dg < 1:
-                assert decide(comp, ExactReal.log(r), dg) == (d <= dg)
+                assert kov15_decide(comp, ExactReal.log(r), dg) == (d <= dg)
 
 
 def test_transcendental_close_call() -> None:
@@ -101,14 +101,14 @@ def test_transcendental_close_call() -> None:
         s /= (1 + mpmath.exp(mpmath.mpf("0.1"))) ** 30
         d = 1 - mpmath.mpf("0.999") ** 30 * (1 - s)
         near = Fraction(mpmath.nstr(d, 60, min_fixed=-1, max_fixed=1))
-    assert decide(comp, ExactReal.parse("1"), near + Fraction(1, 10**45))
-    assert not decide(comp, ExactReal.parse("1"), near - Fraction(1, 10**45))
+    assert kov15_decide(comp, ExactReal.parse("1"), near + Fraction(1, 10**45))
+    assert not kov15_decide(comp, ExactReal.parse("1"), near - Fraction(1, 10**45))
 
 
 def test_eps_zero_and_huge_k() -> None:
     comp = Composition.homogeneous("0", "0.01", 4)
     b = 1 - Fraction(99, 100) ** 4
-    assert decide(comp, ExactReal.parse("0"), b) and not decide(comp, ExactReal.parse("5"), b - HAIR)
+    assert kov15_decide(comp, ExactReal.parse("0"), b) and not kov15_decide(comp, ExactReal.parse("5"), b - HAIR)
     comp = Composition.homogeneous("0.001", "1e-12", 10**9)
-    assert not decide(comp, ExactReal.parse("100"), Fraction(1, 10**6))
-    assert decide(comp, ExactReal.parse("1000"), Fraction(1, 10**2))
+    assert not kov15_decide(comp, ExactReal.parse("100"), Fraction(1, 10**6))
+    assert kov15_decide(comp, ExactReal.parse("1000"), Fraction(1, 10**2))

@@ -23,7 +23,7 @@ import exactdp.engines.tails as tails
 from exactdp import Composition, is_private, optimal_delta, optimal_epsilon
 from exactdp.api.curve import delta_curve, delta_points, epsilon_curve, eps_points
 from exactdp.core.numbers import ExactReal
-from exactdp.engines.mv import _route
+from exactdp.route import route
 from exactdp.engines.pld.engine import pld_delta, pld_epsilon
 
 F = Fraction
@@ -92,16 +92,16 @@ def test_tails_against_brute_force_over_subsets(seed: int, monkeypatch: pytest.M
 
 def test_tails_agree_with_the_exact_profile() -> None:
     comp = Composition.heterogeneous([("0.05", "1e-6", 2500), ("0.3", "0", 20), ("log(2)", "0.001", 2)])
-    assert _route(comp)[0] == "tails"
-    from exactdp.engines.mv import _delta_on, _epsilon_on, _prod_one_minus_delta, build_profile, _eps_groups
+    assert route(comp).engine.name == "tails"
+    from exactdp.engines.mv import delta_on_profile, epsilon_on_profile, prod_one_minus_delta, build_profile, eps_groups
 
-    prof = build_profile(_eps_groups(comp))
-    pd = _prod_one_minus_delta(comp)
+    prof = build_profile(eps_groups(comp))
+    pd = prod_one_minus_delta(comp)
     for dg in (F(1, 100), F(1, 10**4)):
-        assert meets(optimal_epsilon(comp, dg, digits=25), _epsilon_on(prof, pd, dg, 25))
+        assert meets(optimal_epsilon(comp, dg, digits=25), epsilon_on_profile(prof, pd, dg, 25))
     for eg in ("0", "2.5", "log(5)"):
         x = ExactReal.parse(eg)
-        assert meets(optimal_delta(comp, x, digits=25), _delta_on(prof, pd, x, 25))
+        assert meets(optimal_delta(comp, x, digits=25), delta_on_profile(prof, pd, x, 25))
 
 
 def test_few_values_large_counts_against_mixed_binomial_sums(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,9 +140,9 @@ def test_tails_epsilon_against_the_exact_profile_at_any_delta(dg: Fraction, monk
     monkeypatch.setattr(tails, "MIN_COUNT", 2)
     comp = Composition.heterogeneous([("0.3", "0", 40), ("0.7", "1e-12", 3), ("log(3/2)", "0", 2)])
     assert tails.tails_applies(comp)
-    from exactdp.engines.mv import _epsilon_on, _eps_groups, _prod_one_minus_delta, build_profile
+    from exactdp.engines.mv import epsilon_on_profile, eps_groups, prod_one_minus_delta, build_profile
 
-    exact = _epsilon_on(build_profile(_eps_groups(comp)), _prod_one_minus_delta(comp), dg, 25)
+    exact = epsilon_on_profile(build_profile(eps_groups(comp)), prod_one_minus_delta(comp), dg, 25)
     assert meets(tails.tails_epsilon(comp, dg, digits=25), exact)
 
 

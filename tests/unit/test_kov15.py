@@ -16,7 +16,8 @@ import mpmath
 import pytest
 
 from exactdp.model.composition import Composition
-from exactdp.core.numbers import Enclosure, ExactReal
+from exactdp.core.numbers import ExactReal
+from exactdp.core.enclosure import Enclosure
 from exactdp.engines import kov15
 from exactdp.engines.kov15 import kov15_delta, kov15_epsilon, kov15_grid
 

@@ -18,7 +18,7 @@ from mpmath import iv, libmp
 from exactdp import Composition, ExactReal
 from exactdp.core.errors import PrecisionError
 from exactdp.engines import mv
-from exactdp.engines.mv import mv_decide, mv_delta, mv_epsilon
+from exactdp.api.optimal import is_private, optimal_delta, optimal_epsilon
 
 iv.dps = 60
 
@@ -90,16 +90,16 @@ def rel_width(enc) -> Fraction:
 
 def test_reference_heterogeneous_pure():
     c = Composition.heterogeneous([(x, 0) for x in ["0.1", "0.2", "0.3", "0.5", "0.7"]])
-    d = mv_delta(c, ExactReal.parse("0.6"), digits=25)
+    d = optimal_delta(c, ExactReal.parse("0.6"), digits=25)
     assert d.contains("0.1952405344097087430920803") or d.lower_str()[:26] == "0.1952405344097087430920803"[:26]
     assert abs(d.lower - Fraction("0.1952405344097087430920803")) < Fraction(1, 10**25)
-    e = mv_epsilon(c, Fraction(1, 100), digits=25)
+    e = optimal_epsilon(c, Fraction(1, 100), digits=25)
     assert abs(e.lower - Fraction("1.643345315277604654141905")) < Fraction(1, 10**24)
 
 
 def test_reference_dp_accounting_028():
     c = Composition.heterogeneous([("1", "0.1"), ("2", "0.2")])
-    d = mv_delta(c, ExactReal.parse("3"))
+    d = optimal_delta(c, ExactReal.parse("3"))
     assert d.exact == Fraction(28, 100)
 
 
@@ -117,11 +117,11 @@ def test_bruteforce_exact_both_directions(seed):
     deltas = [rng.choice(DS) for _ in range(k)]
     comp = Composition.heterogeneous([(f"log({y})", d) for y, d in zip(ys, deltas)])
     for E in [Fraction(1), Fraction(3, 2), Fraction(5), Fraction(7, 3), math.prod(ys)]:
-        d = mv_delta(comp, ExactReal.log(E))
+        d = optimal_delta(comp, ExactReal.log(E))
         assert d.exact == brute_delta_exact(ys, deltas, E)
     # epsilon: the answer log(q) is exact; delta at log(q) must be exactly delta_g
     for dg in [Fraction(1, 100), Fraction(1, 10), Fraction(1, 3)]:
-        e = mv_epsilon(comp, dg)
+        e = optimal_epsilon(comp, dg)
         floor_delta = 1 - math.prod(1 - x for x in deltas)
         if dg < floor_delta:
             assert e.is_infinite
@@ -138,8 +138,8 @@ def test_bruteforce_exact_decide_boundary():
     comp = Composition.heterogeneous([(f"log({y})", "1e-3") for y in ys])
     for E in [Fraction(1), Fraction(2), Fraction(11, 5)]:
         d = brute_delta_exact(ys, [Fraction(1, 1000)] * 4, E)
-        assert mv_decide(comp, ExactReal.log(E), d)
-        assert not mv_decide(comp, ExactReal.log(E), d - Fraction(1, 10**40))
+        assert is_private(comp, ExactReal.log(E), d)
+        assert not is_private(comp, ExactReal.log(E), d - Fraction(1, 10**40))
 
 
 # -- hidden-style: 2 to 4 distinct rational eps, delta_i in {0, 1e-6, 1e-3} -------------------------
@@ -157,13 +157,13 @@ def test_hidden_style_rational(seed):
     comp = comp_of(groups, deltas)
     total = sum(e * c for e, c in groups)
     for eps_g in [Fraction(0), total / 5, total / 2, Fraction(1, 3)]:
-        d = mv_delta(comp, ExactReal.rational(eps_g), digits=30)
+        d = optimal_delta(comp, ExactReal.rational(eps_g), digits=30)
         o = groups_delta_iv(groups, list(zip(deltas, [c for _, c in groups])), eps_g)
         assert iv_contains(o, d.lower, d.upper)
         assert d.exact is not None or rel_width(d) <= Fraction(1, 10**28)
     floor_delta = 1 - math.prod((1 - dl) ** c for dl, (_, c) in zip(deltas, groups))
     for dg in [Fraction(1, 1000), Fraction(1, 100), Fraction(1, 10)]:
-        e = mv_epsilon(comp, dg, digits=30)
+        e = optimal_epsilon(comp, dg, digits=30)
         if dg < floor_delta:
             assert e.is_infinite
             continue
@@ -179,12 +179,12 @@ def test_hidden_style_rational(seed):
 def test_infinite_and_boundary_delta():
     comp = Composition.heterogeneous([("0.1", "1e-3", 3), ("0.2", "1e-6", 2)])
     floor_delta = 1 - Fraction(999, 1000) ** 3 * (1 - Fraction(1, 10**6)) ** 2
-    assert mv_epsilon(comp, floor_delta - Fraction(1, 10**30)).is_infinite
-    assert mv_epsilon(comp, floor_delta).exact == Fraction(7, 10)  # sum eps_i, exactly
-    assert mv_delta(comp, ExactReal.parse("0.7")).exact == floor_delta
-    assert mv_delta(comp, ExactReal.parse("5")).exact == floor_delta
-    assert mv_decide(comp, ExactReal.parse("0.7"), floor_delta)
-    assert not mv_decide(comp, ExactReal.parse("0.7"), floor_delta - Fraction(1, 10**50))
+    assert optimal_epsilon(comp, floor_delta - Fraction(1, 10**30)).is_infinite
+    assert optimal_epsilon(comp, floor_delta).exact == Fraction(7, 10)  # sum eps_i, exactly
+    assert optimal_delta(comp, ExactReal.parse("0.7")).exact == floor_delta
+    assert optimal_delta(comp, ExactReal.parse("5")).exact == floor_delta
+    assert is_private(comp, ExactReal.parse("0.7"), floor_delta)
+    assert not is_private(comp, ExactReal.parse("0.7"), floor_delta - Fraction(1, 10**50))
 
 
 # -- off-grid: two values with seven significant digits, 200 mechanisms ------------------------------
@@ -192,12 +192,12 @@ def test_infinite_and_boundary_delta():
 def test_off_grid_two_values_200():
     groups = [(Fraction("0.1234567"), 120), (Fraction("0.0456789"), 80)]
     comp = comp_of(groups, ["1e-6", 0])
-    d = mv_delta(comp, ExactReal.parse("2"), digits=6)
+    d = optimal_delta(comp, ExactReal.parse("2"), digits=6)
     assert d.algorithm == "enumeration"
     assert rel_width(d) <= Fraction(1, 10**6)
     o = groups_delta_iv(groups, [(Fraction(1, 10**6), 120), (Fraction(0), 80)], Fraction(2))
     assert iv_contains(o, d.lower, d.upper)
-    e = mv_epsilon(comp, Fraction(1, 1000), digits=6)
+    e = optimal_epsilon(comp, Fraction(1, 1000), digits=6)
     assert rel_width(e) <= Fraction(1, 10**6)
     olo = groups_delta_iv(groups, [(Fraction(1, 10**6), 120), (Fraction(0), 80)], e.lower)
     ohi = groups_delta_iv(groups, [(Fraction(1, 10**6), 120), (Fraction(0), 80)], e.upper)
@@ -217,19 +217,19 @@ def homogeneous_exact(y: Fraction, delta: Fraction, k: int, E: Fraction) -> Frac
 def test_homogeneous_agreement_exact(y, delta, k):
     comp = Composition.heterogeneous([(f"log({y})", delta, k)])
     for E in [Fraction(1), Fraction(3), y**3, Fraction(7, 2)]:
-        assert mv_delta(comp, ExactReal.log(E)).exact == homogeneous_exact(y, delta, k, E)
+        assert optimal_delta(comp, ExactReal.log(E)).exact == homogeneous_exact(y, delta, k, E)
     # the enumeration engine (one atom per count of the value) agrees exactly too
     prof = mv.build_profile([(ExactReal.log(y), k)], force="enum")
     pd = (1 - delta) ** k
-    assert mv._delta_on(prof, pd, ExactReal.log(Fraction(3)), 30).exact == homogeneous_exact(y, delta, k, Fraction(3))
+    assert mv.delta_on_profile(prof, pd, ExactReal.log(Fraction(3)), 30).exact == homogeneous_exact(y, delta, k, Fraction(3))
 
 
 def test_homogeneous_agreement_rational():
     # eps = 0.1, delta = 0.001, k = 30: docs/mathematics.md §6 values
     comp = Composition.heterogeneous([("0.1", "0.001", 30)])
-    d = mv_delta(comp, ExactReal.parse("1"), digits=25)
+    d = optimal_delta(comp, ExactReal.parse("1"), digits=25)
     assert abs(d.lower - Fraction("0.03981841052213057502284336")) < Fraction(1, 10**25)
-    e = mv_epsilon(comp, Fraction(5, 100), digits=25)
+    e = optimal_epsilon(comp, Fraction(5, 100), digits=25)
     assert abs(e.lower - Fraction("0.8463026344747974060804514")) < Fraction(1, 10**24)
 
 
@@ -242,23 +242,23 @@ def test_grid_and_enumeration_agree():
     assert isinstance(pg, mv.GridProfile) and isinstance(pe, mv.EnumProfile)
     pd = Fraction(1)
     for x in ["0", "0.3", "1.1"]:
-        a = mv._delta_on(pg, pd, ExactReal.parse(x), 30)
-        b = mv._delta_on(pe, pd, ExactReal.parse(x), 30)
+        a = mv.delta_on_profile(pg, pd, ExactReal.parse(x), 30)
+        b = mv.delta_on_profile(pe, pd, ExactReal.parse(x), 30)
         assert a.lower <= b.upper and b.lower <= a.upper
-    a = mv._epsilon_on(pg, pd, Fraction(1, 50), 30)
-    b = mv._epsilon_on(pe, pd, Fraction(1, 50), 30)
+    a = mv.epsilon_on_profile(pg, pd, Fraction(1, 50), 30)
+    b = mv.epsilon_on_profile(pe, pd, Fraction(1, 50), 30)
     assert a.lower <= b.upper and b.lower <= a.upper
 
 
 def test_mixed_log_and_rational_decide():
     comp = Composition.heterogeneous([("log(3/2)", 0, 3), ("0.3", "1e-3", 2)])
-    d = mv_delta(comp, ExactReal.parse("0.5"))
+    d = optimal_delta(comp, ExactReal.parse("0.5"))
     assert d.algorithm == "enumeration"
-    assert mv_decide(comp, ExactReal.parse("0.5"), d.upper)
-    assert not mv_decide(comp, ExactReal.parse("0.5"), d.lower)
-    e = mv_epsilon(comp, Fraction(1, 20))
-    assert mv_decide(comp, ExactReal.rational(e.upper), Fraction(1, 20))
-    assert not mv_decide(comp, ExactReal.rational(e.lower), Fraction(1, 20))
+    assert is_private(comp, ExactReal.parse("0.5"), d.upper)
+    assert not is_private(comp, ExactReal.parse("0.5"), d.lower)
+    e = optimal_epsilon(comp, Fraction(1, 20))
+    assert is_private(comp, ExactReal.rational(e.upper), Fraction(1, 20))
+    assert not is_private(comp, ExactReal.rational(e.lower), Fraction(1, 20))
 
 
 def test_many_off_grid_values_get_a_certified_bracket(monkeypatch):
@@ -269,16 +269,16 @@ def test_many_off_grid_values_get_a_certified_bracket(monkeypatch):
     vals = [Fraction(rng.randint(10**6, 3 * 10**6), 10**7) for _ in range(12)]
     groups = [(ExactReal.rational(v), 1) for v in vals]
     comp = Composition.heterogeneous([(v, 0) for v in vals])
-    d = mv_delta(comp, ExactReal.parse("1"), digits=3)
+    d = optimal_delta(comp, ExactReal.parse("1"), digits=3)
     assert d.algorithm == "pld"
-    exact = mv._delta_on(mv.build_profile(groups, force="enum"), Fraction(1), ExactReal.parse("1"), 20)
+    exact = mv.delta_on_profile(mv.build_profile(groups, force="enum"), Fraction(1), ExactReal.parse("1"), 20)
     assert d.lower <= exact.upper and exact.lower <= d.upper
     assert rel_width(d) <= Fraction(1, 1000)
     # more digits than a bracket can reach: the best certified bracket, never nothing
     from exactdp.core import progress
 
     with progress.task("t", max_seconds=8, stream=None):
-        d25 = mv_delta(comp, ExactReal.parse("1"), digits=25)
+        d25 = optimal_delta(comp, ExactReal.parse("1"), digits=25)
     assert d25.lower <= exact.upper and exact.lower <= d25.upper and 3 <= d25.digits <= 25
 
 
@@ -295,7 +295,7 @@ def test_dp_accounting_pld_is_an_upper_bound_close_to_the_optimum():
     acc = plds[0]
     for p in plds[1:]:
         acc = acc.compose(p)
-    ours = mv_delta(comp, ExactReal.parse("0.5"), digits=20)
+    ours = optimal_delta(comp, ExactReal.parse("0.5"), digits=20)
     theirs = Fraction(acc.get_delta_for_epsilon(0.5))
     assert theirs >= ours.lower * (1 - Fraction(1, 10**9))  # an upper bound, up to float rounding
     assert theirs <= ours.upper * Fraction(105, 100)  # and within 5%

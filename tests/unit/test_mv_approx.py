@@ -19,7 +19,7 @@ from exactdp import Composition
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import fraction_of_arb_endpoints
 from exactdp.engines.approx import mv_approx_epsilon, mv_approx_grid
-from exactdp.engines.mv import mv_epsilon
+from exactdp.api.optimal import optimal_epsilon
 
 CASES = [
     [("0.1", 0), ("0.2", 0), ("0.3", 0), ("0.5", 0), ("0.7", 0)],
@@ -42,12 +42,12 @@ def test_guarantee(eta, case):
     for dg in [Fraction(3, 100), Fraction(1, 10)]:
         e = mv_approx_epsilon(comp, dg, eta=eta, digits=20)
         assert e.algorithm == "mv-approx"
-        opt = mv_epsilon(comp, dg, digits=20)
+        opt = optimal_epsilon(comp, dg, digits=20)
         if opt.is_infinite:
             assert e.is_infinite
             continue
         assert opt.lower <= e.upper
-        opt2 = mv_epsilon(comp, _scaled_down(dg, eta), digits=20)
+        opt2 = optimal_epsilon(comp, _scaled_down(dg, eta), digits=20)
         assert e.lower <= opt2.upper + eta
 
 

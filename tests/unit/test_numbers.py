@@ -16,20 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp.core.errors import InexactInputError, InvalidParameterError, PrecisionError
-from exactdp.core.numbers import (
-    Enclosure,
-    ExactReal,
-    certify,
-    decimal_string,
-    format_fraction,
-    fraction_of_arb_endpoints,
-    from_float,
-    parse_delta,
-    parse_digits,
-    parse_eps,
-    parse_k,
-    parse_rational,
-)
+from exactdp.core.numbers import (ExactReal, decimal_string, format_fraction, fraction_of_arb_endpoints,
+    from_float, parse_delta, parse_digits, parse_eps, parse_k, parse_rational)
+from exactdp.core.enclosure import Enclosure, certify
 
 # -- parsing -------------------------------------------------------------------------------------
 

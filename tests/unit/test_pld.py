@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp import Composition, optimal_delta, optimal_epsilon
-from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, PureDP, RandomizedResponse
+from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+from exactdp.model.generic import PureDP
 from exactdp.core.numbers import ExactReal
 from exactdp.engines.pld.engine import pld_decide, pld_decision, pld_delta, pld_epsilon
 

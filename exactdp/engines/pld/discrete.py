@@ -32,6 +32,7 @@ from typing import TypeVar
 from flint import arb, arb_poly, ctx
 
 from exactdp.core import progress
+from exactdp.core.binomial import binomial_pmf, binomial_upper_tail
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.models import LossModel, Position
 
@@ -463,8 +464,6 @@ def _binomial_window(p: arb, n: int, tau: arb, tails: bool = True) -> tuple[int,
     ``tails=False`` the mass outside is only enclosed as ``1 - sum`` of the masses inside (no
     incomplete betas; a wide ball, for a caller that recomputes what it drops anyway).
     """
-    from exactdp.engines.kov15 import _upper_tail
-    from exactdp.engines.tails import _pmf
 
     pf = float(p.mid())  # float ok: only chooses the window; its tails are then bounded exactly
     mean = n * pf
@@ -475,7 +474,7 @@ def _binomial_window(p: arb, n: int, tau: arb, tails: bool = True) -> tuple[int,
     j_hi = min(n, math.ceil(mean + z * sd) + 1)
     mode = min(max(int(mean), j_lo), j_hi)
     vals: dict[int, arb] = {}
-    v = _pmf(n, mode, p)
+    v = binomial_pmf(n, mode, p)
     vals[mode] = v
     r = p / (1 - p)
     for j in range(mode, j_hi):
@@ -491,8 +490,8 @@ def _binomial_window(p: arb, n: int, tau: arb, tails: bool = True) -> tuple[int,
     if not tails:
         rest = 1 - sum(inside, arb(0))  # the pmf sums to 1: an enclosure of the mass outside
         return j_lo, inside, arb(0).union(rest.upper()) if rest.upper() >= 0 else arb(0)
-    below = (1 - _upper_tail(n, j_lo, p)) if j_lo > 0 else arb(0)
-    above = _upper_tail(n, j_hi + 1, p) if j_hi < n else arb(0)
+    below = (1 - binomial_upper_tail(n, j_lo, p)) if j_lo > 0 else arb(0)
+    above = binomial_upper_tail(n, j_hi + 1, p) if j_hi < n else arb(0)
     return j_lo, inside, below + above
 
 

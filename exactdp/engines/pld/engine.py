@@ -32,10 +32,12 @@ from typing import Any
 from flint import arb, ctx
 
 from exactdp.core import progress
-from exactdp.model.composition import Composition, Mechanism
+from exactdp.model.composition import Composition
+from exactdp.model.generic import Mechanism
 from exactdp.core.errors import InvalidParameterError, PrecisionError, TimeBudgetError
-from exactdp.core.numbers import (DEFAULT_DIGITS, Enclosure, ExactReal, arb_of_fraction, certify, decimal_string,
-                       format_fraction, fraction_of_arb_endpoints)
+from exactdp.core.numbers import (DEFAULT_DIGITS, ExactReal, arb_of_fraction, decimal_string,
+    format_fraction, fraction_of_arb_endpoints)
+from exactdp.core.enclosure import Enclosure, certify
 from exactdp.engines.pld.discrete import (Law, binomial_law, delta_lower, delta_upper, discretize, discretize_binomial, epsilon_lower, epsilon_upper,
                        tail_range, trim)
 from exactdp.engines.pld import fixed

@@ -27,7 +27,7 @@ from flint import arb, ctx
 
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import ExactReal, arb_of_fraction
-from exactdp.engines.mv import LinLog
+from exactdp.core.linlog import LinLog
 
 __all__ = [
     "Position",
@@ -467,7 +467,7 @@ def model_of(mech: object) -> _Orders:
     Symmetric mechanisms (Gaussian, Laplace, randomized response, generic) have one law; a Poisson
     subsampled mechanism has its "remove" model and the reversed one (docs/mathematics.md §7).
     """
-    from exactdp.model.composition import Mechanism
+    from exactdp.model.generic import Mechanism
     from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
 
     def base(m: object) -> LossModel:

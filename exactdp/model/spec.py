@@ -1,0 +1,86 @@
+"""The mechanism spec syntax of the command line and the JSON lists: ``KIND:key=value,...``.
+
+>>> parse_mechanism_spec("gaussian:sigma=0.8,q=0.125,count=1000")
+(PoissonSampled(mechanism=Gaussian(sigma=Fraction(4, 5), sensitivity=Fraction(1, 1)), q=Fraction(1, 8)), 1000)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import parse_k
+from exactdp.model.generic import ApproxDP
+from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse, normalise_mechanism
+
+__all__ = ["MECHANISM_KINDS", "parse_mechanism_spec"]
+
+
+MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
+    "gaussian": ("sigma", "sensitivity", "q", "count"),
+    "laplace": ("scale", "sensitivity", "q", "count"),
+    "rr": ("eps", "categories", "q", "count"),
+    "approx": ("eps", "delta", "q", "count"),
+}
+
+_SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
+
+
+def parse_mechanism_spec(spec: str) -> tuple[Any, int]:
+    """``(mechanism, count)`` from a spec such as ``gaussian:sigma=1.1,q=0.01,count=1000``.
+
+    Kinds: ``gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]``,
+    ``laplace:scale=B[,sensitivity=D][,q=Q][,count=N]``, ``rr:eps=E[,categories=K][,q=Q][,count=N]``,
+    ``approx:eps=E[,delta=D][,q=Q][,count=N]``.  Defaults: sensitivity 1, q 1, count 1.
+
+    >>> parse_mechanism_spec("laplace:scale=10,count=100")
+    (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
+    >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
+    Traceback (most recent call last):
+    ...
+    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count
+    """
+    if not isinstance(spec, str):
+        raise InvalidParameterError(f"mechanism={spec!r} must be a string such as 'gaussian:sigma=1'")
+    m = _SPEC_RE.match(spec)
+    if m is None:
+        raise InvalidParameterError(f"mechanism={spec!r} must look like 'KIND:key=value,...' (kinds: "
+                                    f"{', '.join(MECHANISM_KINDS)})")
+    kind = m.group("kind").lower()
+    if kind not in MECHANISM_KINDS:
+        raise InvalidParameterError(f"mechanism={spec!r}: kind {kind!r} must be one of {', '.join(MECHANISM_KINDS)}")
+    allowed = MECHANISM_KINDS[kind]
+    vals: dict[str, str] = {}
+    for part in m.group("rest").split(","):
+        part = part.strip()
+        if not part:
+            raise InvalidParameterError(f"mechanism={spec!r}: an empty 'key=value' item")
+        if "=" not in part:
+            raise InvalidParameterError(f"mechanism={spec!r}: {part!r} must be 'key=value'")
+        key, _, value = (s.strip() for s in part.partition("="))
+        key = key.lower()
+        if key not in allowed:
+            raise InvalidParameterError(f"mechanism={spec!r}: unknown key {key!r}; {kind} takes {', '.join(allowed)}")
+        if key in vals:
+            raise InvalidParameterError(f"mechanism={spec!r}: {key!r} given twice")
+        if not value:
+            raise InvalidParameterError(f"mechanism={spec!r}: {key!r} has no value")
+        vals[key] = value
+    required = allowed[0]
+    if required not in vals:
+        raise InvalidParameterError(f"mechanism={spec!r}: {kind} needs {required}=...")
+    count = parse_k(vals.pop("count", "1"), "count")
+    q = vals.pop("q", None)
+    mech: Any
+    if kind == "gaussian":
+        mech = Gaussian(vals["sigma"], vals.get("sensitivity", "1"))
+    elif kind == "laplace":
+        mech = Laplace(vals["scale"], vals.get("sensitivity", "1"))
+    elif kind == "rr":
+        mech = normalise_mechanism(RandomizedResponse(vals["eps"], vals.get("categories", "2")))
+    else:
+        mech = ApproxDP(vals["eps"], vals.get("delta", "0"))
+    if q is not None:
+        mech = normalise_mechanism(PoissonSampled(mech, q))
+    return mech, count
