@@ -8,44 +8,51 @@
 
 from __future__ import annotations
 
+from exactdp.api.methods import METHODS, delta, epsilon, method_names
+from exactdp.api.optimal import is_private, optimal_delta, optimal_epsilon
+from exactdp.calibrate import (
+                        Calibration,
+                        calibrate_eps,
+                        calibrate_k,
+                        calibrate_laplace_scale,
+                        calibrate_q,
+                        calibrate_scale,
+                        calibrate_sigma,
+)
+from exactdp.core.enclosure import Enclosure
+from exactdp.core.errors import ExactDPError, InexactInputError, InvalidParameterError, PrecisionError
+from exactdp.core.numbers import DEFAULT_DIGITS, INF, ExactReal, from_float, parse_delta, parse_eps
 from exactdp.core.version import __version__
 from exactdp.model.composition import Composition
 from exactdp.model.generic import Mechanism
-from exactdp.core.errors import ExactDPError, InexactInputError, InvalidParameterError, PrecisionError
-from exactdp.api.methods import METHODS, delta, epsilon, method_names
-from exactdp.core.numbers import DEFAULT_DIGITS, INF, ExactReal, from_float, parse_delta, parse_eps
-from exactdp.core.enclosure import Enclosure
-from exactdp.api.optimal import is_private, optimal_delta, optimal_epsilon
-from exactdp.calibrate import (Calibration, calibrate_eps, calibrate_k, calibrate_laplace_scale, calibrate_q,
-                        calibrate_scale, calibrate_sigma)
 
 __all__ = [
-    "__version__",
-    "Composition",
-    "Mechanism",
-    "ExactReal",
-    "Enclosure",
-    "INF",
-    "DEFAULT_DIGITS",
-    "from_float",
-    "parse_eps",
-    "parse_delta",
-    "delta",
-    "epsilon",
-    "optimal_delta",
-    "optimal_epsilon",
-    "is_private",
-    "calibrate_eps",
-    "calibrate_scale",
-    "calibrate_k",
-    "calibrate_sigma",
-    "calibrate_q",
-    "calibrate_laplace_scale",
-    "Calibration",
-    "METHODS",
-    "method_names",
-    "ExactDPError",
-    "InvalidParameterError",
-    "InexactInputError",
-    "PrecisionError",
+                        "DEFAULT_DIGITS",
+                        "INF",
+                        "METHODS",
+                        "Calibration",
+                        "Composition",
+                        "Enclosure",
+                        "ExactDPError",
+                        "ExactReal",
+                        "InexactInputError",
+                        "InvalidParameterError",
+                        "Mechanism",
+                        "PrecisionError",
+                        "__version__",
+                        "calibrate_eps",
+                        "calibrate_k",
+                        "calibrate_laplace_scale",
+                        "calibrate_q",
+                        "calibrate_scale",
+                        "calibrate_sigma",
+                        "delta",
+                        "epsilon",
+                        "from_float",
+                        "is_private",
+                        "method_names",
+                        "optimal_delta",
+                        "optimal_epsilon",
+                        "parse_delta",
+                        "parse_eps",
 ]

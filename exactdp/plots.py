@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["FIXED_RC", "FIGURES", "render"]
+__all__ = ["FIGURES", "FIXED_RC", "render"]
 
 #: rcParams fixed for every figure (on top of matplotlib's defaults, not the user's matplotlibrc).
 FIXED_RC: dict[str, Any] = {

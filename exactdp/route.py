@@ -45,7 +45,7 @@ from exactdp.engines.pld.engine import lattice_points, pld_decide, pld_delta, pl
 from exactdp.engines.tails import tails_applies, tails_decide, tails_delta, tails_epsilon
 from exactdp.model.composition import Composition
 
-__all__ = ["ENGINES", "ROUTES", "FAST_LATTICE_POINTS", "Engine", "Route", "Row", "route"]
+__all__ = ["ENGINES", "FAST_LATTICE_POINTS", "ROUTES", "Engine", "Route", "Row", "route"]
 
 #: a lattice of at most this many points is composed (docs/pld.md §7.1) rather than summed as tails
 #: (measured: 2 x 10^4 points in 0.09 s where the tails took 3 s; 9.5 x 10^4 in 0.26 s against 0.19 s)

@@ -31,14 +31,21 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp.core import progress
+from exactdp.core.enclosure import Enclosure
+from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
+from exactdp.core.numbers import (
+    DEFAULT_DIGITS,
+    ExactReal,
+    format_fraction,
+    parse_delta,
+    parse_digits,
+    parse_eps,
+    parse_k,
+)
 from exactdp.model.composition import Composition
 from exactdp.route import route
-from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
-from exactdp.core.numbers import (DEFAULT_DIGITS, ExactReal, format_fraction, parse_delta, parse_digits,
-    parse_eps, parse_k)
-from exactdp.core.enclosure import Enclosure
 
-__all__ = ["delta_curve", "epsilon_curve", "eps_points", "delta_points", "main", "MAX_POINTS"]
+__all__ = ["MAX_POINTS", "delta_curve", "delta_points", "eps_points", "epsilon_curve", "main"]
 
 #: the most points a curve has
 MAX_POINTS = 10_000
@@ -134,7 +141,7 @@ def delta_points(a: Any, b: Any, n: Any) -> list[Fraction]:
 # -- command line --------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    from exactdp.cli import _COMP_USAGE, _EPILOG_NUMBERS, _Parser, _add_budget, _add_composition
+    from exactdp.cli import _COMP_USAGE, _EPILOG_NUMBERS, _add_budget, _add_composition, _Parser
 
     p = _Parser(
         prog="exactdp curve",

@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from exactdp.model.composition import Composition
-from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import (DEFAULT_DIGITS, ExactReal, parse_delta, parse_digits, parse_eps,
-    parse_rational)
 from exactdp.core.enclosure import Enclosure
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, parse_delta, parse_digits, parse_eps, parse_rational
+from exactdp.model.composition import Composition
 
-__all__ = ["MethodSpec", "METHODS", "method_names", "get_method", "delta", "epsilon"]
+__all__ = ["METHODS", "MethodSpec", "delta", "epsilon", "get_method", "method_names"]
 
 
 @dataclass(frozen=True)

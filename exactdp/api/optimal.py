@@ -15,7 +15,7 @@ from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, parse_delta, parse_d
 from exactdp.model.composition import Composition
 from exactdp.route import route
 
-__all__ = ["optimal_delta", "optimal_epsilon", "is_private"]
+__all__ = ["is_private", "optimal_delta", "optimal_epsilon"]
 
 
 def optimal_delta(comp: Any, eps_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:

@@ -29,13 +29,13 @@ from typing import Any
 
 from flint import arb, ctx
 
-from exactdp.model.composition import Composition
+from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
 from exactdp.core.numbers import DEFAULT_DIGITS, fraction_of_arb_endpoints, parse_digits
-from exactdp.core.enclosure import Enclosure
-from exactdp.engines.kov15 import c_arb, exact_ok, exact_prefix, Homogeneous, kov15_grid
+from exactdp.engines.kov15 import Homogeneous, c_arb, exact_ok, exact_prefix, kov15_grid
+from exactdp.model.composition import Composition
 
-__all__ = ["privacy_region", "main", "REGION_K_MAX"]
+__all__ = ["REGION_K_MAX", "main", "privacy_region"]
 
 #: the largest k whose region (k + 4 vertices) is computed.
 REGION_K_MAX = 20_000
@@ -227,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if grid is not None:
         print("KOV15 grid: the composition is (eps_i, delta_i)-DP, tightly")
         for i, e, d in grid:
-            print(f"  i={i:<4} eps_i={str(e):<24} delta_i={_show(d)}")
+            print(f"  i={i:<4} eps_i={e!s:<24} delta_i={_show(d)}")
     if args.plot:
         print(f"plot written to {args.plot}")
     return 0

@@ -35,18 +35,48 @@ from typing import Any
 
 from flint import arb, ctx
 
+from exactdp.calibrate.certsearch import (
+    InfeasibleTargetError,
+    Outcome,
+    Proof,
+    SearchResult,
+    integer_search,
+    search,
+    shortest_decimal_in,
+)
+from exactdp.calibrate.probes import gaussian_delta_arb, probe_for
 from exactdp.core import progress
+from exactdp.core.errors import InvalidParameterError, PrecisionError, TimeBudgetError
+from exactdp.core.numbers import (
+    ExactReal,
+    arb_of_fraction,
+    decimal_string,
+    format_fraction,
+    fraction_of_arb_endpoints,
+    parse_delta,
+    parse_eps,
+    parse_k,
+    parse_rational,
+)
 from exactdp.model.composition import Composition
 from exactdp.model.generic import Mechanism
-from exactdp.core.errors import InvalidParameterError, PrecisionError, TimeBudgetError
-from exactdp.core.numbers import (ExactReal, arb_of_fraction, decimal_string, format_fraction, fraction_of_arb_endpoints,
-                       parse_delta, parse_eps, parse_k, parse_rational)
-from exactdp.calibrate.probes import gaussian_delta_arb, probe_for
-from exactdp.calibrate.certsearch import InfeasibleTargetError, Outcome, Proof, SearchResult, integer_search, search, shortest_decimal_in
 
-__all__ = ["Calibration", "Proof", "InfeasibleTargetError", "calibrate_eps", "calibrate_scale", "calibrate_k",
-           "calibrate_sigma", "calibrate_q", "calibrate_laplace_scale", "run_calibrate_query", "main",
-           "DEFAULT_GAP_EXACT", "DEFAULT_GAP_PLD", "DEFAULT_SECONDS"]
+__all__ = [
+    "DEFAULT_GAP_EXACT",
+    "DEFAULT_GAP_PLD",
+    "DEFAULT_SECONDS",
+    "Calibration",
+    "InfeasibleTargetError",
+    "Proof",
+    "calibrate_eps",
+    "calibrate_k",
+    "calibrate_laplace_scale",
+    "calibrate_q",
+    "calibrate_scale",
+    "calibrate_sigma",
+    "main",
+    "run_calibrate_query",
+]
 
 #: default relative gap between value and fails_at for exact decisions and closed forms
 DEFAULT_GAP_EXACT = Fraction(1, 10**6)
@@ -506,8 +536,8 @@ def _k_guess(mech: Any, eps_g: ExactReal, delta_g: Fraction, base: Composition |
     the central-limit approximation (Dong, Roth and Su 2022), for a pure-DP mechanism (Laplace,
     randomized response) the exact count of its dominating generic mechanism (certified safe, so
     the search only goes up), else 1."""
-    from exactdp.model.mechanisms import Gaussian, PoissonSampled
     from exactdp.calibrate.probes import dominating_generic
+    from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     try:
         if isinstance(mech, PoissonSampled) and isinstance(mech.mechanism, Gaussian) and base is None:

@@ -28,12 +28,12 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp.core import progress
-from exactdp.model.composition import Composition
+from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
 from exactdp.core.numbers import decimal_string, format_fraction, parse_delta, parse_eps
-from exactdp.core.enclosure import Enclosure
+from exactdp.model.composition import Composition
 
-__all__ = ["BudgetReport", "budget", "main", "BOUND_METHODS", "EXAMPLES"]
+__all__ = ["BOUND_METHODS", "EXAMPLES", "BudgetReport", "budget", "main"]
 
 #: the classical bounds shown beside the optimum (docs/mathematics.md §4)
 BOUND_METHODS = ("basic", "drv10", "kov15-3.5", "steinke", "zcdp", "zcdp-tight")
@@ -148,9 +148,9 @@ def budget(plan: object, target_eps: object, target_delta: object, *, next_mecha
     >>> [(x.method, x.within, x.remaining and x.remaining.value_str) for x in r.rows[1:3]]
     [('basic', True, '0.5'), ('drv10', False, None)]
     """
-    from exactdp.calibrate import InfeasibleTargetError, calibrate_eps, calibrate_k
     from exactdp.api.methods import get_method
     from exactdp.api.optimal import is_private, optimal_epsilon
+    from exactdp.calibrate import InfeasibleTargetError, calibrate_eps, calibrate_k
 
     comp = Composition.of(plan)
     eps_g, delta_g = parse_eps(target_eps, "target_eps"), parse_delta(target_delta, "target_delta")

@@ -38,8 +38,15 @@ from typing import Union
 from exactdp.core import progress
 from exactdp.core.errors import InvalidParameterError, TimeBudgetError
 
-__all__ = ["Proof", "Outcome", "SearchResult", "search", "shortest_decimal_in", "integer_search",
-           "InfeasibleTargetError"]
+__all__ = [
+    "InfeasibleTargetError",
+    "Outcome",
+    "Proof",
+    "SearchResult",
+    "integer_search",
+    "search",
+    "shortest_decimal_in",
+]
 
 Number = Union[Fraction, int]
 

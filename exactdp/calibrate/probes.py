@@ -28,14 +28,14 @@ from typing import Any
 
 from flint import arb, ctx
 
+from exactdp.calibrate.certsearch import Outcome, Proof
 from exactdp.core import progress
-from exactdp.model.composition import Composition
-from exactdp.model.generic import Mechanism
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import ExactReal, arb_of_fraction, fraction_of_arb_endpoints
-from exactdp.calibrate.certsearch import Outcome, Proof
+from exactdp.model.composition import Composition
+from exactdp.model.generic import Mechanism
 
-__all__ = ["cmp_real", "generic_probe", "method_probe", "gaussian_probe", "pld_probe", "probe_for"]
+__all__ = ["cmp_real", "gaussian_probe", "generic_probe", "method_probe", "pld_probe", "probe_for"]
 
 
 def cmp_real(a: Fraction, b: ExactReal, max_prec: int = 1 << 14) -> int:
@@ -185,14 +185,12 @@ def dominating_generic(comp: Composition) -> Composition | None:
     """The generic composition that dominates ``comp`` when every mechanism has a pure-DP eps of its
     own (Laplace(b) is (sensitivity/b)-DP, k-ary randomized response eps-DP: docs/mathematics.md §5
     item 8, §7.4), generic ones kept; None otherwise (Gaussian, subsampled)."""
-    from exactdp.model.mechanisms import Laplace, RandomizedResponse
     from exactdp.model.generic import PureDP
+    from exactdp.model.mechanisms import Laplace, RandomizedResponse
 
     groups = []
     for m, c in comp.groups:
-        if isinstance(m, Laplace):
-            groups.append((PureDP(m.eps), c))
-        elif isinstance(m, RandomizedResponse):
+        if isinstance(m, Laplace) or isinstance(m, RandomizedResponse):
             groups.append((PureDP(m.eps), c))
         elif isinstance(m, Mechanism):
             groups.append((m, c))

@@ -27,15 +27,22 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 
-from exactdp.core.version import __version__
-from exactdp.model.composition import Composition
+from exactdp.api.methods import METHODS, get_method
 from exactdp.core import progress
+from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError, TimeBudgetError
 from exactdp.core.files import decode_text, read_text
-from exactdp.api.methods import METHODS, get_method
-from exactdp.core.numbers import (DEFAULT_DIGITS, decimal_string, format_fraction, parse_delta, parse_digits,
-    parse_eps, parse_rational)
-from exactdp.core.enclosure import Enclosure
+from exactdp.core.numbers import (
+    DEFAULT_DIGITS,
+    decimal_string,
+    format_fraction,
+    parse_delta,
+    parse_digits,
+    parse_eps,
+    parse_rational,
+)
+from exactdp.core.version import __version__
+from exactdp.model.composition import Composition
 
 __all__ = ["build_parser", "main", "run_query"]
 
@@ -436,7 +443,7 @@ def _method_options(method: str, eta: Any) -> dict[str, Any]:
 
 def _enclosure_fields(enc: Enclosure, digits: int) -> dict[str, Any]:
     out = enc.to_json()
-    out["digits"] = enc.digits if enc.digits < digits else digits
+    out["digits"] = min(digits, enc.digits)
     if out["digits"] < digits and not enc.is_infinite:
         out["digits_requested"] = digits  # a bracketing engine stopped early: say so
     return out
@@ -579,7 +586,7 @@ def _answer_line(item: tuple[int, str | None, str | None, int]) -> tuple[dict[st
         query = obj.get("query") if isinstance(obj, dict) else None
         msg = error_message(e, query if isinstance(query, str) else None, time.monotonic() - start
                             if isinstance(e, PrecisionError) else None)
-        out = {"error": f"line {n}: {msg[len('error: '):] if msg.startswith('error: ') else msg}"}
+        out = {"error": f"line {n}: {msg.removeprefix('error: ')}"}
         status = status_of(e, query if isinstance(query, str) else None)
     if isinstance(obj, dict) and "id" in obj:
         out["id"] = obj["id"]

@@ -26,7 +26,7 @@ from typing import Any
 
 from exactdp.core.errors import InvalidParameterError, PrecisionError
 
-__all__ = ["main", "run_calibrate_query", "build_parser", "EXAMPLES"]
+__all__ = ["EXAMPLES", "build_parser", "main", "run_calibrate_query"]
 
 EXIT_OK, EXIT_USAGE, EXIT_PRECISION, EXIT_UNDECIDED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 2, 3, 4, 5, 130
 
@@ -173,8 +173,14 @@ def _after(args: argparse.Namespace) -> Any:
 
 def calibrate_args(args: argparse.Namespace) -> Any:
     """Run the calibration the parsed arguments ask for; returns the Calibration."""
-    from exactdp.calibrate import (calibrate_eps, calibrate_k, calibrate_laplace_scale, calibrate_q, calibrate_scale,
-                   calibrate_sigma)
+    from exactdp.calibrate import (
+        calibrate_eps,
+        calibrate_k,
+        calibrate_laplace_scale,
+        calibrate_q,
+        calibrate_scale,
+        calibrate_sigma,
+    )
 
     common = {"max_seconds": args.max_seconds}
     if args.what != "k":
@@ -234,8 +240,14 @@ def run_calibrate_query(obj: dict[str, Any]) -> dict[str, Any]:
     (docs/calibration.md §4).  The keys are the options of ``exactdp calibrate WHAT`` with ``_``
     for ``-`` (``target_eps``, ``round_to``, ...); ``after`` and ``mechanisms`` are lists as in
     the batch ``mechanisms`` key."""
-    from exactdp.calibrate import (calibrate_eps, calibrate_k, calibrate_laplace_scale, calibrate_q, calibrate_scale,
-                   calibrate_sigma)
+    from exactdp.calibrate import (
+        calibrate_eps,
+        calibrate_k,
+        calibrate_laplace_scale,
+        calibrate_q,
+        calibrate_scale,
+        calibrate_sigma,
+    )
     from exactdp.cli import _mechanisms_from_json
 
     if not isinstance(obj, dict):

@@ -59,7 +59,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from exactdp.crosscheck.adapters import adapter_names, get_adapter
     from exactdp.crosscheck.cases import sweep
-    from exactdp.crosscheck.report import CachedOracle, run_crosscheck, summary, to_html, to_markdown, write_json, write_text
+    from exactdp.crosscheck.report import (
+        CachedOracle,
+        run_crosscheck,
+        summary,
+        to_html,
+        to_markdown,
+        write_json,
+        write_text,
+    )
 
     parser = build_parser()
     try:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["main", "NOT_INSTALLED"]
+__all__ = ["NOT_INSTALLED", "main"]
 
 PROG = "exactdp proofs"
 EXIT_USAGE = 2

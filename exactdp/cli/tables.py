@@ -24,7 +24,7 @@ from pathlib import Path
 
 from exactdp.core.errors import ExactDPError, InvalidParameterError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main"]
 
 
 class _Parser(argparse.ArgumentParser):

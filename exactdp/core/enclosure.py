@@ -19,8 +19,18 @@ from flint import arb, ctx
 
 from exactdp.core import progress
 from exactdp.core.errors import InvalidParameterError, PrecisionError
-from exactdp.core.numbers import (DEFAULT_DIGITS, INF, MAX_PREC, RealLike, arb_of_fraction, decimal_string,
-                                  format_fraction, fraction_of_arb_endpoints, parse_digits, parse_rational)
+from exactdp.core.numbers import (
+    DEFAULT_DIGITS,
+    INF,
+    MAX_PREC,
+    RealLike,
+    arb_of_fraction,
+    decimal_string,
+    format_fraction,
+    fraction_of_arb_endpoints,
+    parse_digits,
+    parse_rational,
+)
 
 __all__ = ["Enclosure", "certify"]
 
@@ -83,17 +93,17 @@ class Enclosure:
 
     # constructors
     @classmethod
-    def exact_value(cls, q: Fraction, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
+    def exact_value(cls, q: Fraction, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> Enclosure:
         """The exact rational ``q`` (lower == exact == upper)."""
         q = parse_rational(q, "q")
         return cls(q, q, digits, exact=q, algorithm=algorithm)
 
     @classmethod
-    def infinite(cls, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
+    def infinite(cls, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> Enclosure:
         return cls(INF, INF, digits, algorithm=algorithm)
 
     @classmethod
-    def log_of(cls, q: Fraction, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> "Enclosure":
+    def log_of(cls, q: Fraction, digits: int = DEFAULT_DIGITS, algorithm: str | None = None) -> Enclosure:
         """The exact value log(q), q > 0 rational, certified to ``digits``."""
         q = parse_rational(q, "q")
         digits = parse_digits(digits)
@@ -128,7 +138,7 @@ class Enclosure:
             return Fraction(10**9)
         return (self.upper - self.lower) / m  # type: ignore[operator]
 
-    def clamped(self, low: Fraction, high: Fraction) -> "Enclosure":
+    def clamped(self, low: Fraction, high: Fraction) -> Enclosure:
         """This enclosure intersected with [low, high], for a value known to lie there (a probability).
 
         >>> Enclosure(Fraction(99, 100), Fraction(101, 100), 1).clamped(Fraction(0), Fraction(1)).upper

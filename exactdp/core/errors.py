@@ -4,10 +4,10 @@ from __future__ import annotations
 
 __all__ = [
     "ExactDPError",
-    "InvalidParameterError",
     "InexactInputError",
-    "PrecisionError",
+    "InvalidParameterError",
     "MissingExtraError",
+    "PrecisionError",
     "TimeBudgetError",
 ]
 

@@ -28,7 +28,7 @@ from typing import Any, BinaryIO
 
 from exactdp.core.errors import InvalidParameterError, MissingExtraError
 
-__all__ = ["decode_text", "read_text", "check_output_path", "require_extra", "EXTRAS"]
+__all__ = ["EXTRAS", "check_output_path", "decode_text", "read_text", "require_extra"]
 
 _BOMS = (
     (b"\xff\xfe\x00\x00", "UTF-32"),

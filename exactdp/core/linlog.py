@@ -29,19 +29,19 @@ class LinLog:
     Q: Fraction = Fraction(1)
 
     @classmethod
-    def of(cls, x: ExactReal) -> "LinLog":
+    def of(cls, x: ExactReal) -> LinLog:
         return cls(x.value, Fraction(1)) if x.kind == "rational" else cls(Fraction(0), x.value)
 
-    def __add__(self, o: "LinLog") -> "LinLog":
+    def __add__(self, o: LinLog) -> LinLog:
         return LinLog(self.R + o.R, self.Q * o.Q)
 
-    def __neg__(self) -> "LinLog":
+    def __neg__(self) -> LinLog:
         return LinLog(-self.R, 1 / self.Q)
 
-    def __sub__(self, o: "LinLog") -> "LinLog":
+    def __sub__(self, o: LinLog) -> LinLog:
         return self + (-o)
 
-    def scale(self, n: int) -> "LinLog":
+    def scale(self, n: int) -> LinLog:
         return LinLog(self.R * n, self.Q**n)
 
     def is_zero(self) -> bool:

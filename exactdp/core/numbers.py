@@ -29,23 +29,23 @@ from exactdp.core.errors import InexactInputError, InvalidParameterError, Precis
 
 __all__ = [
     "DEFAULT_DIGITS",
-    "MAX_PREC",
     "INF",
+    "MAX_PREC",
     "ExactReal",
     "RealLike",
-    "from_float",
+    "arb_of_fraction",
+    "decimal_string",
     "exact_floats",
     "exact_floats_enabled",
+    "format_fraction",
+    "fraction_of_arb_endpoints",
+    "from_float",
+    "parse_delta",
+    "parse_digits",
+    "parse_eps",
+    "parse_k",
     "parse_rational",
     "parse_real",
-    "parse_eps",
-    "parse_delta",
-    "parse_k",
-    "parse_digits",
-    "arb_of_fraction",
-    "fraction_of_arb_endpoints",
-    "format_fraction",
-    "decimal_string",
 ]
 
 DEFAULT_DIGITS = 30
@@ -229,15 +229,15 @@ class ExactReal:
                 object.__setattr__(self, "value", Fraction(0))
 
     @classmethod
-    def rational(cls, q: RealLike) -> "ExactReal":
+    def rational(cls, q: RealLike) -> ExactReal:
         return cls("rational", parse_rational(q))
 
     @classmethod
-    def log(cls, q: RealLike) -> "ExactReal":
+    def log(cls, q: RealLike) -> ExactReal:
         return cls("log", parse_rational(q))
 
     @classmethod
-    def parse(cls, x: object, name: str = "value") -> "ExactReal":
+    def parse(cls, x: object, name: str = "value") -> ExactReal:
         """Parse like :func:`parse_rational`, and also ``"log(p/q)"`` meaning log(p/q) exactly."""
         if isinstance(x, ExactReal):
             return x

@@ -27,7 +27,7 @@ from typing import TextIO
 
 from exactdp.core.errors import TimeBudgetError
 
-__all__ = ["task", "tick", "elapsed", "remaining", "stderr_if_terminal"]
+__all__ = ["elapsed", "remaining", "stderr_if_terminal", "task", "tick"]
 
 
 @dataclass

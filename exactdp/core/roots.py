@@ -19,9 +19,9 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from exactdp.core import progress
+from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import MAX_PREC, arb_of_fraction, fraction_of_arb_endpoints
-from exactdp.core.enclosure import Enclosure
 
 __all__ = ["decreasing_root", "sign_at"]
 

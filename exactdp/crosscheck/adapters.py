@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from exactdp.model.composition import Composition
 from exactdp.core.numbers import ExactReal
 from exactdp.crosscheck.cases import Case
+from exactdp.model.composition import Composition
 
-__all__ = ["Reported", "NotApplicable", "Skipped", "Part", "Api", "Adapter", "ADAPTERS", "adapter_names", "get_adapter"]
+__all__ = ["ADAPTERS", "Adapter", "Api", "NotApplicable", "Part", "Reported", "Skipped", "adapter_names", "get_adapter"]
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,8 @@ def _calibrated(sigma: float, q: float, steps: int, case: Case, note: str) -> Re
 def _dp_accounting_apis() -> list[Api]:
     import dp_accounting
     from dp_accounting.pld import accountant as pld_closed_forms
-    from dp_accounting.pld import common, privacy_loss_distribution as pldlib
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
     from dp_accounting.rdp import rdp_privacy_accountant as rdplib
 
     NR = dp_accounting.NeighboringRelation
@@ -431,8 +432,14 @@ def _dp_accounting_apis() -> list[Api]:
 # -- prv_accountant --------------------------------------------------------------------------------
 
 def _prv_apis() -> list[Api]:
-    from prv_accountant import (ApproximateDPMechanism, GaussianMechanism, LaplaceMechanism, PRVAccountant,
-                                PoissonSubsampledGaussianMechanism, PureDPMechanism)
+    from prv_accountant import (
+        ApproximateDPMechanism,
+        GaussianMechanism,
+        LaplaceMechanism,
+        PoissonSubsampledGaussianMechanism,
+        PRVAccountant,
+        PureDPMechanism,
+    )
 
     def run_prv(case: Case, prvs: list[Any], counts: list[int], at: Fraction) -> tuple[float, float, float]:
         delta_error = _fl(at) * 1e-3 if case.query == "epsilon" else 1e-10

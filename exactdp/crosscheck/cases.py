@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
 
+from exactdp.core.numbers import format_fraction
 from exactdp.model.composition import Composition
 from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled
-from exactdp.core.numbers import format_fraction
 
-__all__ = ["Case", "SWEEP", "sweep", "mechanism_parts"]
+__all__ = ["SWEEP", "Case", "mechanism_parts", "sweep"]
 
 F = Fraction
 

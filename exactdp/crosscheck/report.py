@@ -19,16 +19,27 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, TextIO
 
+from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import INF, ExactReal, format_fraction
-from exactdp.core.enclosure import Enclosure
-from exactdp.testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, judge
-from exactdp.testing.oracle import InvalidClaimError, Oracle
 from exactdp.crosscheck.adapters import Adapter, NotApplicable, Skipped
 from exactdp.crosscheck.cases import Case
+from exactdp.testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, judge
+from exactdp.testing.oracle import InvalidClaimError, Oracle
 
-__all__ = ["Finding", "Report", "CachedOracle", "run_crosscheck", "summary", "to_json", "to_markdown", "to_html",
-           "write_json", "write_text", "COUNTED"]
+__all__ = [
+    "COUNTED",
+    "CachedOracle",
+    "Finding",
+    "Report",
+    "run_crosscheck",
+    "summary",
+    "to_html",
+    "to_json",
+    "to_markdown",
+    "write_json",
+    "write_text",
+]
 
 
 @dataclass

@@ -24,12 +24,12 @@ from fractions import Fraction
 from flint import ctx
 
 from exactdp.core import progress
-from exactdp.model.composition import Composition
-from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, fraction_of_arb_endpoints
 from exactdp.core.enclosure import Enclosure
-from exactdp.engines.mv import GridProfile, decide_on_profile, prod_one_minus_delta
+from exactdp.core.errors import InvalidParameterError
 from exactdp.core.linlog import LinLog
+from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, fraction_of_arb_endpoints
+from exactdp.engines.mv import GridProfile, decide_on_profile, prod_one_minus_delta
+from exactdp.model.composition import Composition
 
 __all__ = ["mv_approx_epsilon", "mv_approx_grid"]
 

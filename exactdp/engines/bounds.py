@@ -29,20 +29,28 @@ from fractions import Fraction
 
 from flint import arb, ctx, fmpz
 
-from exactdp.model.composition import Composition
+from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import MAX_PREC, ExactReal, arb_of_fraction, fraction_of_arb_endpoints
-from exactdp.core.enclosure import Enclosure
+from exactdp.model.composition import Composition
 
 __all__ = [
-    "basic_delta", "basic_epsilon",
-    "drv10_delta", "drv10_epsilon",
-    "kov15_34_delta", "kov15_34_epsilon",
-    "kov15_34_2013_delta", "kov15_34_2013_epsilon",
-    "kov15_35_delta", "kov15_35_epsilon",
-    "steinke_delta", "steinke_epsilon",
-    "zcdp_delta", "zcdp_epsilon",
-    "zcdp_tight_delta", "zcdp_tight_epsilon",
+    "basic_delta",
+    "basic_epsilon",
+    "drv10_delta",
+    "drv10_epsilon",
+    "kov15_34_2013_delta",
+    "kov15_34_2013_epsilon",
+    "kov15_34_delta",
+    "kov15_34_epsilon",
+    "kov15_35_delta",
+    "kov15_35_epsilon",
+    "steinke_delta",
+    "steinke_epsilon",
+    "zcdp_delta",
+    "zcdp_epsilon",
+    "zcdp_tight_delta",
+    "zcdp_tight_epsilon",
 ]
 
 # (eps, delta, count) triples: a composition's groups, never expanded

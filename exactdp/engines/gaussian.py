@@ -19,14 +19,14 @@ from fractions import Fraction
 
 from flint import arb
 
-from exactdp.model.composition import Composition
-from exactdp.model.mechanisms import Gaussian
+from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, arb_of_fraction
-from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.roots import decreasing_root, sign_at
+from exactdp.model.composition import Composition
+from exactdp.model.mechanisms import Gaussian
 
-__all__ = ["gaussian_mu2", "gaussian_delta", "gaussian_epsilon", "gaussian_decide"]
+__all__ = ["gaussian_decide", "gaussian_delta", "gaussian_epsilon", "gaussian_mu2"]
 
 ALGORITHM = "gaussian-closed-form"
 

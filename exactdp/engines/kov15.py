@@ -35,21 +35,21 @@ from functools import lru_cache
 from flint import arb, ctx, fmpz
 
 from exactdp.core import progress
-from exactdp.model.composition import Composition
-from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.binomial import binomial_upper_tail
-from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, arb_of_fraction
 from exactdp.core.enclosure import Enclosure, certify
+from exactdp.core.errors import InvalidParameterError, PrecisionError
+from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, arb_of_fraction
+from exactdp.model.composition import Composition
 
 __all__ = [
+    "DIRECT_K_MAX",
+    "EXACT_BITS",
+    "K_MAX",
+    "check_k_max",
+    "delta_pure_threshold",
     "kov15_delta",
     "kov15_epsilon",
     "kov15_grid",
-    "delta_pure_threshold",
-    "EXACT_BITS",
-    "DIRECT_K_MAX",
-    "K_MAX",
-    "check_k_max",
 ]
 
 #: exact rational results are used while k * (bits of e^eps and of 1 - delta) stays below this,

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from exactdp.model.composition import Composition
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import ExactReal
-from exactdp.engines.kov15 import cmp_pow, exact_AB, Homogeneous, exact_sign, sign_dp_minus_t, threshold, check_k_max
+from exactdp.engines.kov15 import Homogeneous, check_k_max, cmp_pow, exact_AB, exact_sign, sign_dp_minus_t, threshold
+from exactdp.model.composition import Composition
 
 __all__ = ["kov15_decide"]
 

@@ -41,8 +41,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import cmp_to_key
 from typing import Any
@@ -51,15 +50,29 @@ import gmpy2
 from flint import arb, ctx, fmpz, fmpz_poly
 
 from exactdp.core import progress
-from exactdp.model.composition import Composition
-from exactdp.core.errors import PrecisionError
-from exactdp.core.numbers import (DEFAULT_DIGITS, MAX_PREC, ExactReal, arb_of_fraction,
-    fraction_of_arb_endpoints)
 from exactdp.core.enclosure import Enclosure, certify
+from exactdp.core.errors import PrecisionError
 from exactdp.core.linlog import LinLog
+from exactdp.core.numbers import DEFAULT_DIGITS, MAX_PREC, ExactReal, arb_of_fraction, fraction_of_arb_endpoints
+from exactdp.model.composition import Composition
 
-__all__ = ["mv_delta", "mv_epsilon", "mv_decide", "build_profile", "exact_profile", "eps_groups", "decide_on_profile", "delta_on_profile", "epsilon_on_profile",
-           "prod_one_minus_delta", "NoExactProfile", "Profile", "GridProfile", "EnumProfile", "EXACT_PD_BITS"]
+__all__ = [
+    "EXACT_PD_BITS",
+    "EnumProfile",
+    "GridProfile",
+    "NoExactProfile",
+    "Profile",
+    "build_profile",
+    "decide_on_profile",
+    "delta_on_profile",
+    "eps_groups",
+    "epsilon_on_profile",
+    "exact_profile",
+    "mv_decide",
+    "mv_delta",
+    "mv_epsilon",
+    "prod_one_minus_delta",
+]
 
 #: Largest A = sum a_i for exact counting on a common grid.
 GRID_CAP = 2_000_000

@@ -32,15 +32,15 @@ from fractions import Fraction
 from flint import arb, ctx, fmpz
 
 from exactdp.core import progress
-from exactdp.model.composition import Composition
-from exactdp.core.errors import PrecisionError
-from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, arb_of_fraction, fraction_of_arb_endpoints
-from exactdp.core.enclosure import Enclosure, certify
-from exactdp.core.roots import decreasing_root, sign_at
 from exactdp.core.binomial import binomial_pmf, binomial_upper_tail
+from exactdp.core.enclosure import Enclosure, certify
+from exactdp.core.errors import PrecisionError
 from exactdp.core.linlog import LinLog
+from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, arb_of_fraction, fraction_of_arb_endpoints
+from exactdp.core.roots import decreasing_root, sign_at
+from exactdp.model.composition import Composition
 
-__all__ = ["tails_applies", "tails_delta", "tails_epsilon", "tails_decide", "REST_CAP", "MIN_COUNT"]
+__all__ = ["MIN_COUNT", "REST_CAP", "tails_applies", "tails_decide", "tails_delta", "tails_epsilon"]
 
 #: the largest number of joint outcomes of the small groups that are enumerated
 REST_CAP = 20_000
@@ -357,7 +357,7 @@ def tails_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
     if _thresholds(s, lo_x) == ms and _thresholds(s, hi_x) == ms:
         return enc
     # the root sits at a breakpoint (to working precision): bracket it with the certified signs
-    f = lambda e: _delta_opt(s, LinLog(fraction_of_arb_endpoints(e)[0]),  # noqa: E731
+    f = lambda e: _delta_opt(s, LinLog(fraction_of_arb_endpoints(e)[0]),
                              _thresholds(s, LinLog(fraction_of_arb_endpoints(e)[0]))) - arb_of_fraction(delta_g)
     a, b = enc.lower - abs(enc.lower) / 10**(digits + 2) - Fraction(1, 10**(digits + 2)), enc.upper + abs(enc.upper) / 10**(digits + 2)
     return decreasing_root(f, max(a, Fraction(0)), b, digits, algorithm=ALGORITHM)

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["load_table", "table_meta", "tables_dir", "available_tables"]
+__all__ = ["available_tables", "load_table", "table_meta", "tables_dir"]
 
 
 def _candidates() -> list[Path]:

@@ -41,12 +41,28 @@ from typing import Any, TextIO
 
 from exactdp.core.errors import InvalidParameterError, MissingExtraError
 from exactdp.core.files import require_extra
-from exactdp.golden.manifest import MANIFEST_NAME, exactdp_manifest, listed_files, manifest_json, sha256_bytes, sha256_file
+from exactdp.golden.manifest import (
+    MANIFEST_NAME,
+    exactdp_manifest,
+    listed_files,
+    manifest_json,
+    sha256_bytes,
+    sha256_file,
+)
 from exactdp.golden.specs import TABLES, RowSpec, TableSpec, compute_row
 from exactdp.golden.writers import COLUMNS, SCHEMA_VERSION, csv_text, json_text
 
-__all__ = ["default_tables_dir", "figure_renderer", "build", "plan_build", "run_build", "BuildPlan",
-           "compute_tables", "readme_text", "Progress"]
+__all__ = [
+    "BuildPlan",
+    "Progress",
+    "build",
+    "compute_tables",
+    "default_tables_dir",
+    "figure_renderer",
+    "plan_build",
+    "readme_text",
+    "run_build",
+]
 
 
 def default_tables_dir() -> Path:

@@ -17,18 +17,17 @@ Each row is one calibration, written with the schema of ``tables/README.md``:
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from flint import arb
 
-from typing import TYPE_CHECKING
-
-from exactdp.core.numbers import arb_of_fraction, format_fraction
 from exactdp.core.enclosure import Enclosure, certify
+from exactdp.core.numbers import arb_of_fraction, format_fraction
 
 if TYPE_CHECKING:
     from exactdp.golden.specs import RowSpec
 
-__all__ = ["calibration_rows", "calibration_row_enclosure", "TITLE", "DESCRIPTION", "SOURCE"]
+__all__ = ["DESCRIPTION", "SOURCE", "TITLE", "calibration_row_enclosure", "calibration_rows"]
 
 TARGETS = (("1", "0.00001"), ("1", "0.000001"), ("2", "0.00001"), ("8", "0.00001"))
 EPS_K = (10, 100, 1000)
@@ -58,7 +57,7 @@ DESCRIPTION = ("Per-step eps of k equal eps-DP mechanisms and Gaussian sigma (se
 SOURCE = "docs/calibration.md; Dwork-Roth 2014; DRV10; Steinke 2022; Bun-Steinke 2016; Balle-Wang 2018"
 
 
-def calibration_rows() -> list["RowSpec"]:
+def calibration_rows() -> list[RowSpec]:
     from exactdp.golden.specs import RowSpec
 
     def dpsgd(q: str, k: int, eg: str, dg: str) -> RowSpec:
@@ -87,7 +86,7 @@ def calibration_rows() -> list["RowSpec"]:
     return rows
 
 
-def calibration_row_enclosure(spec: "RowSpec") -> tuple[Enclosure, str]:
+def calibration_row_enclosure(spec: RowSpec) -> tuple[Enclosure, str]:
     """The enclosure of one calibration row and its note."""
     from exactdp.calibrate import calibrate_eps, calibrate_sigma
 

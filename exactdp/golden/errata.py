@@ -14,13 +14,18 @@ from math import comb
 
 from flint import arb
 
-from exactdp.model.composition import Composition
+from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.numbers import ExactReal, arb_of_fraction, parse_delta, parse_eps
-from exactdp.core.enclosure import Enclosure, certify
+from exactdp.model.composition import Composition
 
-__all__ = ["CLAIMS", "claim_poster_mv_condition", "claim_slides_advanced",
-           "claim_slides_theorem_i", "claim_dp_accounting_grid"]
+__all__ = [
+    "CLAIMS",
+    "claim_dp_accounting_grid",
+    "claim_poster_mv_condition",
+    "claim_slides_advanced",
+    "claim_slides_theorem_i",
+]
 
 
 def _rational_eps(comp: Composition) -> list[tuple[Fraction, Fraction, int]]:

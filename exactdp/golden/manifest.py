@@ -20,8 +20,19 @@ from typing import Any
 
 from exactdp.golden.writers import SCHEMA_VERSION
 
-__all__ = ["MANIFEST_NAME", "GENERATOR", "sha256_file", "sha256_bytes", "manifest_json", "manifest_text",
-           "read_manifest", "exactdp_manifest", "listed_files", "unlisted_files", "check_manifest"]
+__all__ = [
+    "GENERATOR",
+    "MANIFEST_NAME",
+    "check_manifest",
+    "exactdp_manifest",
+    "listed_files",
+    "manifest_json",
+    "manifest_text",
+    "read_manifest",
+    "sha256_bytes",
+    "sha256_file",
+    "unlisted_files",
+]
 
 MANIFEST_NAME = "MANIFEST.json"
 

@@ -16,15 +16,24 @@ from fractions import Fraction
 
 from flint import arb
 
-from exactdp.model.composition import Composition
-from exactdp.core.numbers import arb_of_fraction, format_fraction, parse_delta, parse_eps
 from exactdp.core.enclosure import Enclosure, certify
+from exactdp.core.numbers import arb_of_fraction, format_fraction, parse_delta, parse_eps
 from exactdp.golden.calibration import DESCRIPTION as _CAL_DESCRIPTION
 from exactdp.golden.calibration import SOURCE as _CAL_SOURCE
 from exactdp.golden.calibration import TITLE as _CAL_TITLE
+from exactdp.model.composition import Composition
 
-__all__ = ["RowSpec", "TableSpec", "TABLES", "table_names", "get_table", "compute_row", "METHOD_SOURCES",
-           "steinke_noise_scale", "basic_noise_scale"]
+__all__ = [
+    "METHOD_SOURCES",
+    "TABLES",
+    "RowSpec",
+    "TableSpec",
+    "basic_noise_scale",
+    "compute_row",
+    "get_table",
+    "steinke_noise_scale",
+    "table_names",
+]
 
 DIGITS = 30
 
@@ -223,7 +232,7 @@ def _region_vertex(comp: Composition, spec: RowSpec) -> Enclosure:
     m = int(spec.at)
     q = (1 - delta) ** k
     fa = spec.query == "region_fa"
-    js = range(m, k + 1) if fa else range(0, m)
+    js = range(m, k + 1) if fa else range(m)
     if not js:
         return Enclosure.exact_value(Fraction(0), spec.digits)
     x = eps.exp_exact()
@@ -376,7 +385,7 @@ def _exact_rows() -> list[RowSpec]:
     rows = []
     src = "KOV15 Thm 3.3 / MV Thm 1.4 over Q (docs/mathematics.md §3, e^eps = 3/2, k = 10)"
     # e^eps = 3/2, k = 10: the grid points eps_g = log((3/2)^(10-2i)) give the rationals of docs/mathematics.md §3.
-    for i in range(0, 6):
+    for i in range(6):
         rows.append(RowSpec("exact_rational", "delta", "optimal", "log(3/2)", "0", "10",
                             at=f"log({_fmt(Fraction(3, 2) ** (10 - 2 * i))})", note=f"i={i}", source=src))
     for e, d, k, gs in (("log(3/2)", "0", 10, ("log(2)", "log(3)", "log(5)")),

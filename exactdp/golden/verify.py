@@ -17,7 +17,7 @@ from exactdp.core.errors import InvalidParameterError
 from exactdp.golden.build import Progress, figure_renderer, plan_build, run_build
 from exactdp.golden.manifest import MANIFEST_NAME, check_manifest, read_manifest, unlisted_files
 
-__all__ = ["verify", "check_verify_dir", "compare_dirs", "first_difference"]
+__all__ = ["check_verify_dir", "compare_dirs", "first_difference", "verify"]
 
 
 def first_difference(name: str, expected: bytes, actual: bytes) -> str:

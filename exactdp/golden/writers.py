@@ -19,9 +19,9 @@ from exactdp.core.enclosure import Enclosure
 __all__ = [
     "COLUMNS",
     "SCHEMA_VERSION",
-    "enclosure_cells",
     "check_row",
     "csv_text",
+    "enclosure_cells",
     "json_text",
     "latex_text",
     "markdown_text",

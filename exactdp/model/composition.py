@@ -52,12 +52,12 @@ class Composition:
 
     # -- constructors -----------------------------------------------------------------------
     @classmethod
-    def homogeneous(cls, eps: object, delta: object = 0, k: object = 1) -> "Composition":
+    def homogeneous(cls, eps: object, delta: object = 0, k: object = 1) -> Composition:
         """k mechanisms, each (eps, delta)-DP."""
         return cls(((Mechanism.of(eps, delta), parse_k(k, "k")),))
 
     @classmethod
-    def heterogeneous(cls, mechanisms: Iterable[Any]) -> "Composition":
+    def heterogeneous(cls, mechanisms: Iterable[Any]) -> Composition:
         """A list of mechanisms: each a Mechanism, a (Mechanism, count) pair, an eps, or a
         tuple (eps[, delta[, count]]).  (A bare eps is fine here: the name says it is a list.)
 
@@ -72,7 +72,7 @@ class Composition:
         return cls(groups)
 
     @classmethod
-    def of(cls, obj: Any) -> "Composition":
+    def of(cls, obj: Any) -> Composition:
         """The one parser of composition shorthands, each form unambiguous.
 
         Accepted: a Composition (returned as is); a dict ``{"eps", "delta", "k"}`` (delta
@@ -109,7 +109,7 @@ class Composition:
             "Composition.homogeneous('0.1', 0, 30) or [('0.1', 0), ('0.2', 0)]")
 
     @classmethod
-    def _of_mapping(cls, obj: Mapping[Any, Any]) -> "Composition":
+    def _of_mapping(cls, obj: Mapping[Any, Any]) -> Composition:
         keys = set(obj)
         if keys == {"mechanisms"}:
             return cls.heterogeneous(obj["mechanisms"])

@@ -30,7 +30,7 @@ class Mechanism:
         object.__setattr__(self, "delta", parse_delta(self.delta, "delta"))
 
     @classmethod
-    def of(cls, eps: object, delta: object = 0) -> "Mechanism":
+    def of(cls, eps: object, delta: object = 0) -> Mechanism:
         return cls(parse_eps(eps, "eps"), parse_delta(delta, "delta"))
 
     def to_strings(self) -> list[str]:

@@ -32,12 +32,12 @@ from exactdp.core.numbers import ExactReal, format_fraction, parse_eps, parse_k,
 from exactdp.model.generic import Mechanism, PureDP
 
 __all__ = [
+    "AnyMechanism",
     "Gaussian",
     "Laplace",
-    "RandomizedResponse",
     "PoissonSampled",
+    "RandomizedResponse",
     "SpecificMechanism",
-    "AnyMechanism",
     "normalise_mechanism",
 ]
 

@@ -33,14 +33,14 @@ from exactdp.testing.oracle import InvalidClaimError, Oracle, _oracle_of, _rel_t
 
 __all__ = [
     "InvalidClaimError",
-    "UnsoundClaimError",
-    "UndecidedClaimError",
-    "TooLooseError",
     "LoosenessReport",
+    "TooLooseError",
+    "UndecidedClaimError",
+    "UnsoundClaimError",
     "assert_sound",
+    "assert_sound_curve",
     "assert_sound_delta",
     "assert_sound_pair",
-    "assert_sound_curve",
     "assert_tight",
     "looseness_report",
 ]

@@ -27,27 +27,36 @@ from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any
 
-from exactdp.model.composition import Composition
+from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import format_fraction, parse_delta, parse_k
-from exactdp.core.enclosure import Enclosure
-from exactdp.testing.oracle import InvalidClaimError, Oracle, Verdict, _oracle_of, _rel_tol, _short, exact_of_reported, judge_epsilon
+from exactdp.model.composition import Composition
+from exactdp.testing.oracle import (
+    InvalidClaimError,
+    Oracle,
+    Verdict,
+    _oracle_of,
+    _rel_tol,
+    _short,
+    exact_of_reported,
+    judge_epsilon,
+)
 
 __all__ = [
+    "DECLINES",
+    "DELTA_GRID",
+    "DELTA_G_GRID",
+    "EPS_GRID",
+    "EPS_G_GRID",
+    "K_GRID",
+    "MIN_CHECKED",
     "Counterexample",
     "SearchStats",
     "VacuousSearchError",
-    "DECLINES",
-    "MIN_CHECKED",
+    "covers_basic_delta",
     "find_counterexample",
     "find_counterexample_heterogeneous",
-    "EPS_GRID",
-    "DELTA_GRID",
-    "K_GRID",
-    "DELTA_G_GRID",
-    "EPS_G_GRID",
     "find_delta_counterexample",
-    "covers_basic_delta",
 ]
 
 F = Fraction
@@ -303,14 +312,12 @@ class _Search:
             self.stats.declined += 1
             if self.stats.first_decline is None:
                 self.stats.first_decline = f"at {where()}: the claim {what}"
-        return None
 
     def _error(self, where: Callable[[], str], what: str) -> None:
         if self.counting:
             self.stats.errors += 1
             if self.stats.first_error is None:
                 self.stats.first_error = f"at {where()}: the claim {what}"
-        return None
 
     def violation(self, claimed: Fraction | None, comp: Callable[[], Composition],
                   mechs: Sequence[tuple[Fraction, Fraction, int]], delta_g: Fraction) -> Verdict | None:
@@ -342,7 +349,6 @@ class _Search:
         if st.errors:
             warnings.warn(f"{self.name}: {st.summary()}; first error {st.first_error}", RuntimeWarning,
                           stacklevel=3)
-        return None
 
 
 def _grid_order(points: list[Any], n_corners: int) -> list[Any]:

@@ -33,11 +33,19 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from exactdp.model.composition import Composition
+from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps
-from exactdp.core.enclosure import Enclosure
-from exactdp.testing.oracle import MECHANISM_REFINE, InvalidClaimError, Oracle, _oracle_of, _short, exact_of_reported, needs_pld
+from exactdp.model.composition import Composition
+from exactdp.testing.oracle import (
+    MECHANISM_REFINE,
+    InvalidClaimError,
+    Oracle,
+    _oracle_of,
+    _short,
+    exact_of_reported,
+    needs_pld,
+)
 
 __all__ = [
     "FP_ULPS",
@@ -73,7 +81,7 @@ def ulp_of_claim(claim: Fraction) -> Fraction:
 def _gap_str(lo: Fraction | None, hi: Fraction | None) -> str | None:
     if lo is None and hi is None:
         return None
-    show = lambda x: "?" if x is None else f"{float(x):.3g}"  # noqa: E731  # float ok: display
+    show = lambda x: "?" if x is None else f"{float(x):.3g}"  # float ok: display
     if lo is not None and hi is not None and f"{float(lo):.3g}" == f"{float(hi):.3g}":  # float ok: display
         return show(lo)
     return f"[{show(lo)}, {show(hi)}]"

@@ -19,18 +19,16 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Literal
 
-from exactdp.model.composition import Composition
-from exactdp.core.errors import ExactDPError, InvalidParameterError
-from exactdp.core.numbers import (INF, ExactReal, format_fraction, parse_delta, parse_digits, parse_eps,
-    parse_rational)
 from exactdp.core.enclosure import Enclosure
+from exactdp.core.errors import ExactDPError, InvalidParameterError
+from exactdp.core.numbers import INF, ExactReal, format_fraction, parse_delta, parse_digits, parse_eps, parse_rational
+from exactdp.model.composition import Composition
 
 __all__ = [
     "FP_LEVEL",
-    "MECHANISM_SECONDS",
     "MECHANISM_DIGITS",
     "MECHANISM_REFINE",
-    "needs_pld",
+    "MECHANISM_SECONDS",
     "InvalidClaimError",
     "Oracle",
     "Verdict",
@@ -38,6 +36,7 @@ __all__ = [
     "exact_of_reported",
     "judge_delta",
     "judge_epsilon",
+    "needs_pld",
 ]
 
 #: A shortfall below this relative size is a floating-point-level slip, not a material error.
@@ -168,7 +167,7 @@ def _rel_tol(x: Any, name: str = "rel_tol") -> Fraction:
     return t
 
 
-def _oracle_of(oracle: Any) -> "Oracle":
+def _oracle_of(oracle: Any) -> Oracle:
     """``oracle`` itself, or a fresh :class:`Oracle` for None; anything else is refused."""
     if oracle is None:
         return Oracle()

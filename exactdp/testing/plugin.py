@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["GoldenTables", "exactdp_oracle", "exactdp_golden", "exactdp_exact_floats", "pytest_addoption"]
+__all__ = ["GoldenTables", "exactdp_exact_floats", "exactdp_golden", "exactdp_oracle", "pytest_addoption"]
 
 
 def pytest_addoption(parser: Any) -> None:

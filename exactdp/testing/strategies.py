@@ -13,27 +13,27 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from exactdp.model.composition import Composition
 from exactdp.core.numbers import ExactReal, format_fraction
+from exactdp.model.composition import Composition
 
 __all__ = [
-    "decimals",
-    "eps_values",
-    "log_eps_values",
-    "exact_eps",
-    "deltas",
-    "delta_gs",
-    "ks",
-    "homogeneous_compositions",
-    "heterogeneous_compositions",
     "compositions",
-    "queries",
-    "large_ks",
-    "tiny_delta_gs",
-    "large_k_compositions",
-    "many_distinct_compositions",
+    "decimals",
+    "delta_gs",
+    "deltas",
     "dpsgd_compositions",
+    "eps_values",
+    "exact_eps",
+    "heterogeneous_compositions",
+    "homogeneous_compositions",
+    "ks",
+    "large_k_compositions",
+    "large_ks",
+    "log_eps_values",
+    "many_distinct_compositions",
     "mechanism_compositions",
+    "queries",
+    "tiny_delta_gs",
 ]
 
 

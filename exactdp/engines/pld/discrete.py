@@ -38,8 +38,20 @@ from exactdp.engines.pld.models import LossModel, Position
 
 T = TypeVar("T")
 
-__all__ = ["Law", "discretize", "discretize_binomial", "compose", "power", "product", "delta_upper", "delta_lower",
-           "epsilon_upper", "epsilon_lower", "atom_bin", "tail_range"]
+__all__ = [
+    "Law",
+    "atom_bin",
+    "compose",
+    "delta_lower",
+    "delta_upper",
+    "discretize",
+    "discretize_binomial",
+    "epsilon_lower",
+    "epsilon_upper",
+    "power",
+    "product",
+    "tail_range",
+]
 
 
 @dataclass(frozen=True)

@@ -32,18 +32,33 @@ from typing import Any
 from flint import arb, ctx
 
 from exactdp.core import progress
-from exactdp.model.composition import Composition
-from exactdp.model.generic import Mechanism
-from exactdp.core.errors import InvalidParameterError, PrecisionError, TimeBudgetError
-from exactdp.core.numbers import (DEFAULT_DIGITS, ExactReal, arb_of_fraction, decimal_string,
-    format_fraction, fraction_of_arb_endpoints)
 from exactdp.core.enclosure import Enclosure, certify
-from exactdp.engines.pld.discrete import (Law, binomial_law, delta_lower, delta_upper, discretize, discretize_binomial, epsilon_lower, epsilon_upper,
-                       tail_range, trim)
+from exactdp.core.errors import InvalidParameterError, PrecisionError, TimeBudgetError
+from exactdp.core.numbers import (
+    DEFAULT_DIGITS,
+    ExactReal,
+    arb_of_fraction,
+    decimal_string,
+    format_fraction,
+    fraction_of_arb_endpoints,
+)
 from exactdp.engines.pld import fixed
+from exactdp.engines.pld.discrete import (
+    Law,
+    binomial_law,
+    delta_lower,
+    delta_upper,
+    discretize,
+    discretize_binomial,
+    epsilon_lower,
+    epsilon_upper,
+    tail_range,
+    trim,
+)
 from exactdp.engines.pld.models import GenericPair, KaryRR, LossModel, model_of
+from exactdp.model.composition import Composition
 
-__all__ = ["pld_delta", "pld_epsilon", "pld_decide", "pld_decision", "DECISION_DIGITS", "pld_delta_curve", "pld_epsilon_curve", "unbounded", "Plan", "plan", "DEFAULT_SECONDS", "MAX_POINTS"]
+__all__ = ["DECISION_DIGITS", "DEFAULT_SECONDS", "MAX_POINTS", "Plan", "plan", "pld_decide", "pld_decision", "pld_delta", "pld_delta_curve", "pld_epsilon", "pld_epsilon_curve", "unbounded"]
 
 #: default time budget (seconds) of a refinement when the caller sets none
 DEFAULT_SECONDS = 30.0
@@ -697,7 +712,7 @@ def _single_epsilon_one(model: LossModel, delta_g: Fraction, digits: int) -> Enc
     return decreasing_root(f, Fraction(0), hi, digits, algorithm=alg)
 
 
-def _real_of(pos: "Position") -> ExactReal:  # noqa: F821
+def _real_of(pos: Position) -> ExactReal:  # noqa: F821
     ll = pos.linlog
     assert ll is not None
     if ll.Q == 1:
@@ -707,7 +722,7 @@ def _real_of(pos: "Position") -> ExactReal:  # noqa: F821
     raise PrecisionError("an atom position R + log Q with both parts nonzero")
 
 
-def _bigger(a: "Position", b: "Position") -> bool:  # noqa: F821
+def _bigger(a: Position, b: Position) -> bool:  # noqa: F821
     prec = 64
     while prec <= 1 << 14:
         with ctx.workprec(prec):

@@ -39,7 +39,7 @@ from flint import arb, arb_poly, ctx, fmpz, fmpz_poly
 from exactdp.core import progress
 from exactdp.engines.pld.discrete import Law, binary_power, remember_mids
 
-__all__ = ["FixedLaw", "Reach", "Floors", "from_law", "tilt_centre", "q_bits", "compose", "power", "product", "to_law", "to_upper_law", "bits_for"]
+__all__ = ["FixedLaw", "Floors", "Reach", "bits_for", "compose", "from_law", "power", "product", "q_bits", "tilt_centre", "to_law", "to_upper_law"]
 
 
 @dataclass(frozen=True)
@@ -299,13 +299,13 @@ class Reach:
     mean: float  # float ok: a floor choice only
     sq: float  # float ok: a floor choice only
 
-    def __add__(self, o: "Reach") -> "Reach":
+    def __add__(self, o: Reach) -> Reach:
         return Reach(self.top + o.top, self.mean + o.mean, self.sq + o.sq)
 
-    def __sub__(self, o: "Reach") -> "Reach":
+    def __sub__(self, o: Reach) -> Reach:
         return Reach(self.top - o.top, self.mean - o.mean, self.sq - o.sq)
 
-    def times(self, n: int) -> "Reach":
+    def times(self, n: int) -> Reach:
         return Reach(self.top * n, self.mean * n, self.sq * n)
 
     def bound(self, log_tau: float) -> int:  # float ok: a floor choice only
@@ -314,7 +314,7 @@ class Reach:
         return min(self.top, math.ceil(hoeffding)) if math.isfinite(hoeffding) else self.top
 
     @staticmethod
-    def of(f: FixedLaw) -> "Reach":
+    def of(f: FixedLaw) -> Reach:
         n = f.N.length()
         if n == 0:
             return Reach(f.offset, float(f.offset), 0.0)  # float ok: a floor choice only

@@ -26,18 +26,18 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from exactdp.core.errors import PrecisionError
-from exactdp.core.numbers import ExactReal, arb_of_fraction
 from exactdp.core.linlog import LinLog
+from exactdp.core.numbers import ExactReal, arb_of_fraction
 
 __all__ = [
-    "Position",
-    "LossModel",
+    "GaussianPair",
     "GenericPair",
     "KaryRR",
     "LaplacePair",
-    "GaussianPair",
-    "Subsampled",
+    "LossModel",
+    "Position",
     "Reversed",
+    "Subsampled",
     "model_of",
 ]
 
@@ -57,7 +57,7 @@ class Position:
         self.linlog, self.fn = linlog, fn
 
     @classmethod
-    def of(cls, x: ExactReal | Fraction | LinLog) -> "Position":
+    def of(cls, x: ExactReal | Fraction | LinLog) -> Position:
         if isinstance(x, LinLog):
             return cls(linlog=x)
         if isinstance(x, Fraction):
@@ -67,7 +67,7 @@ class Position:
     def arb(self) -> arb:
         return self.linlog.arb() if self.linlog is not None else self.fn()  # type: ignore[misc]
 
-    def neg(self) -> "Position":
+    def neg(self) -> Position:
         if self.linlog is not None:
             return Position(linlog=-self.linlog)
         f = self.fn
