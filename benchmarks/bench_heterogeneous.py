@@ -69,7 +69,8 @@ SHORT, REPEAT = 10.0, 3
 def run_exactdp(i: int, digits: int | None = None, width: Fraction | None = None) -> dict:
     """exactdp on row i: at the row's digits, at ``digits``, or (through the PLD engine that answers
     these rows) until its certified relative width is at most ``width``."""
-    from exactdp import Composition, optimal_epsilon, progress
+    from exactdp import Composition, optimal_epsilon
+    from exactdp.core import progress
     # every module a row reaches, imported (and compiled) before the clock starts, as dp_accounting's are
     import exactdp.model.mechanisms, exactdp.engines.kov15, exactdp.engines.mv, exactdp.engines.tails, exactdp.core.roots  # noqa: F401,E401
     from exactdp.engines.pld.engine import pld_epsilon

@@ -52,7 +52,8 @@ def _spec(s: str) -> dict:
 
 
 def run_exactdp(row: tuple) -> dict:
-    from exactdp import Composition, optimal_delta, optimal_epsilon, progress
+    from exactdp import Composition, optimal_delta, optimal_epsilon
+    from exactdp.core import progress
 
     name, specs, query, at, digits, budget, _ = row
     comp = Composition.of(specs)

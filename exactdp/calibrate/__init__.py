@@ -663,7 +663,7 @@ def _approx(e: ExactReal) -> Fraction:
 def _dpsgd_sigma_guess(mu2: float, q: float, k: int, s: float) -> float:  # float ok: a first probe only
     """sigma from the central-limit approximation of DP-SGD (Dong, Roth and Su 2022, Thm 6):
     mu = q sqrt(k (e^{(s/sigma)^2} - 1)), solved for sigma at mu^2 = mu2 (the Gaussian boundary)."""
-    t = math.log1p(mu2 / (q * q * k)) if q * q * k > 0 else 1.0
+    t = math.log1p(mu2 / (q * q * k)) if q * q * k > 0 else 1.0  # float ok: a first probe only
     return s / math.sqrt(t) if t > 0 else 1.0  # float ok: a first probe only
 
 

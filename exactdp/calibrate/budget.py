@@ -202,7 +202,7 @@ def budget(plan: object, target_eps: object, target_delta: object, *, next_mecha
 def _leq(a: Any, eps_g: Any) -> bool:
     from exactdp.calibrate.probes import cmp_real
 
-    return not isinstance(a, float) and cmp_real(a, eps_g) <= 0  # float ok: +inf from an enclosure end, tested exactly
+    return not isinstance(a, float) and cmp_real(a, eps_g) <= 0  # +inf (an enclosure end) is never <= eps_g
 
 
 # -- the plot ------------------------------------------------------------------------------------------

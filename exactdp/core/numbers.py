@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_DIGITS",
     "INF",
     "MAX_PREC",
+    "ExactInput",
     "ExactReal",
     "RealLike",
     "arb_of_fraction",
@@ -55,6 +56,11 @@ MAX_PREC = 1 << 17
 INF = float("inf")  # float ok: +inf is exact
 
 RealLike = Union[int, Fraction, Decimal, str, "ExactReal", Any]
+
+#: An exact number as a user may write it (the one input alias of the public API): an int, a
+#: Fraction, a Decimal, an ExactReal, or a string ("0.1" is exactly 1/10, "1e-6", "1/3", and for an
+#: eps "log(3/2)").  A gmpy2 ``mpq`` is accepted too; a ``float`` is refused at run time.
+ExactInput = Union[int, Fraction, Decimal, str, "ExactReal"]
 
 _LOG_RE = re.compile(r"^\s*log\s*\(\s*(?P<arg>[^()]+?)\s*\)\s*$")
 _NUM_RE = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")

@@ -11,7 +11,8 @@ from fractions import Fraction
 import mpmath
 from flint import arb, ctx
 
-from exactdp import Composition, optimal_epsilon, progress
+from exactdp import Composition, optimal_epsilon
+from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.discrete import delta_lower, delta_upper, discretize_binomial, epsilon_lower, epsilon_upper
 from exactdp.engines.pld.engine import pld_epsilon
