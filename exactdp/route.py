@@ -37,13 +37,12 @@ from typing import Any
 
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.numbers import ExactReal
-from exactdp.engines.gaussian import gaussian_decide, gaussian_delta, gaussian_epsilon, gaussian_mu2
-from exactdp.engines.kov15 import kov15_delta, kov15_epsilon
-from exactdp.engines.kov15_decide import kov15_decide
-from exactdp.engines.mv import NoExactProfile, exact_profile, mv_decide, mv_delta, mv_epsilon
-from exactdp.engines.pld.engine import lattice_points, pld_decide, pld_delta, pld_epsilon
-from exactdp.engines.tails import tails_applies, tails_decide, tails_delta, tails_epsilon
+from exactdp.engines import gaussian, kov15, kov15_decide, mv, tails
+from exactdp.engines.pld import engine as pld
 from exactdp.model.composition import Composition
+
+# The engines are called through their modules (``kov15.kov15_delta``), so that a test that replaces
+# an engine function (tests/proofs: a wrong formula must fail a derivation) reaches every caller.
 
 __all__ = ["ENGINES", "FAST_LATTICE_POINTS", "ROUTES", "Engine", "Route", "Row", "route"]
 
@@ -91,35 +90,35 @@ NO: Any = object()
 
 ENGINES: dict[str, Engine] = {e.name: e for e in (
     Engine("gaussian",
-           lambda c, x, d, mu2: gaussian_delta(mu2, x, digits=d),
-           lambda c, x, d, mu2: gaussian_epsilon(mu2, x, digits=d),
-           lambda c, e, dg, mu2: gaussian_decide(mu2, e, dg),
+           lambda c, x, d, mu2: gaussian.gaussian_delta(mu2, x, digits=d),
+           lambda c, x, d, mu2: gaussian.gaussian_epsilon(mu2, x, digits=d),
+           lambda c, e, dg, mu2: gaussian.gaussian_decide(mu2, e, dg),
            ("gaussian-closed-form",)),
     Engine("kov15",
-           lambda c, x, d, _: kov15_delta(c, x, digits=d),
-           lambda c, x, d, _: kov15_epsilon(c, x, digits=d),
-           lambda c, e, dg, _: kov15_decide(c, e, dg),
+           lambda c, x, d, _: kov15.kov15_delta(c, x, digits=d),
+           lambda c, x, d, _: kov15.kov15_epsilon(c, x, digits=d),
+           lambda c, e, dg, _: kov15_decide.kov15_decide(c, e, dg),
            ("kov15-exact", "kov15-direct", "kov15-incomplete-beta")),
     Engine("mv",
-           lambda c, x, d, prof: mv_delta(c, x, digits=d, profile=prof),
-           lambda c, x, d, prof: mv_epsilon(c, x, digits=d, profile=prof),
-           lambda c, e, dg, prof: mv_decide(c, e, dg, profile=prof),
+           lambda c, x, d, prof: mv.mv_delta(c, x, digits=d, profile=prof),
+           lambda c, x, d, prof: mv.mv_epsilon(c, x, digits=d, profile=prof),
+           lambda c, e, dg, prof: mv.mv_decide(c, e, dg, profile=prof),
            ("exact-counting", "enumeration", "brute-force")),
     Engine("tails",
-           lambda c, x, d, _: tails_delta(c, x, digits=d),
-           lambda c, x, d, _: tails_epsilon(c, x, digits=d),
-           lambda c, e, dg, _: tails_decide(c, e, dg),
+           lambda c, x, d, _: tails.tails_delta(c, x, digits=d),
+           lambda c, x, d, _: tails.tails_epsilon(c, x, digits=d),
+           lambda c, e, dg, _: tails.tails_decide(c, e, dg),
            ("binomial-tails",)),
     Engine("pld",
-           lambda c, x, d, _: pld_delta(c, x, digits=d),
-           lambda c, x, d, _: pld_epsilon(c, x, digits=d),
-           lambda c, e, dg, _: pld_decide(c, e, dg),
+           lambda c, x, d, _: pld.pld_delta(c, x, digits=d),
+           lambda c, x, d, _: pld.pld_epsilon(c, x, digits=d),
+           lambda c, e, dg, _: pld.pld_decide(c, e, dg),
            ("pld", "pld-lattice", "pld-single-step")),
 )}
 
 
 def _gaussian_only(comp: Composition) -> Any:
-    mu2 = gaussian_mu2(comp)
+    mu2 = gaussian.gaussian_mu2(comp)
     return NO if mu2 is None else mu2
 
 
@@ -132,17 +131,17 @@ def _homogeneous(comp: Composition) -> Any:
 
 
 def _small_lattice(comp: Composition) -> Any:
-    return None if tails_applies(comp) and lattice_points(comp) <= FAST_LATTICE_POINTS else NO
+    return None if tails.tails_applies(comp) and pld.lattice_points(comp) <= FAST_LATTICE_POINTS else NO
 
 
 def _tails(comp: Composition) -> Any:
-    return None if tails_applies(comp) else NO
+    return None if tails.tails_applies(comp) else NO
 
 
 def _exact_profile(comp: Composition) -> Any:
     try:
-        return exact_profile(comp)
-    except NoExactProfile:
+        return mv.exact_profile(comp)
+    except mv.NoExactProfile:
         return NO
 
 
