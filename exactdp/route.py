@@ -39,6 +39,7 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.numbers import ExactReal
 from exactdp.engines import gaussian, kov15, kov15_decide, mv, tails
 from exactdp.engines.pld import engine as pld
+from exactdp.engines.pld.plan import lattice_points
 from exactdp.model.composition import Composition
 
 # The engines are called through their modules (``kov15.kov15_delta``), so that a test that replaces
@@ -131,7 +132,7 @@ def _homogeneous(comp: Composition) -> Any:
 
 
 def _small_lattice(comp: Composition) -> Any:
-    return None if tails.tails_applies(comp) and pld.lattice_points(comp) <= FAST_LATTICE_POINTS else NO
+    return None if tails.tails_applies(comp) and lattice_points(comp) <= FAST_LATTICE_POINTS else NO
 
 
 def _tails(comp: Composition) -> Any:

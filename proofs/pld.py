@@ -68,8 +68,10 @@ def pld_connect_the_dots() -> Derivation:
 
         from flint import arb, ctx
 
-        from exactdp.engines.pld.discrete import delta_lower, delta_upper, discretize, power
+        from exactdp.engines.pld.discrete import discretize
+        from exactdp.engines.pld.laws import power
         from exactdp.engines.pld.models import LaplacePair
+        from exactdp.engines.pld.queries import delta_lower, delta_upper
 
         # 2 x Laplace(b = 2): delta(0.2) = 0.195615944757 (docs/mathematics.md §7), bracketed
         ref = Fraction(195615944757, 10**12)
@@ -179,7 +181,7 @@ def pld_fixed_point() -> Derivation:
 
         from exactdp.core.numbers import arb_of_fraction
         from exactdp.engines.pld import fixed
-        from exactdp.engines.pld.discrete import Law
+        from exactdp.engines.pld.laws import Law
 
         F = Fraction
         bits = 40
@@ -265,7 +267,7 @@ def pld_fixed_off_lattice() -> Derivation:
 
         from exactdp.core.numbers import arb_of_fraction
         from exactdp.engines.pld import fixed
-        from exactdp.engines.pld.discrete import Law
+        from exactdp.engines.pld.laws import Law
 
         F = Fraction
         bits = 36

@@ -167,7 +167,7 @@ def _evaluate(spec: RowSpec, comp: Composition) -> tuple[Enclosure, str]:
         opts[key] = Fraction(val) if key == "eta" else val
     if spec.kind == "method" and not comp.is_generic:
         # mechanisms: certified brackets, refined to ``digits`` with no time budget (reproducible)
-        from exactdp.engines.pld.engine import unbounded
+        from exactdp.engines.pld.refine import unbounded
 
         m = get_method(spec.method)
         with unbounded():

@@ -269,9 +269,9 @@ def test_check_near_the_boundary_says_why_it_stopped(tmp_path) -> None:  # type:
 
 
 def test_check_stopped_by_the_memory_bound_says_so(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import exactdp.engines.pld.engine as engine
+    import exactdp.engines.pld.refine as refine
 
-    monkeypatch.setattr(engine, "MAX_POINTS", 3000)  # the first refinement already passes it
+    monkeypatch.setattr(refine, "MAX_POINTS", 3000)  # the first refinement already passes it
     f = _hundred_values(tmp_path)
     code, _, err = _cli(["check", "--mechanisms", f, "--eps-g", "17.6536", "--delta-g", "1e-6"])
     assert code == 4 and err.count("\n") == 1, err

@@ -234,16 +234,16 @@ def test_a_budget_short_of_the_digits_sets_precision_for_the_reachable_width() -
     # 30 digits asked of an off-lattice list with a budget that reaches a few: the grids are built at
     # the precision of the width they are predicted to reach (docs/pld.md §8), and the bracket still
     # holds the exact optimum (Murtagh-Vadhan, an independent engine)
-    from exactdp.engines.pld import engine
+    from exactdp.engines.pld import build, plan
     mechs = [(f"0.{1234567 + 7919 * i}", "0", 1) for i in range(12)] + [("0.3", "0", 4)]
     comp = Composition.heterogeneous(mechs)
     dg = F(1, 10**4)
     exact = optimal_epsilon(comp, dg, digits=20)
-    engine._CACHE.clear()
+    build._CACHE.clear()
     br = pld_epsilon(comp, dg, digits=30, max_seconds=1.5)
     assert meets(br, exact), (br, exact)
-    precs = [k[3] for k in engine._CACHE if k[0] == engine.plan(comp).key]
-    assert precs and min(precs) < engine._prec_for(30, dg), precs
+    precs = [k[3] for k in build._CACHE if k[0] == plan.plan(comp).key]
+    assert precs and min(precs) < plan.prec_for(30, dg), precs
 
 
 def test_lattice_answers_with_many_digits_and_tiny_delta() -> None:
@@ -373,7 +373,7 @@ def test_tail_sums_kept_and_extended_contain_the_exact_sums(coeffs, starts) -> N
     # rounding, so the oracle is the exact rational sum, which every answer must contain
     from flint import arb, arb_poly, ctx
 
-    import exactdp.engines.pld.discrete as D
+    import exactdp.engines.pld.queries as D
     from exactdp.core.numbers import arb_of_fraction
 
     x_q = Fraction(999, 1000)
@@ -395,7 +395,7 @@ def test_tail_sums_step_down_from_a_kept_sum() -> None:
     # (a step that skips a term is caught here); a start far below is evaluated afresh
     from flint import arb_poly, ctx
 
-    import exactdp.engines.pld.discrete as D
+    import exactdp.engines.pld.queries as D
     from exactdp.core.numbers import arb_of_fraction
 
     coeffs = [Fraction(i % 7 + 1, 3 * i + 5) for i in range(200)]

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from exactdp import Composition, optimal_delta, optimal_epsilon
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld import fixed
-from exactdp.engines.pld.discrete import Law, delta_lower, delta_upper
+from exactdp.engines.pld.laws import Law
+from exactdp.engines.pld.queries import delta_lower, delta_upper
 
 F = Fraction
 H = F(1, 10)

@@ -21,7 +21,11 @@ from hypothesis import strategies as st
 from exactdp import Composition
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld import engine, fixed
-from exactdp.engines.pld.discrete import Law, delta_lower, delta_upper
+from exactdp.engines.pld.build import Built, build
+from exactdp.engines.pld.laws import Law
+from exactdp.engines.pld.plan import plan
+from exactdp.engines.pld.queries import delta_lower, delta_upper
+from exactdp.engines.pld.refine import refine
 from test_pld_fixed import convolve  # the exact Fraction convolution (a sibling test module)
 
 F = Fraction
@@ -138,12 +142,12 @@ def test_floored_builds_bracket_the_brute_force(k: int, seed: int, eps_g: Fracti
     floor at eps_g costs no tightness against the unfloored build."""
     vals = off_grid(k, seed)
     comp = Composition.heterogeneous([(v, 0, 1) for v in vals])
-    pl = engine.plan(comp)
+    pl = plan(comp)
     h, tau, prec = F(1, 97), F(1, 10**20), 120
     truth = brute_delta(vals, eps_g)
     widths = {}
     for floor in (None, eps_g, eps_g - F(1, 3), eps_g + 1):
-        b = engine.build(pl, h, tau, prec, floor)
+        b = build(pl, h, tau, prec, floor)
         assert not b.exact
         up, low = b.laws[0]
         with ctx.workprec(prec):
@@ -204,9 +208,9 @@ def test_many_binned_factors_on_a_coarse_grid_keep_a_tight_lower_end() -> None:
     end meaningful (without them it collapsed to 0, and without the +1 it rose above the upper end)."""
     vals = off_grid(1000, 9)
     comp = Composition.heterogeneous([(v, 0, 1) for v in vals])
-    b = engine.build(engine.plan(comp), F(1, 9), F(1, 10**20), 100, None)
+    b = build(plan(comp), F(1, 9), F(1, 10**20), 100, None)
     up, low = b.laws[0]
-    from exactdp.engines.pld.discrete import epsilon_lower, epsilon_upper
+    from exactdp.engines.pld.queries import epsilon_lower, epsilon_upper
 
     with ctx.workprec(100):
         d = arb_of_fraction(F(1, 10**6))
@@ -261,7 +265,7 @@ def test_engine_centres_binned_factors_and_brackets_the_brute_force() -> None:
     law it returns still sits below the brute-force delta at every eps."""
     vals = off_grid(12, 11)
     comp = Composition.heterogeneous([(v, 0, 1) for v in vals])
-    b = engine.build(engine.plan(comp), F(1, 53), F(1, 10**20), 120, None)
+    b = build(plan(comp), F(1, 53), F(1, 10**20), 120, None)
     up, low = b.laws[0]
     assert low.qshift != 0
     for eps_g in (F(0), F(1, 3), F(7, 5)):
@@ -280,8 +284,8 @@ def test_many_binned_steps_of_one_mechanism_keep_a_lower_end_on_a_coarse_grid() 
     from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     comp = Composition(groups=((PoissonSampled(mechanism=Gaussian(sigma=F(1), sensitivity=F(1)), q=F(1, 100)), 10**4),))
-    pl = engine.plan(comp)
-    b = engine.build(pl, F(1, 20), F(1, 10**30), 150, F(1))
+    pl = plan(comp)
+    b = build(pl, F(1, 20), F(1, 10**30), 150, F(1))
     up, low = b.laws[0]
     assert low.qshift > 100  # the tilts of 10^4 factors were centred
     fine = engine.pld_delta(comp, F(1), digits=3)
@@ -314,7 +318,7 @@ def test_refinement_goes_on_while_the_lower_end_is_still_zero() -> None:
     truth = brute_delta(vals, eps_g)
     seen: list[Fraction] = []
 
-    def bracket(b: engine.Built) -> tuple[Fraction, Fraction]:
+    def bracket(b: Built) -> tuple[Fraction, Fraction]:
         seen.append(b.h)
         up, low = b.laws[0]
         with ctx.workprec(b.prec):
@@ -325,7 +329,7 @@ def test_refinement_goes_on_while_the_lower_end_is_still_zero() -> None:
     def done(lo: Fraction | float, hi: Fraction | float) -> bool:
         return isinstance(lo, Fraction) and lo > 0 and hi - lo <= lo / 10**4
 
-    lo, hi, _ = engine._refine(comp, 4, 30.0, F(1, 10), bracket, done)
+    lo, hi, _ = refine(comp, 4, 30.0, F(1, 10), bracket, done)
     assert len(seen) >= 3 and seen[-1] < seen[0]
     assert 0 < lo and hi - lo <= lo / 10**4
     with mpmath.workdps(50):

@@ -14,8 +14,9 @@ from flint import arb, ctx
 from exactdp import Composition, optimal_epsilon
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
-from exactdp.engines.pld.discrete import delta_lower, delta_upper, discretize_binomial, epsilon_lower, epsilon_upper
+from exactdp.engines.pld.discrete import discretize_binomial
 from exactdp.engines.pld.engine import pld_epsilon
+from exactdp.engines.pld.queries import delta_lower, delta_upper, epsilon_lower, epsilon_upper
 
 F = Fraction
 

@@ -1,7 +1,7 @@
 """Exact lattice laws in fixed point: integer sub-measures composed by ``fmpz_poly`` products.
 
 On a lattice (docs/pld.md §7) every loss is a grid point, so the composed law is exact and only
-its masses have to be computed.  Ball arithmetic (:mod:`exactdp.engines.pld.discrete`) carries a radius
+its masses have to be computed.  Ball arithmetic (:mod:`exactdp.engines.pld.laws`) carries a radius
 with every coefficient; here a mass is an integer ``N`` standing for ``N 2^-bits``, and every such
 integer is *at most* the true mass of its grid point (docs/pld.md §7.1):
 
@@ -14,8 +14,8 @@ The result is therefore a *sub-measure* of the exact composed law, coefficient b
 and its exact integer total tells how much mass is missing.  delta of a sub-measure is a lower
 bound of the true delta (every grid point adds ``P_j (1 - e^{eps - jh})_+``, non-decreasing in
 ``P_j``), and the missing mass adds at most 1 per unit, so putting it at +inf gives an upper bound.
-:func:`to_law` hands the result back as an exact :class:`~exactdp.engines.pld.discrete.Law` whose ``moved``
-is the missing mass; the queries of :mod:`exactdp.engines.pld.discrete` then apply unchanged.
+:func:`to_law` hands the result back as an exact :class:`~exactdp.engines.pld.laws.Law` whose ``moved``
+is the missing mass; the queries of :mod:`exactdp.engines.pld.queries` then apply unchanged.
 
 Off the lattice (docs/pld.md §7.2) the two discretised laws are composed the same way:
 
@@ -37,7 +37,8 @@ from fractions import Fraction
 from flint import arb, arb_poly, ctx, fmpz, fmpz_poly
 
 from exactdp.core import progress
-from exactdp.engines.pld.discrete import Law, binary_power, remember_mids
+from exactdp.engines.pld.laws import Law, binary_power
+from exactdp.engines.pld.queries import remember_mids
 
 __all__ = ["FixedLaw", "Floors", "Reach", "bits_for", "compose", "from_law", "power", "product", "q_bits", "tilt_centre", "to_law", "to_upper_law"]
 

@@ -220,7 +220,7 @@ class KaryRR(LossModel):
         return ("rr", str(self.eps), self.k)
 
     def atoms(self) -> list[Atom]:
-        x = self.eps.exp_arb()
+        x: arb = self.eps.exp_arb()
         z = x + (self.k - 1)
         pos = Position.of(self.eps)
         out: list[Atom] = [(pos, x / z, 1 / z), (pos.neg(), 1 / z, x / z)]
