@@ -127,3 +127,23 @@ def epsilon(comp: Any, delta_g: object, *, method: str = "optimal", digits: obje
     spec = get_method(method)
     comp = Composition.of(comp)
     return spec.epsilon(comp, parse_delta(delta_g, "delta_g"), digits=parse_digits(digits), **_options(spec, options))
+
+
+def method_options(method: str, eta: object) -> dict[str, Any]:
+    """The options of ``method`` from the command-line and batch form (``--eta`` / ``"eta"``):
+    ``{"eta": eta}`` (a rational > 0) for a method that needs it, else ``{}`` (and an eta is refused).
+
+    >>> method_options("mv-approx", "0.01")
+    {'eta': Fraction(1, 100)}
+    """
+    spec = get_method(method)
+    if "eta" in spec.options:
+        if eta is None:
+            raise InvalidParameterError(f"eta=None: method={method!r} needs --eta (for example 0.01)")
+        e = parse_rational(eta, "eta")
+        if e <= 0:
+            raise InvalidParameterError(f"eta={eta!r} must satisfy eta > 0")
+        return {"eta": e}
+    if eta is not None:
+        raise InvalidParameterError(f"eta={eta!r} is only for method 'mv-approx', not {method!r}")
+    return {}

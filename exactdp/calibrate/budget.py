@@ -1,4 +1,4 @@
-"""``exactdp budget``: what a planned list of mechanisms spends of a target, and what remains.
+"""The budget view (``exactdp budget``): what a planned list of mechanisms spends of a target, and what remains.
 
     exactdp budget (--mechanism SPEC ... | --mechanisms FILE) --target-eps E --target-delta DG
                    [--next SPEC] [--next-delta D] [--plot FILE] [--json] [--max-seconds S]
@@ -12,38 +12,32 @@ DRV10, KOV15 Thm 3.5, Steinke, zCDP) are shown beside the optimum, each with wha
 ``--plot`` draws the spending curve: eps at the target delta as the plan runs, optimum and bounds,
 against the target (docs/calibration.md §5).
 
-Exit status: 0 the plan meets the target, 1 it does not (nothing remains), 2 bad input, 3 a
-certified answer was out of reach within the budget, 5 an internal error.
+The command line is :mod:`exactdp.cli.budget`.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from exactdp.calibrate.arguments import CompositionInput
+from exactdp.calibrate.certsearch import InfeasibleTargetError
+from exactdp.calibrate.count import calibrate_k
+from exactdp.calibrate.eps import calibrate_eps
+from exactdp.calibrate.result import Calibration
 from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
-from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
-from exactdp.core.numbers import decimal_string, format_fraction, parse_delta, parse_eps
+from exactdp.core.numbers import ExactInput, ExactReal, decimal_string, format_fraction, parse_delta, parse_eps
 from exactdp.model.composition import Composition
+from exactdp.model.inputs import MechanismInput, mechanism_text, single_mechanism
 
-__all__ = ["BOUND_METHODS", "EXAMPLES", "BudgetReport", "budget", "main"]
+__all__ = ["BOUND_METHODS", "BudgetReport", "BudgetRow", "budget", "draw", "spending_curve"]
 
 #: the classical bounds shown beside the optimum (docs/mathematics.md §4)
 BOUND_METHODS = ("basic", "drv10", "kov15-3.5", "steinke", "zcdp", "zcdp-tight")
-
-EXAMPLES = [
-    "exactdp budget --mechanism 0.1,0,10 --mechanism 0.5,1e-6 --target-eps 2 --target-delta 1e-5",
-    "exactdp budget --mechanism 0.05,0,20 --target-eps 2 --target-delta 1e-5 --next 0.1 --json",
-    "exactdp budget --mechanism gaussian:sigma=20,count=5 --target-eps 1 --target-delta 1e-5 --next gaussian:sigma=10",
-    "printf '0.1,0,10\\n0.5,1e-6\\n' | exactdp budget --mechanisms - --target-eps 2 --target-delta 1e-5 --plot spend.png",
-]
 
 
 @dataclass(frozen=True)
@@ -54,7 +48,7 @@ class BudgetRow:
     method: str
     spent: Enclosure
     within: bool
-    remaining: Any  # a Calibration, or None
+    remaining: Calibration | None
 
 
 @dataclass(frozen=True)
@@ -62,12 +56,12 @@ class BudgetReport:
     """The budget view of a plan against a target (docs/calibration.md §5)."""
 
     plan: Composition
-    target_eps: Any
+    target_eps: ExactReal
     target_delta: Fraction
     within: bool
     rows: tuple[BudgetRow, ...]
     next_mechanism: str | None
-    next_count: Any  # a Calibration of k, or None
+    next_count: Calibration | None  # the count of next_mechanism
     next_delta: Fraction
     notes: tuple[str, ...] = field(default=())
     seconds: float = 0.0  # float ok: a timing
@@ -95,8 +89,8 @@ class BudgetReport:
         return out
 
     def __str__(self) -> str:
-        lines = [f"budget of {self.plan} against (eps_g, delta_g) = ({self.target_eps}, "
-                 f"{format_fraction(self.target_delta)})",
+        lines = [(f"budget of {self.plan} against (eps_g, delta_g) = ({self.target_eps}, "
+                  f"{format_fraction(self.target_delta)})"),
                  "  " + ("the plan meets the target" if self.within else "the plan MISSES the target: nothing remains")
                  + " (optimal composition, exact decision)" if self.plan.is_generic else
                  "  " + ("the plan meets the target" if self.within else "the plan MISSES the target: nothing remains")
@@ -136,9 +130,9 @@ def _short(q: Any, direction: str) -> str:
     return decimal_string(q, 8, direction)  # type: ignore[arg-type]
 
 
-def budget(plan: object, target_eps: object, target_delta: object, *, next_mechanism: object = None,
-           next_delta: object = 0, methods: Sequence[str] = BOUND_METHODS,
-           max_seconds: object = None) -> BudgetReport:
+def budget(plan: CompositionInput, target_eps: ExactInput, target_delta: ExactInput, *,
+           next_mechanism: MechanismInput | None = None, next_delta: ExactInput = 0,
+           methods: Sequence[str] = BOUND_METHODS, max_seconds: ExactInput | None = None) -> BudgetReport:
     """The budget view of ``plan`` (anything :meth:`Composition.of` accepts) against the target
     (docs/calibration.md §5).
 
@@ -150,7 +144,6 @@ def budget(plan: object, target_eps: object, target_delta: object, *, next_mecha
     """
     from exactdp.api.methods import get_method
     from exactdp.api.optimal import is_private, optimal_epsilon
-    from exactdp.calibrate import InfeasibleTargetError, calibrate_eps, calibrate_k
 
     comp = Composition.of(plan)
     eps_g, delta_g = parse_eps(target_eps, "target_eps"), parse_delta(target_delta, "target_delta")
@@ -186,10 +179,8 @@ def budget(plan: object, target_eps: object, target_delta: object, *, next_mecha
                          + ", ".join(sorted({getattr(m, 'kind', 'generic') for m, _ in comp.groups})) + " ones")
         nxt, count = None, None
         if next_mechanism is not None:
-            from exactdp.calibrate import _mech_str, _mechanism
-
-            mech = _mechanism(next_mechanism)
-            nxt = _mech_str(mech)
+            mech = single_mechanism(next_mechanism)
+            nxt = mechanism_text(mech)
             if within:
                 try:
                     count = calibrate_k(mech, eps_g, delta_g, base=comp, max_seconds=max_seconds)
@@ -279,102 +270,3 @@ def draw(report: BudgetReport, path: str) -> None:
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     fig.savefig(path)
-
-
-# -- the command line ------------------------------------------------------------------------------------
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"exactdp budget: error: {message} (see 'exactdp budget --help')\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="exactdp budget", formatter_class=argparse.RawDescriptionHelpFormatter,
-                description="What a planned list of mechanisms spends of a target (eps_g, delta_g), and what "
-                            "remains:\nthe largest eps of one more mechanism (certified: that eps meets the target "
-                            "and a value\njust above it does not) and, with --next, the largest further count of a "
-                            "mechanism\n(exact).  Classical bounds are shown beside the optimum for (eps, delta)-DP "
-                            "plans.",
-                epilog="examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES)
-                       + "\n\nplan files: one mechanism per line, 'eps,delta[,count]' or a SPEC such as "
-                         "'gaussian:sigma=2,count=100'.\n\nexit status: 0 the plan meets the target, 1 it does not, "
-                         "2 bad input, 3 out of the time or precision budget, 5 an internal error.")
-    p.add_argument("--mechanism", metavar="SPEC", action="append",
-                   help="a planned mechanism, repeatable: 'E[,D[,COUNT]]' or 'gaussian:sigma=S[,q=Q][,count=N]', ...")
-    p.add_argument("--mechanisms", metavar="FILE", help="the plan, one mechanism per line (CSV or SPEC), '-' for stdin")
-    p.add_argument("--target-eps", metavar="E", required=True, help="the target eps_g")
-    p.add_argument("--target-delta", metavar="DG", required=True, help="the target (total) delta_g")
-    p.add_argument("--next", metavar="SPEC", help="a mechanism to run next: how many more runs fit (exact)")
-    p.add_argument("--next-delta", metavar="D", default="0",
-                   help="delta of the one more mechanism whose largest eps is reported (default 0)")
-    p.add_argument("--plot", metavar="FILE", help="draw the spending curve (PNG, SVG or PDF; needs matplotlib)")
-    p.add_argument("--max-seconds", metavar="S", help="time budget of each calibration")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    return p
-
-
-def _plan(args: argparse.Namespace) -> Composition:
-    from exactdp.cli import composition_from_args
-
-    if not args.mechanism and args.mechanisms is None:
-        raise InvalidParameterError("mechanisms=None: give the plan with --mechanism SPEC (repeated) or --mechanisms FILE")
-    items = []
-    for s in args.mechanism or []:
-        if ":" not in s and s.count(",") == 2:  # E,D,COUNT
-            e, d, c = (x.strip() for x in s.split(","))
-            items.append((e, d, c))
-        else:
-            items.append(s)
-    if args.mechanisms is not None:
-        return composition_from_args(None, None, None, None, args.mechanisms) if not items else \
-            _raise("give either --mechanism (repeated) or --mechanisms FILE, not both")
-    rows: list[Any] = []
-    for it in items:
-        if isinstance(it, tuple):
-            rows.append(list(it))
-        else:
-            from exactdp.cli import _parse_mechanism_arg
-
-            rows.append(_parse_mechanism_arg(it))
-    return Composition.heterogeneous(rows)
-
-
-def _raise(msg: str) -> Any:
-    raise InvalidParameterError(msg)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``exactdp budget ...``; returns the exit status."""
-    import os
-
-    from exactdp.cli import error_message, status_of
-    from exactdp.core.files import check_output_path, require_extra
-
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:
-        return int(e.code or 0) if not isinstance(e.code, str) else 2
-    start = time.monotonic()
-    try:
-        plan = _plan(args)
-        if args.plot is not None:  # checked before any work
-            require_extra("matplotlib", "exactdp budget --plot")
-            check_output_path(args.plot, "plot")
-        report = budget(plan, args.target_eps, args.target_delta, next_mechanism=args.next,
-                        next_delta=args.next_delta, max_seconds=args.max_seconds)
-        if args.plot is not None:
-            draw(report, args.plot)
-    except KeyboardInterrupt:
-        print("exactdp: interrupted", file=sys.stderr)
-        return 130
-    except (Exception, MemoryError) as e:
-        if os.environ.get("EXACTDP_DEBUG"):
-            raise
-        secs = time.monotonic() - start if isinstance(e, PrecisionError) else None
-        prefix = "exactdp budget: " if isinstance(e, ExactDPError) and not isinstance(e, PrecisionError) else "exactdp: "
-        print(prefix + error_message(e, None, secs), file=sys.stderr)
-        return status_of(e, None)
-    print(json.dumps(report.to_json()) if args.json else str(report))
-    return 0 if report.within else 1

@@ -33,7 +33,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Union
 
 from exactdp.core import progress
 from exactdp.core.errors import InvalidParameterError, TimeBudgetError
@@ -48,7 +47,7 @@ __all__ = [
     "shortest_decimal_in",
 ]
 
-Number = Union[Fraction, int]
+Number = Fraction | int
 
 
 class InfeasibleTargetError(InvalidParameterError):
@@ -281,7 +280,7 @@ def search(probe: Probe, *, worse_up: bool, x0: Fraction, gap: Fraction,
                 lo_in, hi_in = min(s, f), max(s, f)
                 c = shortest_decimal_in(lo_in + width / 10**6, hi_in - width / 10**6)
                 if _digits(c) < _digits(s) and c not in st.tried and \
-                        st.do(c, None if polish is True else polish) is not None:  # type: ignore[arg-type]
+                        st.do(c, None if polish is True else polish) is not None:
                     continue
             return st.result("")
         if st.out_of_time() or st.n >= max_probes:

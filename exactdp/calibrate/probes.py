@@ -56,11 +56,11 @@ def cmp_real(a: Fraction, b: ExactReal, max_prec: int = 1 << 14) -> int:
     raise PrecisionError(f"could not compare {a} with {b}")
 
 
-def _f(q: Fraction | float) -> float:  # float ok: scores only
+def _f(q: Fraction | float | arb) -> float:  # float ok: scores only
     return float(q)  # float ok: a search score only
 
 
-def _log_ratio(mid: Fraction, delta_g: Fraction) -> float | None:  # float ok: a score
+def _log_ratio(mid: Fraction | float, delta_g: Fraction) -> float | None:  # float ok: a score
     if mid <= 0 or delta_g <= 0:
         return None
     return math.log(_f(mid)) - math.log(_f(delta_g)) if _f(mid) > 0 else None  # float ok: a search score only
@@ -80,7 +80,7 @@ def generic_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta
         score: float | None = None  # float ok: a score
         try:
             e = optimal_epsilon(comp, delta_g, digits=6)
-            score = math.inf if e.is_infinite else _f((e.lower + e.upper) / 2) - _f(eps_g.arb().mid())  # type: ignore[operator]
+            score = math.inf if e.is_infinite else _f((e.lower + e.upper) / 2) - _f(eps_g.arb().mid())
         except PrecisionError:
             score = None
         if score is not None and ((ok and score > 0) or (not ok and score < 0)):
@@ -118,7 +118,7 @@ def method_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_
         else:
             v = "undecided"
         assert enc is not None
-        score = _f((enc.lower + enc.upper) / 2) - _f(eps_g.arb().mid())  # type: ignore[operator]
+        score = _f((enc.lower + enc.upper) / 2) - _f(eps_g.arb().mid())
         return Outcome(v, score, Proof(v, f"{method} enclosure", "eps(delta_g)", enc.lower, enc.upper,  # type: ignore[arg-type]
                                        seconds=time.monotonic() - t0))
 
@@ -190,7 +190,7 @@ def dominating_generic(comp: Composition) -> Composition | None:
 
     groups = []
     for m, c in comp.groups:
-        if isinstance(m, Laplace) or isinstance(m, RandomizedResponse):
+        if isinstance(m, (Laplace, RandomizedResponse)):
             groups.append((PureDP(m.eps), c))
         elif isinstance(m, Mechanism):
             groups.append((m, c))
@@ -212,7 +212,7 @@ def dominated_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, del
             score = None
             try:
                 d = optimal_delta(g, eps_g, digits=4)
-                score = _log_ratio((d.lower + d.upper) / 2, delta_g)  # type: ignore[operator]
+                score = _log_ratio((d.lower + d.upper) / 2, delta_g)
             except PrecisionError:
                 pass
             how = ("exact decision on the dominating pure-DP composition " + str(g)

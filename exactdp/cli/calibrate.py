@@ -17,18 +17,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 import time
 from collections.abc import Sequence
-from decimal import Decimal
-from typing import Any
+from typing import NoReturn
 
+from exactdp.calibrate.result import Calibration
+from exactdp.cli.output import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE, error_message, status_of
 from exactdp.core.errors import InvalidParameterError, PrecisionError
+from exactdp.model.composition import Composition
+from exactdp.model.inputs import composition_from_args, mechanism_args, read_mechanisms_file
+from exactdp.query import calibration_of
 
-__all__ = ["EXAMPLES", "build_parser", "main", "run_calibrate_query"]
-
-EXIT_OK, EXIT_USAGE, EXIT_PRECISION, EXIT_UNDECIDED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 2, 3, 4, 5, 130
+__all__ = ["EXAMPLES", "build_parser", "calibrate_args", "main"]
 
 _WHAT = """\
 what the answer means: 'value' is certified safe (the composition at it is proved to meet the
@@ -102,7 +105,7 @@ _SHORT = {
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"exactdp calibrate: error: {message} (see '{self.prog} --help')\n")
 
 
@@ -161,9 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _after(args: argparse.Namespace) -> Any:
-    from exactdp.cli import composition_from_args
-
+def _after(args: argparse.Namespace) -> Composition | None:
     spec = getattr(args, "after", None)
     path = getattr(args, "after_file", None)
     if not spec and path is None:
@@ -171,135 +172,23 @@ def _after(args: argparse.Namespace) -> Any:
     return composition_from_args(None, None, None, spec, path)
 
 
-def calibrate_args(args: argparse.Namespace) -> Any:
-    """Run the calibration the parsed arguments ask for; returns the Calibration."""
-    from exactdp.calibrate import (
-        calibrate_eps,
-        calibrate_k,
-        calibrate_laplace_scale,
-        calibrate_q,
-        calibrate_scale,
-        calibrate_sigma,
-    )
-
-    common = {"max_seconds": args.max_seconds}
-    if args.what != "k":
-        common.update(gap=args.gap, round_to=args.round_to)
-    tgt = (args.target_eps, args.target_delta)
-    if args.what == "eps":
-        return calibrate_eps(args.k, *tgt, delta=args.delta, method=args.method, eta=args.eta, base=_after(args),
-                             **common)
+def calibrate_args(args: argparse.Namespace) -> Calibration:
+    """Run the calibration the parsed arguments ask for (:func:`exactdp.query.calibration_of`, as
+    a batch calibration line); returns the Calibration."""
+    mechanisms = None
     if args.what == "scale":
-        from exactdp.cli import composition_from_args
-
         if not args.mechanism and args.mechanisms is None:
             raise InvalidParameterError("mechanisms=None: give --mechanism E[,D[,COUNT]] (repeated) or --mechanisms FILE")
         mech = list(args.mechanism or [])
         if args.mechanisms is not None and args.mechanism:
             raise InvalidParameterError("give either --mechanism (repeated) or --mechanisms FILE, not both")
-        comp = composition_from_args(None, None, None, None, args.mechanisms) if args.mechanisms is not None \
-            else _scale_list(mech)
-        return calibrate_scale(comp, *tgt, method=args.method, eta=args.eta, **common)
-    if args.what == "k":
-        return calibrate_k(args.mechanism, *tgt, base=_after(args), **common)
-    if args.what == "sigma":
-        return calibrate_sigma(args.k, *tgt, q=args.q, sensitivity=args.sensitivity, **common)
-    if args.what == "q":
-        return calibrate_q(args.sigma, args.k, *tgt, sensitivity=args.sensitivity, **common)
-    return calibrate_laplace_scale(args.k, *tgt, sensitivity=args.sensitivity, **common)
-
-
-def _scale_list(items: list[str]) -> Any:
-    from exactdp.model.composition import Composition
-
-    rows = []
-    for s in items:
-        parts = [p.strip() for p in s.split(",")]
-        if not 1 <= len(parts) <= 3 or not all(parts):
-            raise InvalidParameterError(f"mechanism={s!r} must be 'E', 'E,D' or 'E,D,COUNT'")
-        rows.append(parts)
-    return Composition.heterogeneous(rows)
-
-
-def _json_value(v: Any) -> Any:
-    return str(v) if isinstance(v, Decimal) else v
-
-
-_KEYS = {
-    "eps": {"k", "delta", "target_eps", "target_delta", "method", "eta", "after", "gap", "round_to", "max_seconds"},
-    "scale": {"mechanisms", "target_eps", "target_delta", "method", "eta", "gap", "round_to", "max_seconds"},
-    "k": {"mechanism", "target_eps", "target_delta", "after", "max_seconds"},
-    "sigma": {"k", "q", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
-    "q": {"sigma", "k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
-    "laplace-scale": {"k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
-}
-
-
-def run_calibrate_query(obj: dict[str, Any]) -> dict[str, Any]:
-    """One batch line ``{"query": "calibrate", "calibrate": WHAT, ...}`` -> its JSON result
-    (docs/calibration.md §4).  The keys are the options of ``exactdp calibrate WHAT`` with ``_``
-    for ``-`` (``target_eps``, ``round_to``, ...); ``after`` and ``mechanisms`` are lists as in
-    the batch ``mechanisms`` key."""
-    from exactdp.calibrate import (
-        calibrate_eps,
-        calibrate_k,
-        calibrate_laplace_scale,
-        calibrate_q,
-        calibrate_scale,
-        calibrate_sigma,
-    )
-    from exactdp.cli import _mechanisms_from_json
-
-    if not isinstance(obj, dict):
-        raise InvalidParameterError(f"query={obj!r} must be a JSON object")
-    what = obj.get("calibrate")
-    if what not in _KEYS:
-        raise InvalidParameterError(f"calibrate={what!r} must be one of {', '.join(_KEYS)}")
-    allowed = _KEYS[what] | {"query", "calibrate", "id"}
-    unknown = sorted(set(obj) - allowed)
-    if unknown:
-        raise InvalidParameterError(f"keys={unknown} are not keys of a 'calibrate {what}' query; known: {sorted(allowed)}")
-    o = {k: _json_value(v) for k, v in obj.items()}
-    for key in ("target_eps", "target_delta"):
-        if o.get(key) is None:
-            raise InvalidParameterError(f"{key}=None: the query needs '{key}'")
-    tgt = (o["target_eps"], o["target_delta"])
-    common: dict[str, Any] = {"max_seconds": o.get("max_seconds")}
-    if what != "k":
-        common.update(gap=o.get("gap"), round_to=o.get("round_to"))
-    after = _mechanisms_from_json(obj["after"], "after") if obj.get("after") is not None else None
-
-    def need(key: str) -> Any:
-        if o.get(key) is None:
-            raise InvalidParameterError(f"{key}=None: a 'calibrate {what}' query needs '{key}'")
-        return o[key]
-
-    if what == "eps":
-        r = calibrate_eps(need("k"), *tgt, delta=o.get("delta", "0"), method=o.get("method", "optimal"),
-                          eta=o.get("eta"), base=after, **common)
-    elif what == "scale":
-        r = calibrate_scale(_mechanisms_from_json(need("mechanisms"), "mechanisms"), *tgt,
-                            method=o.get("method", "optimal"), eta=o.get("eta"), **common)
-    elif what == "k":
-        r = calibrate_k(need("mechanism"), *tgt, base=after, **common)
-    elif what == "sigma":
-        r = calibrate_sigma(need("k"), *tgt, q=o.get("q", "1"), sensitivity=o.get("sensitivity", "1"), **common)
-    elif what == "q":
-        r = calibrate_q(need("sigma"), need("k"), *tgt, sensitivity=o.get("sensitivity", "1"), **common)
-    else:
-        r = calibrate_laplace_scale(need("k"), *tgt, sensitivity=o.get("sensitivity", "1"), **common)
-    out = r.to_json()
-    if "id" in obj:
-        out["id"] = obj["id"]
-    return out
+        mechanisms = read_mechanisms_file(args.mechanisms) if args.mechanisms is not None \
+            else mechanism_args(mech, form="scale")
+    return calibration_of(args.what, vars(args), after=_after(args), mechanisms=mechanisms)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``exactdp calibrate ...``; returns the exit status (docs/contracts.md §3)."""
-    import os
-
-    from exactdp.cli import error_message, status_of
-
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if not argv:

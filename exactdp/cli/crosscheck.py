@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = sweep(quick=args.quick)
     if args.list:
         for a in adapters:
-            ok, note = a.available()
+            _ok, note = a.available()
             print(f"{a.library}: {note}")
         for c in cases:
             print(c.describe())

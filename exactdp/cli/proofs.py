@@ -52,7 +52,8 @@ def _import_proofs() -> ModuleType | None:
             sys.path.remove(str(root))
     if not callable(getattr(proofs.cli, "main", None)):  # some other package called "proofs"
         return None
-    return proofs
+    module: ModuleType = proofs  # proofs/ is not type-checked (pyproject): it is a module all the same
+    return module
 
 
 def main(argv: Sequence[str]) -> int:

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from exactdp import is_private
-from exactdp.calibrate.budget import EXAMPLES, budget
+from exactdp.calibrate.budget import budget
 from exactdp.cli import main as cli_main
+from exactdp.cli.budget import EXAMPLES
 
 
 def run(argv: list[str]) -> tuple[int, str, str]:

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from exactdp.api.region import main
+from exactdp.cli.region import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-import exactdp.cli as cli
+import exactdp.query as query
 from exactdp.cli import main
 from exactdp.core.errors import PrecisionError
 
@@ -187,7 +187,7 @@ def test_internal_errors_are_status_5_without_traceback(monkeypatch: pytest.Monk
     def broken(*a: object, **k: object) -> None:
         raise TypeError("unexpected")
 
-    monkeypatch.setattr(cli, "run_query", broken)
+    monkeypatch.setattr(query, "run_query", broken)  # what the delta command calls
     code, _, err = run(["delta", "--eps", "0.1", "--k", "3", "--at-eps", "1"], capsys)
     one_line_error(code, err, status=5)
     assert "internal error" in err and "TypeError" in err

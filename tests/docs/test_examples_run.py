@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from exactdp.cli import _FORWARDED_COMMANDS, build_parser
+from exactdp.cli import FORWARDED_COMMANDS, build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 EXE = str(Path(sys.executable).parent / "exactdp")
@@ -38,7 +38,7 @@ def _help_text(cmd: list[str]) -> str:
 def help_examples() -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     cmds: list[list[str]] = [[], ["delta"], ["epsilon"], ["check"], ["batch"]]
-    cmds += [[name] for name in _FORWARDED_COMMANDS]
+    cmds += [[name] for name in FORWARDED_COMMANDS]
     for cmd in cmds:
         text = _help_text(cmd)
         take = False

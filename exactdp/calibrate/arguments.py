@@ -1,0 +1,111 @@
+"""The arguments of a calibration, parsed exactly: the target, the gap, rounding, the time budget,
+rates and positive parameters, the mechanisms already spent, and the ``inputs`` record of the result.
+
+Every value is exact (docs/contracts.md §1); a bad one raises
+:class:`~exactdp.core.errors.InvalidParameterError` with one line that names it.
+
+>>> parse_gap(None, Fraction(1, 1000)), parse_rate("0.01")
+(Fraction(1, 1000), Fraction(1, 100))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps, parse_rational
+from exactdp.model.composition import Composition
+
+__all__ = [
+    "CompositionInput",
+    "inputs_record",
+    "parse_base",
+    "parse_gap",
+    "parse_max_seconds",
+    "parse_positive",
+    "parse_rate",
+    "parse_round_to",
+    "parse_target",
+    "with_base",
+]
+
+#: what :meth:`Composition.of` accepts: a Composition, an (eps, delta, k) triple, a list of
+#: (eps, delta[, count]) entries or mechanisms, or a dict with keys eps, delta, k or mechanisms
+CompositionInput = Composition | Mapping[str, Any] | Sequence[Any]
+
+
+def parse_target(eps_g: object, delta_g: object) -> tuple[ExactReal, Fraction]:
+    """The target (eps_g, delta_g), exact."""
+    return parse_eps(eps_g, "target_eps"), parse_delta(delta_g, "target_delta")
+
+
+def parse_gap(gap: object, default: Fraction) -> Fraction:
+    """The relative gap wanted between value and fails_at (0 < gap < 1), or ``default``."""
+    if gap is None:
+        return default
+    g = parse_rational(gap, "gap")
+    if not 0 < g < 1:
+        raise InvalidParameterError(f"gap={gap!r} must satisfy 0 < gap < 1 (a relative distance, e.g. 1e-4)")
+    return g
+
+
+def parse_round_to(r: object) -> Fraction | None:
+    """The step the value is rounded to (> 0), or None."""
+    if r is None:
+        return None
+    v = parse_rational(r, "round_to")
+    if v <= 0:
+        raise InvalidParameterError(f"round_to={r!r} must be > 0 (e.g. 1e-6)")
+    return v
+
+
+def parse_max_seconds(s: object) -> float | None:  # float ok: a clock time, never a result
+    """The time budget in seconds (a positive exact number), or None."""
+    if s is None:
+        return None
+    v = parse_rational(s, "max_seconds")
+    if v <= 0:
+        raise InvalidParameterError(f"max_seconds={s!r} must be a positive number of seconds")
+    return v.numerator / v.denominator  # float ok: a clock budget
+
+
+def parse_base(base: CompositionInput | None) -> Composition | None:
+    """The mechanisms already spent (anything :meth:`Composition.of` accepts), or None."""
+    if base is None:
+        return None
+    return Composition.of(base)
+
+
+def with_base(base: Composition | None, groups: tuple[tuple[Any, int], ...]) -> Composition:
+    """The composition of ``base`` (if any) followed by ``groups``."""
+    return Composition((base.groups if base is not None else ()) + groups)
+
+
+def parse_positive(x: object, name: str) -> Fraction:
+    """A rational > 0 (a noise scale, a sensitivity)."""
+    v = parse_rational(x, name)
+    if v <= 0:
+        raise InvalidParameterError(f"{name}={x!r} must be > 0")
+    return v
+
+
+def parse_rate(x: object, name: str = "q") -> Fraction:
+    """A sampling rate 0 < q <= 1."""
+    v = parse_rational(x, name)
+    if not 0 < v <= 1:
+        raise InvalidParameterError(f"{name}={x!r} must satisfy 0 < {name} <= 1")
+    return v
+
+
+def inputs_record(eps_g: ExactReal, delta_g: Fraction, **kw: Any) -> dict[str, Any]:
+    """The ``inputs`` object of a result: the given keys (None ones left out, fractions as exact
+    strings), then ``target_eps`` and ``target_delta``."""
+    out: dict[str, Any] = {}
+    for key, v in kw.items():
+        if v is None:
+            continue
+        out[key] = format_fraction(v) if isinstance(v, Fraction) else v
+    out["target_eps"], out["target_delta"] = str(eps_g), format_fraction(delta_g)
+    return out

@@ -1,0 +1,204 @@
+"""Calibrating noise: the smallest Gaussian sigma (the DP-SGD noise multiplier with subsampling), the
+largest Poisson sampling rate for a given sigma, and the smallest Laplace scale, that meet a target
+(docs/calibration.md §2.3).
+
+Without subsampling the Gaussian boundary is a certified root of the closed form (mu^2 adds); with
+it, and for Laplace noise, a search with PLD-bracket decisions.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from flint import ctx
+
+from exactdp.calibrate.arguments import (
+    inputs_record,
+    parse_gap,
+    parse_max_seconds,
+    parse_positive,
+    parse_rate,
+    parse_round_to,
+    parse_target,
+)
+from exactdp.calibrate.certsearch import InfeasibleTargetError, search, shortest_decimal_in
+from exactdp.calibrate.driver import (
+    DEFAULT_GAP_EXACT,
+    DEFAULT_GAP_PLD,
+    closed_form_pair,
+    finish,
+    gaussian_mu2_root,
+    start_run,
+)
+from exactdp.calibrate.eps import calibrate_eps
+from exactdp.calibrate.probes import probe_for
+from exactdp.calibrate.result import Calibration
+from exactdp.core import progress
+from exactdp.core.numbers import (
+    ExactInput,
+    arb_of_fraction,
+    decimal_string,
+    format_fraction,
+    fraction_of_arb_endpoints,
+    parse_k,
+)
+from exactdp.model.composition import Composition
+
+__all__ = ["calibrate_laplace_scale", "calibrate_q", "calibrate_sigma"]
+
+
+def calibrate_sigma(k: ExactInput, target_eps: ExactInput, target_delta: ExactInput, *, q: ExactInput = 1,
+                    sensitivity: ExactInput = 1, gap: ExactInput | None = None, round_to: ExactInput | None = None,
+                    max_seconds: ExactInput | None = None) -> Calibration:
+    """The smallest Gaussian sigma such that ``k`` steps (Poisson subsampled at rate ``q`` when
+    q < 1: the DP-SGD noise multiplier) meet the target (docs/calibration.md §2.3).  Without
+    subsampling the boundary is a certified root of the closed form (mu^2 adds); with it, a
+    search with PLD-bracket decisions.
+
+    >>> r = calibrate_sigma(100, "1", "1e-5")
+    >>> r.value_str, r.fails_at_str, r.engine
+    ('37.306326', '37.30631', 'gaussian-closed-form')
+    """
+    k = parse_k(k, "k")
+    eps_g, delta_g = parse_target(target_eps, target_delta)
+    qq = parse_rate(q)
+    s = parse_positive(sensitivity, "sensitivity")
+    from exactdp.model.mechanisms import Gaussian, PoissonSampled
+
+    def comp_of(x: Fraction) -> Composition:
+        m: Any = Gaussian(x, s)
+        return Composition(((PoissonSampled(m, qq) if qq < 1 else m, k),))
+
+    engine0 = "gaussian-closed-form" if qq == 1 else "pld"
+    g = parse_gap(gap, DEFAULT_GAP_EXACT if qq == 1 else DEFAULT_GAP_PLD)
+    r_to = parse_round_to(round_to)
+    run = start_run(parse_max_seconds(max_seconds), engine0)
+    probe, engine = probe_for(comp_of(Fraction(1)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
+    inputs = inputs_record(eps_g, delta_g, k=k, q=qq, sensitivity=s)
+    if delta_g == 0:
+        raise InfeasibleTargetError("no sigma meets delta_g = 0: a Gaussian mechanism has delta(eps) > 0 at every eps")
+    m_star = gaussian_mu2_root(eps_g, delta_g)
+    if m_star is None:
+        raise InfeasibleTargetError("no sigma meets the target (the Gaussian boundary is out of range)")
+    # sigma for plain Gaussian steps: mu^2 = k s^2 / sigma^2 = m*  ->  sigma* = s sqrt(k / m*)
+    with progress.task("calibrate sigma"):
+        lo_s, hi_s = _sqrt_bounds(k * s * s / m_star[1]), _sqrt_bounds(k * s * s / m_star[0])
+        if qq == 1:
+            res = closed_form_pair(probe, lo_s[0], hi_s[1], False, g)
+            if res.safe is None or res.fail is None:  # not expected: fall back to the search
+                res = search(probe, worse_up=False, x0=hi_s[1], gap=g, deadline=run.deadline, label="calibrate sigma")
+        else:
+            guess = _dpsgd_sigma_guess(float(m_star[0]), float(qq), k, float(s))  # float ok: a first probe
+            x0 = shortest_decimal_in(Fraction(guess) * Fraction(99, 100), Fraction(guess) * Fraction(101, 100))
+            res = search(probe, worse_up=False, x0=x0, gap=g, deadline=run.deadline, label="calibrate sigma",
+                         polish=False)
+    comparison: tuple[tuple[str, str], ...] = ()
+    if qq < 1:  # float ok: an approximation shown for comparison, labelled as such
+        clt = _dpsgd_sigma_guess(float(m_star[0]), float(qq), k, float(s))  # float ok: an approximation shown for comparison
+        comparison = (("the central-limit approximation (Dong-Roth-Su 2022, not certified)", f"sigma ~ {clt:.6g}"),)
+    return finish("sigma", False, res, inputs=inputs, engine=engine, gap=g, run=run, probe=probe, round_to=r_to,
+                   comparison=comparison)
+
+
+def _sqrt_bounds(x: Fraction) -> tuple[Fraction, Fraction]:
+    """Exact rationals lo <= sqrt(x) <= hi (a 200-bit ball)."""
+    with ctx.workprec(200):
+        return fraction_of_arb_endpoints(arb_of_fraction(x).sqrt())
+
+
+
+def _dpsgd_sigma_guess(mu2: float, q: float, k: int, s: float) -> float:  # float ok: a first probe only
+    """sigma from the central-limit approximation of DP-SGD (Dong, Roth and Su 2022, Thm 6):
+    mu = q sqrt(k (e^{(s/sigma)^2} - 1)), solved for sigma at mu^2 = mu2 (the Gaussian boundary)."""
+    t = math.log1p(mu2 / (q * q * k)) if q * q * k > 0 else 1.0  # float ok: a first probe only
+    return s / math.sqrt(t) if t > 0 else 1.0  # float ok: a first probe only
+
+
+
+def calibrate_q(sigma: ExactInput, k: ExactInput, target_eps: ExactInput, target_delta: ExactInput, *,
+                sensitivity: ExactInput = 1, gap: ExactInput | None = None, round_to: ExactInput | None = None,
+                max_seconds: ExactInput | None = None) -> Calibration:
+    """The largest Poisson sampling rate q such that ``k`` subsampled Gaussian steps with noise
+    ``sigma`` meet the target (docs/calibration.md §2.3); q = 1 (no subsampling) is the end of the
+    range, with no failing point beyond it.
+
+    >>> r = calibrate_q("10", 10, "1", "1e-3")    # even q = 1 (plain Gaussian steps) meets this target
+    >>> r.value_str, r.fails_at, r.value_proof.how
+    ('1', None, 'Gaussian closed form')
+    """
+    sig = parse_positive(sigma, "sigma")
+    k = parse_k(k, "k")
+    eps_g, delta_g = parse_target(target_eps, target_delta)
+    s = parse_positive(sensitivity, "sensitivity")
+    from exactdp.model.mechanisms import Gaussian, PoissonSampled
+
+    def comp_of(x: Fraction) -> Composition:
+        m: Any = Gaussian(sig, s)
+        return Composition(((PoissonSampled(m, x) if x < 1 else m, k),))
+
+    g = parse_gap(gap, DEFAULT_GAP_PLD)
+    r_to = parse_round_to(round_to)
+    run = start_run(parse_max_seconds(max_seconds), "pld")
+    probe, _ = probe_for(comp_of(Fraction(1, 2)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
+    inputs = inputs_record(eps_g, delta_g, sigma=sig, k=k, sensitivity=s)
+    if delta_g == 0:
+        raise InfeasibleTargetError("no sampling rate q > 0 meets delta_g = 0: a subsampled Gaussian mechanism has "
+                                    "delta(eps) > 0 at every eps")
+    with progress.task("calibrate q"):
+        m_star = gaussian_mu2_root(eps_g, delta_g)
+        x0f = 0.01  # float ok: a first probe
+        if m_star is not None:
+            x0f = math.sqrt(float(m_star[0]) / (k * math.expm1(min((float(s) / float(sig)) ** 2, 700))))  # float ok
+        x0f = min(max(x0f, 1e-9), 1.0)
+        x0 = shortest_decimal_in(Fraction(x0f) * Fraction(9, 10), Fraction(x0f))
+        res = search(probe, worse_up=True, x0=x0, gap=g, hi_limit=Fraction(1), deadline=run.deadline,
+                     label="calibrate q", polish=False)
+    return finish("q", True, res, inputs=inputs, engine="pld", gap=g, run=run, probe=probe, round_to=r_to)
+
+
+def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta: ExactInput, *,
+                            sensitivity: ExactInput = 1, gap: ExactInput | None = None,
+                            round_to: ExactInput | None = None, max_seconds: ExactInput | None = None) -> Calibration:
+    """The smallest Laplace scale b such that ``k`` queries of L1 sensitivity ``sensitivity`` with
+    Laplace(b) noise meet the target, judged by the Laplace mechanism's own privacy loss (PLD
+    engine; docs/calibration.md §2.3).  The generic bound (Laplace(b) is (sensitivity/b)-DP,
+    composed optimally) and basic composition (b = k sensitivity / eps_g) are given for comparison.
+
+    >>> r = calibrate_laplace_scale(10, "1", "0", sensitivity=2)   # pure DP: b = 20 is the optimum
+    >>> r.value_str, r.value_proof.how.startswith("exact decision")
+    ('20', True)
+    """
+    k = parse_k(k, "k")
+    eps_g, delta_g = parse_target(target_eps, target_delta)
+    s = parse_positive(sensitivity, "sensitivity")
+    from exactdp.model.mechanisms import Laplace
+
+    def comp_of(x: Fraction) -> Composition:
+        return Composition(((Laplace(x, s), k),))
+
+    g = parse_gap(gap, DEFAULT_GAP_PLD)
+    r_to = parse_round_to(round_to)
+    run = start_run(parse_max_seconds(max_seconds), "pld")
+    probe, _ = probe_for(comp_of(Fraction(1)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
+    inputs = inputs_record(eps_g, delta_g, k=k, sensitivity=s)
+    comparison: list[tuple[str, str]] = []
+    with progress.task("calibrate laplace-scale"):
+        # a safe starting point: the generic bound, Laplace(b) being (s/b)-DP (docs/mathematics.md §5 item 8)
+        gen = calibrate_eps(k, eps_g, delta_g, gap="1e-4")
+        b_generic = s / gen.value if gen.value > 0 else None
+        if b_generic is not None:
+            comparison.append(("the generic bound (Laplace(b) as (sensitivity/b)-DP, optimal composition)",
+                               f"b = {decimal_string(b_generic, 8, 'up')}"))
+        if eps_g.rational_value():  # not None, not 0
+            comparison.append(("basic composition (b = k sensitivity / eps_g)",
+                               f"b = {format_fraction(k * s / eps_g.rational_value())}"))  # type: ignore[operator]
+        x0 = b_generic * Fraction(4, 5) if b_generic is not None else Fraction(k) * s
+        x0 = shortest_decimal_in(x0 * Fraction(99, 100), x0)
+        from exactdp.calibrate.probes import dominated_probe
+
+        res = search(probe, worse_up=False, x0=x0, gap=g, deadline=run.deadline, label="calibrate laplace-scale",
+                     polish=dominated_probe(comp_of, eps_g, delta_g, None))
+    return finish("laplace-scale", False, res, inputs=inputs, engine="pld", gap=g, run=run, probe=probe,
+                   round_to=r_to, comparison=tuple(comparison))

@@ -1,0 +1,89 @@
+"""The pieces the commands' parsers share: the parser class, the option groups (composition, time
+budget, method and digits) and the usage and epilog texts (docs/contracts.md §2).
+
+Every usage error is one line on stderr and exit status 2 (:class:`Parser`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from exactdp.api.methods import METHODS
+from exactdp.cli.output import EXIT_USAGE
+from exactdp.core.numbers import DEFAULT_DIGITS
+
+__all__ = [
+    "COMP_USAGE",
+    "EPILOG_NUMBERS",
+    "EXIT_HELP",
+    "METHODS_HELP",
+    "Parser",
+    "add_budget",
+    "add_common",
+    "add_composition",
+]
+
+#: the exit statuses, as every query command's --help ends
+EXIT_HELP = """\
+exit status: 0 success (check: private), 1 check: not private, 2 bad input (one line on stderr,
+nothing written), 3 the requested digits could not be certified within the precision or time cap,
+4 check could not decide within its budget, 5 internal error (a bug: please report), 130 interrupted."""
+
+#: how numbers are read and what a result means (the epilogs' common paragraph)
+EPILOG_NUMBERS = """\
+numbers are exact: '0.1' is exactly 1/10, '1e-6', '1/3', and for an eps 'log(3/2)' means
+eps = log(3/2) exactly (then e^eps is rational and many answers are exact fractions).
+Results are certified enclosures: lower <= true value <= upper, rounded outward."""
+
+#: the methods of --method, one per line with its summary
+METHODS_HELP = "\n".join(f"  {name:<15} {spec.summary}" for name, spec in METHODS.items())
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"exactdp: error: {message} (see '{self.prog} --help')\n")
+
+
+#: the usage of the three composition forms
+COMP_USAGE = "(--eps E [--delta D] --k K | --mechanism SPEC ... | --mechanisms FILE)"
+
+
+def add_composition(p: argparse.ArgumentParser) -> None:
+    """The composition options: --eps/--delta/--k, --mechanism (repeated) or --mechanisms FILE."""
+    g = p.add_argument_group(
+        "composition (required: one of the three forms)",
+        "k equal mechanisms (--eps E [--delta D] --k K), or a list (--mechanism E[,D] repeated, "
+        "or --mechanisms FILE)",
+    )
+    g.add_argument("--eps", metavar="E", help="eps of each of the k mechanisms, e.g. 0.1 or 'log(3/2)'")
+    g.add_argument("--delta", metavar="D", help="delta of each of the k mechanisms (default 0)")
+    g.add_argument("--k", metavar="K", help="number of mechanisms")
+    g.add_argument("--mechanism", metavar="SPEC", action="append",
+                   help="one mechanism, repeatable: 'E[,D]' (a generic (E, D)-DP one), "
+                        "'gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]', "
+                        "'laplace:scale=B[,sensitivity=D][,q=Q][,count=N]', 'rr:eps=E[,categories=K][,q=Q][,count=N]'")
+    g.add_argument("--mechanisms", metavar="FILE",
+                   help="UTF-8 file, one mechanism per line: CSV 'eps,delta[,count]' or a SPEC; or JSON "
+                        "[[eps, delta, count?] or \"SPEC\", ...]; '-' reads stdin")
+
+
+def add_budget(p: argparse.ArgumentParser) -> None:
+    """The --max-seconds option."""
+    p.add_argument("--max-seconds", metavar="S", default=None,
+                   help="time budget; past it the command stops with exit status 3 (check: 4) and says "
+                        "how far it got (default: no limit)")
+
+
+def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
+    """--method and --eta (with ``method``), --digits, --max-seconds and --json."""
+    if method:
+        p.add_argument("--method", default="optimal", metavar="M",
+                       help=f"the composition theorem to evaluate (default optimal); one of: {', '.join(METHODS)}")
+        p.add_argument("--eta", metavar="ETA", help="accuracy parameter of --method mv-approx (e.g. 0.01)")
+    p.add_argument("--digits", default=str(DEFAULT_DIGITS), metavar="N",
+                   help=f"significant digits certified (default {DEFAULT_DIGITS})")
+    add_budget(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object (the batch result format)")

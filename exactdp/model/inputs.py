@@ -1,0 +1,257 @@
+"""The one input reader: mechanism arguments, mechanism files and JSON mechanism lists -> Composition.
+
+Every way a user names mechanisms outside Python values comes through here (docs/contracts.md §2):
+
+* a ``--mechanism`` value: ``'E'``, ``'E,D'`` (a generic (E, D)-DP mechanism) or a spec such as
+  ``'gaussian:sigma=1,count=10'`` (:mod:`exactdp.model.spec`); :func:`mechanism_args` reads a
+  repeated option, in the form of the command that reads it (:data:`MechanismArgForm`);
+* a mechanisms file (``--mechanisms FILE``, ``-`` for standard input): CSV lines
+  ``eps,delta[,count]`` or spec lines, or a JSON list (:func:`read_mechanisms_file`);
+* the ``mechanisms`` (and ``after``) list of a batch object (:func:`mechanisms_from_json`);
+* one mechanism without a count, where the count is what is calibrated (:func:`single_mechanism`).
+
+The forms of ``--mechanism`` differ by command today and each command keeps its own:
+
+>>> str(mechanism_args(["0.1", "0.2,1e-6"]))
+'(0.1, 0) + (0.2, 0.000001)'
+>>> str(mechanism_args(["0.1,0,3"], form="budget"))
+'3 x (0.1, 0)-DP'
+>>> mechanism_args(["0.1,0,3"])
+Traceback (most recent call last):
+...
+exactdp.core.errors.InvalidParameterError: mechanism='0.1,0,3' must be 'E' or 'E,D' (for example '0.1,1e-6')
+>>> str(mechanisms_from_json([["0.1", "0", 2], {"mechanism": "gaussian", "sigma": "2"}], "mechanisms"))
+'2 x (0.1, 0) + gaussian:sigma=2'
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any, Literal
+
+from exactdp.core.errors import ExactDPError, InvalidParameterError
+from exactdp.core.files import read_text
+from exactdp.core.numbers import format_fraction
+from exactdp.model.composition import Composition
+from exactdp.model.generic import Mechanism
+from exactdp.model.mechanisms import SpecificMechanism, normalise_mechanism
+from exactdp.model.spec import parse_mechanism_spec
+
+__all__ = [
+    "MechanismArgForm",
+    "MechanismInput",
+    "composition_from_args",
+    "load_json_exact",
+    "mechanism_args",
+    "mechanism_text",
+    "mechanisms_from_json",
+    "read_mechanisms_file",
+    "single_mechanism",
+]
+
+#: How a command reads its repeated ``--mechanism`` values (each command keeps the form it has):
+#: ``"pair"``: ``'E'``, ``'E,D'`` or a SPEC (delta, epsilon, check, curve, calibrate --after);
+#: ``"budget"``: as ``"pair"``, and ``'E,D,COUNT'`` (the plan of ``exactdp budget``);
+#: ``"scale"``: ``'E'``, ``'E,D'`` or ``'E,D,COUNT'``, no SPEC (``exactdp calibrate scale``).
+MechanismArgForm = Literal["pair", "budget", "scale"]
+
+#: what :func:`single_mechanism` reads: a mechanism value, a spec or 'E[,D]' string, an (eps[, delta]) pair
+MechanismInput = Mechanism | SpecificMechanism | str | tuple[Any, ...] | list[Any]
+
+
+def _err_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
+
+
+def _reject_json_constant(name: str) -> Any:
+    raise InvalidParameterError(f"value={name} must be a finite number (JSON {name} is not one)")
+
+
+def load_json_exact(text: str) -> Any:
+    """JSON text with every number exact: a JSON number is read as the decimal it is written as
+    (``0.1`` is exactly 1/10); ``NaN`` and ``Infinity`` are refused with one line.
+
+    >>> load_json_exact('[0.1, 2]')
+    [Decimal('0.1'), 2]
+    """
+    return json.loads(text, parse_float=Decimal, parse_int=int, parse_constant=_reject_json_constant)
+
+
+def read_mechanisms_file(path: str) -> Composition:
+    """The composition of a mechanisms file (``-``: standard input): a JSON list (or an object with
+    a ``mechanisms`` key) as :func:`mechanisms_from_json`, else CSV lines ``eps,delta[,count]`` or
+    spec lines; blank lines, ``#`` comments and an ``eps,...`` header line are skipped."""
+    text = read_text(path, "mechanisms")
+    where = "standard input" if path == "-" else repr(path)
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidParameterError(f"mechanisms file {where} is empty")
+    if stripped[0] in "[{":
+        try:
+            data = load_json_exact(stripped)
+        except json.JSONDecodeError as e:
+            raise InvalidParameterError(f"mechanisms file {where} is not valid JSON: {e}") from None
+        if isinstance(data, dict):
+            data = data.get("mechanisms")
+        return mechanisms_from_json(data, f"mechanisms file {where}")
+    rows = []
+    lines = text.splitlines()
+    for lineno, line in enumerate(lines, 1):
+        try:
+            row = next(csv.reader([line], strict=True), [])
+        except csv.Error as e:
+            raise InvalidParameterError(f"mechanisms file {where} line {lineno}: not CSV ({e})") from None
+        cells = [c.strip() for c in row]
+        if not cells or not any(cells) or cells[0].startswith("#"):
+            continue
+        if ":" in cells[0]:  # a mechanism spec: the whole line, commas included
+            try:
+                rows.append(Composition.heterogeneous([line.strip()]).groups[0])
+            except ExactDPError as e:
+                raise InvalidParameterError(f"mechanisms file {where} line {lineno}: {_err_line(e)}") from None
+            continue
+        if not rows and cells[0].lower() in ("eps", "epsilon"):
+            continue  # header
+        if not 1 <= len(cells) <= 3:
+            raise InvalidParameterError(
+                f"mechanisms file {where} line {lineno}: {line.strip()!r} must be 'eps,delta[,count]'")
+        try:
+            rows.append(Composition.heterogeneous([cells]).groups[0])
+        except ExactDPError as e:
+            raise InvalidParameterError(f"mechanisms file {where} line {lineno}: {_err_line(e)}") from None
+    if not rows:
+        raise InvalidParameterError(f"mechanisms file {where} has no mechanism lines")
+    return Composition(tuple(rows))
+
+
+def mechanisms_from_json(data: Any, what: str) -> Composition:
+    """The composition of a JSON mechanism list (JSON numbers as :class:`~decimal.Decimal`): each
+    entry ``[eps, delta(, count)]``, a spec string, ``{"eps", "delta", "count"}`` or
+    ``{"mechanism": KIND, key: value, ...}``; ``what`` names the list in error messages."""
+    if not isinstance(data, list):
+        raise InvalidParameterError(f"{what} must be a list of [eps, delta(, count)] entries")
+    rows: list[Any] = []
+    for i, m in enumerate(data):
+        if isinstance(m, dict) and "mechanism" in m:
+            m = _spec_of_dict(m, f"{what}[{i}]")
+        elif isinstance(m, dict):
+            unknown = sorted(set(m) - {"eps", "delta", "count"})
+            if unknown:
+                raise InvalidParameterError(f"{what}[{i}] has unknown keys {unknown}; known: eps, delta, count "
+                                            "(or 'mechanism' with its parameters)")
+            m = [m.get("eps"), m.get("delta", 0)] + ([m["count"]] if "count" in m else [])
+        if isinstance(m, list):
+            m = [str(v) if isinstance(v, Decimal) else v for v in m]
+        elif not isinstance(m, (str, int)) or isinstance(m, bool):
+            raise InvalidParameterError(f"{what}[{i}]={m!r} must be [eps, delta(, count)] or a mechanism spec")
+        rows.append(m)
+    return Composition.heterogeneous(rows)
+
+
+def _spec_of_dict(m: dict[str, Any], what: str) -> str:
+    """{"mechanism": "gaussian", "sigma": "1.1", "count": 10} -> "gaussian:sigma=1.1,count=10"."""
+    kind = m["mechanism"]
+    if not isinstance(kind, str) or ":" in kind:
+        raise InvalidParameterError(f"{what}.mechanism={kind!r} must be a kind such as 'gaussian'")
+    items = []
+    for key, v in m.items():
+        if key == "mechanism":
+            continue
+        if isinstance(v, bool) or not isinstance(v, (str, int, Decimal)):
+            raise InvalidParameterError(f"{what}.{key}={v!r} must be a number (a string or a JSON number)")
+        items.append(f"{key}={v}")
+    return f"{kind}:" + ",".join(items)
+
+
+def _pair_arg(s: str) -> list[str] | str:
+    """'E', 'E,D' or a SPEC (the form of the query commands' --mechanism)."""
+    if ":" in s:
+        return s.strip()  # a mechanism spec, parsed by Composition
+    parts = [p.strip() for p in s.split(",")]
+    if not 1 <= len(parts) <= 2 or not all(parts):
+        raise InvalidParameterError(f"mechanism={s!r} must be 'E' or 'E,D' (for example '0.1,1e-6')")
+    return parts
+
+
+def _budget_arg(s: str) -> list[str] | str:
+    """'E,D,COUNT' (its cells as written), else as :func:`_pair_arg` (the plan of ``exactdp budget``)."""
+    if ":" not in s and s.count(",") == 2:
+        return [x.strip() for x in s.split(",")]
+    return _pair_arg(s)
+
+
+def _scale_arg(s: str) -> list[str]:
+    """'E', 'E,D' or 'E,D,COUNT', no spec (``exactdp calibrate scale``)."""
+    parts = [p.strip() for p in s.split(",")]
+    if not 1 <= len(parts) <= 3 or not all(parts):
+        raise InvalidParameterError(f"mechanism={s!r} must be 'E', 'E,D' or 'E,D,COUNT'")
+    return parts
+
+
+def mechanism_args(texts: Sequence[str], *, form: MechanismArgForm = "pair") -> Composition:
+    """The composition of repeated ``--mechanism`` values, read in a command's ``form``
+    (:data:`MechanismArgForm`; the forms differ in what they accept and say, by command)."""
+    read = {"pair": _pair_arg, "budget": _budget_arg, "scale": _scale_arg}[form]
+    return Composition.heterogeneous([read(s) for s in texts])
+
+
+def composition_from_args(eps: Any, delta: Any, k: Any, mechanism: list[str] | None,
+                          mechanisms_file: str | None) -> Composition:
+    """The composition from the --eps/--delta/--k or --mechanism/--mechanisms arguments."""
+    hetero = bool(mechanism) or mechanisms_file is not None
+    if hetero and (eps is not None or k is not None or delta is not None):
+        raise InvalidParameterError("give either --eps/--delta/--k or --mechanism/--mechanisms, not both")
+    if mechanism and mechanisms_file is not None:
+        raise InvalidParameterError("give either --mechanism (repeated) or --mechanisms FILE, not both")
+    if mechanisms_file is not None:
+        return read_mechanisms_file(mechanisms_file)
+    if mechanism:
+        return mechanism_args(mechanism)
+    if eps is None:
+        raise InvalidParameterError("eps=None: a composition needs --eps E --k K, or --mechanism E[,D]")
+    if k is None:
+        raise InvalidParameterError("k=None: --eps needs --k K, the number of mechanisms")
+    return Composition.homogeneous(eps, "0" if delta is None else delta, k)
+
+
+def single_mechanism(m: object) -> Mechanism | SpecificMechanism:
+    """A mechanism from a value, a spec string ('gaussian:sigma=1,q=0.01', 'approx:eps=0.1',
+    '0.1,1e-6') or an (eps, delta) pair; a count in a spec is refused (k is what is calibrated).
+
+    >>> single_mechanism("0.1,1e-6")
+    Mechanism(eps=ExactReal.parse('0.1'), delta=Fraction(1, 1000000))
+    >>> single_mechanism("gaussian:sigma=1,count=2")
+    Traceback (most recent call last):
+    ...
+    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,count=2': leave out count=..., the number of runs is what calibrate k finds
+    """
+    mech: Mechanism | SpecificMechanism
+    if isinstance(m, (Mechanism, SpecificMechanism)):
+        mech = normalise_mechanism(m)
+        return mech
+    if isinstance(m, str):
+        if ":" in m:
+            mech, count = parse_mechanism_spec(m)
+            if count != 1:
+                raise InvalidParameterError(f"mechanism={m!r}: leave out count=..., the number of runs is what "
+                                            "calibrate k finds")
+            return mech
+        parts = [p.strip() for p in m.split(",")]
+        if not 1 <= len(parts) <= 2 or not all(parts):
+            raise InvalidParameterError(f"mechanism={m!r} must be a spec such as 'gaussian:sigma=1' or 'E[,D]'")
+        return Mechanism.of(parts[0], parts[1] if len(parts) > 1 else 0)
+    if isinstance(m, (tuple, list)) and 1 <= len(m) <= 2:
+        return Mechanism.of(m[0], m[1] if len(m) > 1 else 0)
+    raise InvalidParameterError(f"mechanism={m!r} must be a mechanism, a spec string or an (eps, delta) pair")
+
+
+def mechanism_text(m: Mechanism | SpecificMechanism) -> str:
+    """A mechanism as the text the JSON inputs show: its spec, or ``(eps, delta)-DP``.
+
+    >>> mechanism_text(single_mechanism("0.1,1e-6"))
+    '(0.1, 0.000001)-DP'
+    """
+    return m.spec() if isinstance(m, SpecificMechanism) else f"({m.eps}, {format_fraction(m.delta)})-DP"

@@ -1,0 +1,203 @@
+"""One query object in, one result object out: the JSON contract of ``exactdp batch`` (docs/contracts.md §2).
+
+:func:`run_query` answers one object (a ``delta``, ``epsilon``, ``check`` or ``calibrate`` query)
+with its result object; the ``batch`` command answers each input line with it, the ``delta``,
+``epsilon`` and ``check`` commands build such an object from their options and print its result,
+and the ``calibrate`` command shares :func:`calibration_of` with the calibration lines
+(docs/calibration.md §4).  JSON numbers are read as the decimals they are written as
+(:func:`exactdp.model.inputs.load_json_exact`).
+
+>>> r = run_query({"query": "delta", "eps": "log(3/2)", "k": 10, "at_eps": "log(9/4)", "digits": 10})
+>>> r["exact"], r["inputs"]
+('0.259066368', {'eps': 'log(1.5)', 'delta': '0', 'k': 10, 'at_eps': 'log(2.25)'})
+>>> run_query({"query": "check", "eps": "1", "k": 10, "eps_g": "10", "delta_g": "0", "id": 7})["private"]
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from exactdp.api import optimal
+from exactdp.api.methods import get_method, method_options
+from exactdp.calibrate.count import calibrate_k
+from exactdp.calibrate.eps import calibrate_eps, calibrate_scale
+from exactdp.calibrate.noise import calibrate_laplace_scale, calibrate_q, calibrate_sigma
+from exactdp.calibrate.result import Calibration
+from exactdp.core import progress
+from exactdp.core.enclosure import Enclosure
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, parse_digits, parse_eps, parse_rational
+from exactdp.model.composition import Composition
+from exactdp.model.inputs import composition_from_args, mechanisms_from_json
+
+__all__ = ["CALIBRATE_KEYS", "QUERY_KEYS", "calibration_of", "parse_seconds", "run_calibrate_query", "run_query"]
+
+#: the keys of a delta, epsilon or check query object
+QUERY_KEYS = {"query", "method", "digits", "eps", "delta", "k", "mechanisms", "at_eps", "at_delta",
+              "eps_g", "delta_g", "eta", "max_seconds", "id"}
+
+#: the keys of each kind of calibration object (besides "query", "calibrate" and "id"): the options
+#: of ``exactdp calibrate WHAT`` with ``_`` for ``-``
+CALIBRATE_KEYS = {
+    "eps": {"k", "delta", "target_eps", "target_delta", "method", "eta", "after", "gap", "round_to", "max_seconds"},
+    "scale": {"mechanisms", "target_eps", "target_delta", "method", "eta", "gap", "round_to", "max_seconds"},
+    "k": {"mechanism", "target_eps", "target_delta", "after", "max_seconds"},
+    "sigma": {"k", "q", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
+    "q": {"sigma", "k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
+    "laplace-scale": {"k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
+}
+
+
+def _json_value(v: Any) -> Any:
+    return str(v) if isinstance(v, Decimal) else v
+
+
+def parse_seconds(x: Any, name: str = "max_seconds") -> float | None:
+    """A time budget in seconds (a positive exact number), or None."""
+    if x is None:
+        return None
+    s = parse_rational(_json_value(x), name)
+    if s <= 0:
+        raise InvalidParameterError(f"{name}={x!r} must be a positive number of seconds")
+    return s.numerator / s.denominator  # float ok: a clock budget, never a result
+
+
+def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> dict[str, Any]:
+    """Answer one query object (the batch format) and return the result object.
+
+    A ``max_seconds`` key bounds the time spent (:class:`~exactdp.core.errors.TimeBudgetError` past it).
+    """
+    if not isinstance(obj, dict):
+        raise InvalidParameterError(f"query={obj!r} must be a JSON object")
+    if obj.get("query") == "calibrate":  # calibration lines are answered by exactdp.calibrate (issue 12)
+        return run_calibrate_query(obj)
+    query = obj.get("query")
+    if query not in ("delta", "epsilon", "check"):
+        raise InvalidParameterError(f"query={query!r} must be 'delta', 'epsilon' or 'check'")
+    unknown = sorted(set(obj) - QUERY_KEYS)
+    if unknown:
+        raise InvalidParameterError(f"keys={unknown} are not query keys; known: {sorted(QUERY_KEYS)}")
+    o = {key: _json_value(v) for key, v in obj.items()}
+    comp: Composition
+    if "mechanisms" in obj:
+        if any(key in obj for key in ("eps", "delta", "k")):
+            raise InvalidParameterError("give either eps/delta/k or mechanisms, not both")
+        comp = mechanisms_from_json(obj["mechanisms"], "mechanisms")
+    else:
+        comp = composition_from_args(o.get("eps"), o.get("delta"), o.get("k"), None, None)
+    digits = parse_digits(o.get("digits", default_digits))
+    method = o.get("method", "optimal")
+    options = method_options(method, o.get("eta"))
+    budget = parse_seconds(o.get("max_seconds"))
+    inputs = comp.to_inputs()
+    result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs}
+    with progress.task(query, max_seconds=budget):
+        if query == "delta":
+            eps_g = parse_eps(_require(o, "at_eps"), "at_eps")
+            inputs["at_eps"] = str(eps_g)
+            enc = get_method(method).delta(comp, eps_g, digits=digits, **options)
+            result.update(_enclosure_fields(enc, digits))
+        elif query == "epsilon":
+            delta_g = parse_delta(_require(o, "at_delta"), "at_delta")
+            inputs["at_delta"] = format_fraction(delta_g)
+            enc = get_method(method).epsilon(comp, delta_g, digits=digits, **options)
+            result.update(_enclosure_fields(enc, digits))
+        else:
+            if method != "optimal":
+                raise InvalidParameterError(f"method={method!r}: check answers only for the optimal method")
+            eps_g = parse_eps(_require(o, "eps_g"), "eps_g")
+            delta_g = parse_delta(_require(o, "delta_g"), "delta_g")
+            inputs["eps_g"], inputs["delta_g"] = str(eps_g), format_fraction(delta_g)
+            start = time.monotonic()
+            private = optimal.is_private(comp, eps_g, delta_g)
+            result.update({"lower": None, "upper": None, "exact": None, "private": private, "digits": None,
+                           "seconds": round(time.monotonic() - start, 3)})
+            return _with_id(result, obj)
+    if "eta" in options:
+        inputs["eta"] = format_fraction(options["eta"])
+    result["private"] = None
+    return _with_id(result, obj)
+
+
+def _with_id(result: dict[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
+    if "id" in obj:
+        result["id"] = obj["id"]
+    return result
+
+
+def _require(o: dict[str, Any], key: str) -> Any:
+    if o.get(key) is None:
+        raise InvalidParameterError(f"{key}=None: the query needs '{key}'")
+    return o[key]
+
+
+def _enclosure_fields(enc: Enclosure, digits: int) -> dict[str, Any]:
+    out = enc.to_json()
+    out["digits"] = min(digits, enc.digits)
+    if out["digits"] < digits and not enc.is_infinite:
+        out["digits_requested"] = digits  # a bracketing engine stopped early: say so
+    return out
+
+
+# -- calibration ----------------------------------------------------------------------------------
+
+def run_calibrate_query(obj: dict[str, Any]) -> dict[str, Any]:
+    """One batch line ``{"query": "calibrate", "calibrate": WHAT, ...}`` -> its JSON result
+    (docs/calibration.md §4).  The keys are the options of ``exactdp calibrate WHAT`` with ``_``
+    for ``-`` (``target_eps``, ``round_to``, ...); ``after`` and ``mechanisms`` are lists as in
+    the batch ``mechanisms`` key."""
+    if not isinstance(obj, dict):
+        raise InvalidParameterError(f"query={obj!r} must be a JSON object")
+    what = obj.get("calibrate")
+    if what not in CALIBRATE_KEYS:
+        raise InvalidParameterError(f"calibrate={what!r} must be one of {', '.join(CALIBRATE_KEYS)}")
+    allowed = CALIBRATE_KEYS[what] | {"query", "calibrate", "id"}
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise InvalidParameterError(f"keys={unknown} are not keys of a 'calibrate {what}' query; known: {sorted(allowed)}")
+    o = {k: _json_value(v) for k, v in obj.items()}
+    for key in ("target_eps", "target_delta"):
+        if o.get(key) is None:
+            raise InvalidParameterError(f"{key}=None: the query needs '{key}'")
+    after = mechanisms_from_json(obj["after"], "after") if obj.get("after") is not None else None
+    mechanisms = mechanisms_from_json(_need(o, what, "mechanisms"), "mechanisms") if what == "scale" else None
+    out = calibration_of(what, o, after=after, mechanisms=mechanisms).to_json()
+    if "id" in obj:
+        out["id"] = obj["id"]
+    return out
+
+
+def _need(o: Mapping[str, Any], what: str, key: str) -> Any:
+    if o.get(key) is None:
+        raise InvalidParameterError(f"{key}=None: a 'calibrate {what}' query needs '{key}'")
+    return o[key]
+
+
+def calibration_of(what: str, o: Mapping[str, Any], *, after: Composition | None = None,
+                   mechanisms: Composition | None = None) -> Calibration:
+    """The calibration ``what`` (eps, scale, k, sigma, q or laplace-scale) of the values ``o`` (the
+    keys of :data:`CALIBRATE_KEYS`, a missing one at its default), with the mechanisms already
+    spent (``after``) and, for ``scale``, the mechanisms, both already read."""
+    tgt = (o["target_eps"], o["target_delta"])
+    common: dict[str, Any] = {"max_seconds": o.get("max_seconds")}
+    if what != "k":
+        common.update(gap=o.get("gap"), round_to=o.get("round_to"))
+    if what == "eps":
+        return calibrate_eps(_need(o, what, "k"), *tgt, delta=o.get("delta", "0"), method=o.get("method", "optimal"),
+                             eta=o.get("eta"), base=after, **common)
+    if what == "scale":
+        assert mechanisms is not None  # read by the caller (a JSON list, or --mechanism / --mechanisms)
+        return calibrate_scale(mechanisms, *tgt, method=o.get("method", "optimal"), eta=o.get("eta"), **common)
+    if what == "k":
+        return calibrate_k(_need(o, what, "mechanism"), *tgt, base=after, **common)
+    if what == "sigma":
+        return calibrate_sigma(_need(o, what, "k"), *tgt, q=o.get("q", "1"), sensitivity=o.get("sensitivity", "1"),
+                               **common)
+    if what == "q":
+        return calibrate_q(_need(o, what, "sigma"), _need(o, what, "k"), *tgt, sensitivity=o.get("sensitivity", "1"),
+                           **common)
+    return calibrate_laplace_scale(_need(o, what, "k"), *tgt, sensitivity=o.get("sensitivity", "1"), **common)
