@@ -49,7 +49,8 @@ from exactdp.golden.manifest import (
     sha256_bytes,
     sha256_file,
 )
-from exactdp.golden.specs import TABLES, RowSpec, TableSpec, compute_row
+from exactdp.golden.specs import TABLES, compute_row
+from exactdp.golden.table import RowSpec, TableSpec
 from exactdp.golden.writers import COLUMNS, SCHEMA_VERSION, csv_text, json_text
 
 __all__ = [
