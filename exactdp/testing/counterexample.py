@@ -35,11 +35,11 @@ from exactdp.testing.oracle import (
     InvalidClaimError,
     Oracle,
     Verdict,
-    _oracle_of,
-    _rel_tol,
-    _short,
     exact_of_reported,
     judge_epsilon,
+    oracle_or_default,
+    parse_rel_tol,
+    short_repr,
 )
 
 __all__ = [
@@ -264,19 +264,19 @@ class _Search:
                  shrink: Any, min_checked: Any, stats: Any) -> None:
         self.name = name
         if not callable(fn):
-            raise InvalidParameterError(f"{fn_name}={_short(fn)} must be callable")
+            raise InvalidParameterError(f"{fn_name}={short_repr(fn)} must be callable")
         self.fn = fn
-        self.oracle = Oracle(digits=15) if oracle is None else _oracle_of(oracle)
-        self.rel_tol = _rel_tol(rel_tol)
+        self.oracle = Oracle(digits=15) if oracle is None else oracle_or_default(oracle)
+        self.rel_tol = parse_rel_tol(rel_tol)
         self.max_examples = parse_k(max_examples, "max_examples")
         if not isinstance(shrink, bool):
-            raise InvalidParameterError(f"shrink={_short(shrink)} must be True or False")
+            raise InvalidParameterError(f"shrink={short_repr(shrink)} must be True or False")
         self.shrink = shrink
-        self.min_checked = _rel_tol(min_checked, "min_checked")
+        self.min_checked = parse_rel_tol(min_checked, "min_checked")
         if self.min_checked > 1:
-            raise InvalidParameterError(f"min_checked={_short(min_checked)} must be a fraction between 0 and 1")
+            raise InvalidParameterError(f"min_checked={short_repr(min_checked)} must be a fraction between 0 and 1")
         if stats is not None and not isinstance(stats, SearchStats):
-            raise InvalidParameterError(f"stats={_short(stats)} must be a SearchStats or None")
+            raise InvalidParameterError(f"stats={short_repr(stats)} must be a SearchStats or None")
         self.stats = stats if stats is not None else SearchStats()
         self.stats.reset()
         self.counting = True
@@ -300,7 +300,7 @@ class _Search:
         try:
             claimed = exact_of_reported(raw, "claim")
         except InvalidClaimError:
-            return self._error(where, f"returned {_short(raw)}, which is not a number")
+            return self._error(where, f"returned {short_repr(raw)}, which is not a number")
         if isinstance(claimed, float):  # +inf: claims nothing
             return self._declined(where, "returned inf")
         if self.counting:

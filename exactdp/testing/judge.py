@@ -41,10 +41,10 @@ from exactdp.testing.oracle import (
     MECHANISM_REFINE,
     InvalidClaimError,
     Oracle,
-    _oracle_of,
-    _short,
     exact_of_reported,
     needs_pld,
+    oracle_or_default,
+    short_repr,
 )
 
 __all__ = [
@@ -231,7 +231,7 @@ def judge(
     >>> judge(3, ("0.1", 0, 30), delta_g="1e-3").verdict
     'loose'
     """
-    oracle = _oracle_of(oracle)
+    oracle = oracle_or_default(oracle)
     if (delta_g is None) == (eps_g is None):
         from exactdp.core.errors import InvalidParameterError
 
@@ -239,7 +239,7 @@ def judge(
     if not isinstance(side, str) or side not in ("upper", "lower"):
         from exactdp.core.errors import InvalidParameterError
 
-        raise InvalidParameterError(f"side={_short(side)} must be 'upper' or 'lower'")
+        raise InvalidParameterError(f"side={short_repr(side)} must be 'upper' or 'lower'")
     comp = oracle.composition(composition)
     query: Literal["epsilon", "delta"] = "epsilon" if delta_g is not None else "delta"
     with oracle.floats():
