@@ -70,17 +70,18 @@ class Adapter:
         """(importable, version or the reason it is not)."""
         try:
             importlib.import_module(self.module)
-        except Exception as exc:  # ImportError, or a broken install
+        except Exception as exc:  # noqa: BLE001 - ImportError, or a broken install raising anything: not installed
             how = self.install or f"pip install '{self.distribution or self.library}'"
             return False, f"not installed ({type(exc).__name__}: {exc}); {how}"
         try:
             from importlib.metadata import version
 
             return True, version(self.distribution or self.library)
-        except Exception:
+        except Exception:  # noqa: BLE001 - an odd install's metadata may fail any way; the version is only shown
             return True, "unknown version"
 
     def apis(self) -> list[Api]:
+        """The library's APIs under test, built (and the library imported) on first use."""
         if self.apis_cache is None:
             self.apis_cache = self.build()
         return self.apis_cache

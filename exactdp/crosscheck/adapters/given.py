@@ -140,7 +140,7 @@ def require_mechanisms_or_calibration(case: Case) -> None:
 
 def calibrated_claim(sigma: float, q: float, steps: int, case: Case, note: str) -> Reported:
     """The claim of a calibration: (target, delta_g)-DP with the returned noise multiplier."""
-    if not (isinstance(sigma, float) or isinstance(sigma, int)) or not math.isfinite(sigma) or sigma <= 0:
+    if not isinstance(sigma, (float, int)) or not math.isfinite(sigma) or sigma <= 0:
         raise ValueError(f"returned noise multiplier {sigma!r} is not a positive number")
     m: Any = Gaussian(exact_value(float(sigma)))  # float ok: the library's own float
     if q != 1.0:
