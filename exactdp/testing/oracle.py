@@ -77,7 +77,7 @@ def short_repr(x: Any, limit: int = 60) -> str:
     """
     try:
         r = repr(x)
-    except Exception:  # a broken __repr__ must not hide the real problem
+    except Exception:  # noqa: BLE001 - a broken __repr__ may raise anything; it must not hide the real problem
         r = f"<{type(x).__name__} object>"
     r = " ".join(r.split())
     return r if len(r) <= limit else r[: limit - 3] + "..."
@@ -138,7 +138,7 @@ def exact_of_reported(x: Any, name: str = "reported") -> Fraction | float:
             return Fraction(int(n), int(d))
         except InvalidClaimError:
             raise
-        except Exception:
+        except Exception:  # noqa: BLE001 - a float-like object may fail any way: then it is not a number
             raise _not_a_number(x, name) from None
     try:
         return parse_rational(x, name)  # gmpy2, flint, numpy integers (__index__), ...
@@ -146,7 +146,7 @@ def exact_of_reported(x: Any, name: str = "reported") -> Fraction | float:
         pass
     try:
         return Fraction(str(x))  # e.g. sympy's Rational and Integer
-    except Exception:
+    except Exception:  # noqa: BLE001 - any object's __str__ may raise anything: then it is not a number
         raise _not_a_number(x, name, f" (type {type(x).__name__})") from None
 
 
