@@ -479,7 +479,7 @@ def _stage(stage: Path, plan: BuildPlan, rows: Mapping[str, list[dict[str, str]]
         put(f"{t.name}.json", json_text(t.meta(), rows[t.name]).encode("utf-8"))
     drew = False
     if plan.figures:
-        from exactdp import plots
+        from exactdp.plots import render
 
         for t in plan.specs:
             if t.figure is None:
@@ -487,8 +487,8 @@ def _stage(stage: Path, plan: BuildPlan, rows: Mapping[str, list[dict[str, str]]
             if progress is not None:
                 progress.status(f"drawing figures/{t.figure}")
             for fmt in ("png", "svg"):
-                first = plots.render(t.figure, rows[t.name], fmt)
-                second = plots.render(t.figure, rows[t.name], fmt)  # byte-reproducible? render twice
+                first = render(t.figure, rows[t.name], fmt)
+                second = render(t.figure, rows[t.name], fmt)  # byte-reproducible? render twice
                 put(f"figures/{t.figure}.{fmt}", first, hashed=first == second)
                 drew = True
     files = {**plan.keep, **hashes}
