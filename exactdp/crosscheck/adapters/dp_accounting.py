@@ -151,8 +151,9 @@ def apis() -> list[Api]:
         if per is None:
             raise NotApplicable("no per-mechanism eps (delta_g below 1 - (1-delta)^k)")
         comp = Composition.homogeneous(exact_value(per), exact_value(to_float(d)), k)
-        return Reported(to_float(target), comp, at, f"returned per-mechanism eps {per!r} for total eps_g {to_float(target)!r}; "
-                                               "reported = eps_g, judged on the returned composition")
+        return Reported(to_float(target), comp, at,
+                        f"returned per-mechanism eps {per!r} for total eps_g {to_float(target)!r}; "
+                        "reported = eps_g, judged on the returned composition")
 
     # -- the mechanism accountants (docs/peers/dp_accounting.md) --------------------------------------
     def event_of(parts: list[Part]) -> Any:

@@ -97,8 +97,9 @@ def apis() -> list[Api]:
         prof = meas.map(1.0)
         at = exact_value(to_float(case.at))
         val = prof.epsilon(to_float(at)) if case.query == "epsilon" else prof.delta(to_float(at))
-        return Reported(val, given_composition(parts), at, "make_composition -> make_zCDP_to_approxDP -> map(1.0) privacy profile "
-                                                "(Laplace through make_pureDP_to_zCDP)")
+        return Reported(val, given_composition(parts), at,
+                        "make_composition -> make_zCDP_to_approxDP -> map(1.0) privacy profile "
+                        "(Laplace through make_pureDP_to_zCDP)")
 
     def fix_delta(case: Case) -> Reported:
         if case.query != "epsilon" or case.at == 0:

@@ -36,7 +36,8 @@ def apis() -> list[Api]:
         epochs = steps * batch // n
         eps, _ = lib.compute_dp_sgd_privacy(n, batch, sigma, epochs, to_float(case.at))
         at = exact_value(to_float(case.at))
-        return Reported(eps, given_composition(parts_of(case)), at, f"compute_dp_sgd_privacy(n={n}, batch_size={batch}, "
-                                                       f"noise_multiplier={sigma!r}, epochs={epochs}, delta)")
+        return Reported(eps, given_composition(parts_of(case)), at,
+                        f"compute_dp_sgd_privacy(n={n}, batch_size={batch}, "
+                        f"noise_multiplier={sigma!r}, epochs={epochs}, delta)")
 
     return [Api("tf_privacy", "compute_dp_sgd_privacy_lib.compute_dp_sgd_privacy", run)]
