@@ -11,12 +11,15 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 __all__ = ["FIGURES", "FIXED_RC", "render"]
 
 #: rcParams fixed for every figure (on top of matplotlib's defaults, not the user's matplotlibrc).
-FIXED_RC: dict[str, Any] = {
+FIXED_RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "exactdp-golden-tables",
     "svg.fonttype": "path",
     "font.family": "DejaVu Sans",

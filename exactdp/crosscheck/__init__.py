@@ -9,10 +9,4 @@ Peer libraries are imported only when their adapter runs.
 
 from __future__ import annotations
 
-__all__ = ["main"]
-
-
-def main(argv: list[str] | None = None) -> int:
-    from exactdp.cli.crosscheck import main as _main
-
-    return _main(argv)
+__all__: list[str] = []

@@ -114,12 +114,12 @@ def _l(name: str, groups: list[tuple[str, str, int]], query: Literal["epsilon", 
 def _g(sigma: str, k: int, query: Literal["epsilon", "delta"], at: str, tags: tuple[str, ...] = (),
        quick: bool = False, curve: str = "") -> Case:
     name = f"{k}xGaussian(sigma={sigma})@{'dg' if query == 'epsilon' else 'eg'}={at}"
-    return Case(name, (), query, F(at), ("gaussian",) + tags, quick, ((Gaussian(sigma), k),), curve=curve)
+    return Case(name, (), query, F(at), ("gaussian",) + tags, quick, ((Gaussian(F(sigma)), k),), curve=curve)
 
 
 def _lap(b: str, k: int, query: Literal["epsilon", "delta"], at: str, tags: tuple[str, ...] = (),
          quick: bool = False, curve: str = "", q: str | None = None) -> Case:
-    m: Any = Laplace(b) if q is None else PoissonSampled(Laplace(b), q)
+    m: Any = Laplace(F(b)) if q is None else PoissonSampled(Laplace(F(b)), F(q))
     qs = f",q={q}" if q else ""
     name = f"{k}xLaplace(b={b}{qs})@{'dg' if query == 'epsilon' else 'eg'}={at}"
     return Case(name, (), query, F(at), ("laplace",) + (("subsampled",) if q else ()) + tags, quick, ((m, k),),
@@ -133,7 +133,7 @@ def _sgd(sigma: str, q: str, steps: int, query: Literal["epsilon", "delta"], at:
     if target:
         name += f",target={target}"
     return Case(name, (), query, F(at), ("dpsgd",) + (("calibration",) if target else ()) + tags, quick,
-                ((PoissonSampled(Gaussian(sigma), q), steps),), F(target) if target else None, curve)
+                ((PoissonSampled(Gaussian(F(sigma)), F(q)), steps),), F(target) if target else None, curve)
 
 
 SWEEP: tuple[Case, ...] = (

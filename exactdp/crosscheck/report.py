@@ -140,8 +140,8 @@ def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
 
     logging.getLogger("absl").setLevel(logging.ERROR)  # dp_accounting's per-order warnings
     t0 = time.perf_counter()
-    base = dict(library=api.library, api=api.name, case=case.name, query=case.query,
-                at=format_fraction(case.at), inputs=case.composition().to_inputs(), curve=case.curve)
+    base = {"library": api.library, "api": api.name, "case": case.name, "query": case.query,
+            "at": format_fraction(case.at), "inputs": case.composition().to_inputs(), "curve": case.curve}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # peers' RuntimeWarnings would drown the progress lines
@@ -155,7 +155,7 @@ def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
     except Skipped as exc:
         return Finding(**base, reported=None, exact_lower=None, exact_upper=None, verdict="skipped",
                        note=str(exc)[:300], seconds=round(time.perf_counter() - t0, 3))
-    except Exception as exc:  # the library raised: an `error` finding, the sweep goes on
+    except Exception as exc:  # noqa: BLE001 - a peer may raise anything; recorded as its error, the sweep goes on
         return Finding(**base, reported=None, exact_lower=None, exact_upper=None, verdict="error",
                        error=f"{type(exc).__name__}: {exc}"[:500], seconds=round(time.perf_counter() - t0, 3))
     secs = time.perf_counter() - t0
@@ -169,7 +169,7 @@ def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
         return Finding(**base, reported=_reported_str(rep.value), exact_lower=None, exact_upper=None,
                        verdict="error", error=f"reported value is not a number: {exc}"[:500], note=rep.note,
                        seconds=round(secs, 3))
-    except Exception as exc:  # the oracle could not answer this input in its budget: say so, do not guess
+    except Exception as exc:  # noqa: BLE001 - the oracle could not answer in its budget: say so, do not guess
         return Finding(**base, reported=_reported_str(rep.value), exact_lower=None, exact_upper=None,
                        verdict="skipped", note=f"oracle: {type(exc).__name__}: {exc}"[:300], seconds=round(secs, 3))
     note = rep.note + (f"; {v.note}" if v.note else "")
@@ -202,7 +202,7 @@ def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle
             continue
         try:
             apis = ad.apis()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a peer's import may raise anything; recorded, the sweep goes on
             report.libraries.append({"library": ad.library, "available": False,
                                      "note": f"adapter failed to load: {type(exc).__name__}: {exc}"})
             say(f"[crosscheck] {ad.library}: adapter failed to load: {exc}")
@@ -278,9 +278,9 @@ def to_markdown(report: Report) -> str:
         lines.append(f"- **{lib['library']}**: {state}")
     head = " | ".join(COUNTED)
     lines += ["", f"| library | api | {head} |", "|---|---|" + "---|" * len(COUNTED)]
-    for (lib, api), fs in _by_api(report).items():
+    for (library, api), fs in _by_api(report).items():
         cells = " | ".join(str(sum(1 for f in fs if f.verdict == v)) for v in COUNTED)
-        lines.append(f"| {lib} | `{api}` | {cells} |")
+        lines.append(f"| {library} | `{api}` | {cells} |")
     bad = [f for f in report.findings if f.verdict in ("unsound", "unsound-fp", "error", "undecided")]
     if bad:
         lines += ["", "## Unsound, error and undecided findings", "",
@@ -326,7 +326,8 @@ def _figure(report: Report, library: str) -> str | None:
         brackets = {}
         for f in fs:
             x = float(Fraction(f.at))  # float ok: a plot coordinate
-            if x > 0 and f.exact_upper not in (None, "inf"):
+            assert f.exact_lower is not None  # fams holds only findings with an optimum
+            if x > 0 and f.exact_upper is not None and f.exact_upper != "inf":
                 brackets[x] = (float(Fraction(f.exact_lower)), float(Fraction(f.exact_upper)))  # float ok: plot
         if brackets:
             xs = sorted(brackets)
@@ -336,7 +337,8 @@ def _figure(report: Report, library: str) -> str | None:
         apis = sorted({f.api for f in fs})
         for i, api in enumerate(apis):
             pts = [(float(Fraction(f.at)), float(f.reported), f.verdict) for f in fs  # float ok: plot
-                   if f.api == api and Fraction(f.at) > 0 and f.reported not in ("inf", "nan")]
+                   if f.reported is not None and f.api == api and Fraction(f.at) > 0
+                   and f.reported not in ("inf", "nan")]
             if not pts:
                 continue
             pts.sort()
@@ -361,8 +363,8 @@ def to_html(report: Report) -> str:
     """A self-contained HTML page: the summary, a figure per library, every finding."""
     sm = summary(report)
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>exactdp cross-check</title><style>",
-             "body{font-family:sans-serif;margin:1.5em;max-width:1400px}table{border-collapse:collapse;font-size:12px}"
-             "td,th{border:1px solid #ccc;padding:2px 6px}th{background:#f6f8fa}.v{font-weight:bold}",
+             ("body{font-family:sans-serif;margin:1.5em;max-width:1400px}table{border-collapse:collapse;font-size:12px}"
+              "td,th{border:1px solid #ccc;padding:2px 6px}th{background:#f6f8fa}.v{font-weight:bold}"),
              "</style></head><body><h1>exactdp cross-check</h1>", f"<p>{_esc(RULES)}</p>",
              "<p><b>Summary:</b> " + ", ".join(f"<span style='color:{_COLORS[v]}'>{sm[v]} {v}</span>" for v in COUNTED)
              + f"; {sm['not_applicable']} not applicable; {report.seconds} s</p><ul>"]

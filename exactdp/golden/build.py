@@ -49,7 +49,8 @@ from exactdp.golden.manifest import (
     sha256_bytes,
     sha256_file,
 )
-from exactdp.golden.specs import TABLES, RowSpec, TableSpec, compute_row
+from exactdp.golden.specs import TABLES, compute_row
+from exactdp.golden.table import RowSpec, TableSpec
 from exactdp.golden.writers import COLUMNS, SCHEMA_VERSION, csv_text, json_text
 
 __all__ = [
@@ -231,17 +232,17 @@ def readme_text(specs: Sequence[TableSpec], counts: dict[str, int], figures: Ite
         "| column | meaning |",
         "|---|---|",
         "| `table` | the table name (the file stem) |",
-        "| `query` | `delta` (total delta at eps_g = `at`), `epsilon` (eps_g at total delta_g = `at`), "
-        "`noise_scale` (Laplace scale per query), `region_fa` / `region_md` (coordinate of vertex `at` of the tradeoff curve), "
-        "`calibrate_eps` / `calibrate_sigma` (the per-step eps or the Gaussian sigma that meets the target `at`; the note "
-        "says which end is certified to meet it and which to miss it) |",
-        "| `method` | a method of `exactdp --method` (`optimal`, `basic`, `drv10`, `kov15-3.4`, ...), or the name of a "
-        "claim in the errata table, or `basic-laplace` / `steinke-advanced` / `optimal-laplace` (noise scales) |",
+        ("| `query` | `delta` (total delta at eps_g = `at`), `epsilon` (eps_g at total delta_g = `at`), "
+         "`noise_scale` (Laplace scale per query), `region_fa` / `region_md` (coordinate of vertex `at` of the tradeoff curve), "
+         "`calibrate_eps` / `calibrate_sigma` (the per-step eps or the Gaussian sigma that meets the target `at`; the note "
+         "says which end is certified to meet it and which to miss it) |"),
+        ("| `method` | a method of `exactdp --method` (`optimal`, `basic`, `drv10`, `kov15-3.4`, ...), or the name of a "
+         "claim in the errata table, or `basic-laplace` / `steinke-advanced` / `optimal-laplace` (noise scales) |"),
         "| `options` | method options, `key=value` separated by `;` (e.g. `eta=0.1` for `mv-approx`) |",
         "| `eps`, `delta`, `k` | a homogeneous composition: k mechanisms, each (eps, delta)-DP; empty for a heterogeneous row |",
         "| `mechanisms` | a heterogeneous composition, compact JSON: `[eps, delta(, count)]` entries of strings, or a mechanism spec string such as `\"gaussian:sigma=1,q=0.01,count=1000\"` (the `--mechanism` syntax of `exactdp --help`); empty for a homogeneous row |",
-        "| `at` | the query point: eps_g for `delta`, total delta_g for `epsilon`, the vertex index for `region_*`, "
-        "the target `eps_g,delta_g` for `calibrate_*` |",
+        ("| `at` | the query point: eps_g for `delta`, total delta_g for `epsilon`, the vertex index for `region_*`, "
+         "the target `eps_g,delta_g` for `calibrate_*` |"),
         "| `lower`, `upper` | the certified enclosure, rounded outward (lower toward -inf, upper toward +inf) with at least `digits` significant digits and as many more as needed for the printed interval itself to have relative width <= 10^-digits; `inf` is exact +infinity |",
         "| `exact` | the exact value `p/q` (or a finite decimal) when the value is rational, else empty |",
         "| `exact_log` | `log(q)` when the value is exactly log of the rational q, else empty |",
@@ -478,7 +479,7 @@ def _stage(stage: Path, plan: BuildPlan, rows: Mapping[str, list[dict[str, str]]
         put(f"{t.name}.json", json_text(t.meta(), rows[t.name]).encode("utf-8"))
     drew = False
     if plan.figures:
-        from exactdp import plots
+        from exactdp.plots import render
 
         for t in plan.specs:
             if t.figure is None:
@@ -486,8 +487,8 @@ def _stage(stage: Path, plan: BuildPlan, rows: Mapping[str, list[dict[str, str]]
             if progress is not None:
                 progress.status(f"drawing figures/{t.figure}")
             for fmt in ("png", "svg"):
-                first = plots.render(t.figure, rows[t.name], fmt)
-                second = plots.render(t.figure, rows[t.name], fmt)  # byte-reproducible? render twice
+                first = render(t.figure, rows[t.name], fmt)
+                second = render(t.figure, rows[t.name], fmt)  # byte-reproducible? render twice
                 put(f"figures/{t.figure}.{fmt}", first, hashed=first == second)
                 drew = True
     files = {**plan.keep, **hashes}

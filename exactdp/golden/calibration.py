@@ -17,15 +17,12 @@ Each row is one calibration, written with the schema of ``tables/README.md``:
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from flint import arb
 
 from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.numbers import arb_of_fraction, format_fraction
-
-if TYPE_CHECKING:
-    from exactdp.golden.specs import RowSpec
+from exactdp.golden.table import RowSpec
 
 __all__ = ["DESCRIPTION", "SOURCE", "TITLE", "calibration_row_enclosure", "calibration_rows"]
 
@@ -58,7 +55,7 @@ SOURCE = "docs/calibration.md; Dwork-Roth 2014; DRV10; Steinke 2022; Bun-Steinke
 
 
 def calibration_rows() -> list[RowSpec]:
-    from exactdp.golden.specs import RowSpec
+    """The rows of the calibration table, in build order (the two slow DP-SGD rows at 0 and 8)."""
 
     def dpsgd(q: str, k: int, eg: str, dg: str) -> RowSpec:
         return RowSpec("calibration", "calibrate_sigma", "optimal", "", "", str(k), at=f"{eg},{dg}",

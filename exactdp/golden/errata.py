@@ -58,7 +58,7 @@ def claim_poster_mv_condition(comp: Composition, at: str, *, digits: int) -> Enc
     # iff eps(S) > eps_g |S|, an exact rational comparison.
     terms: list[tuple[int, Fraction, int]] = []
     for js in product(*(range(c + 1) for _, _, c in groups)):
-        es = sum(j * e for j, (e, _, _) in zip(js, groups))
+        es = sum((j * e for j, (e, _, _) in zip(js, groups)), Fraction(0))
         size = sum(js)
         if es > eps_g * size:
             mult = 1
@@ -140,7 +140,7 @@ def claim_dp_accounting_grid(comp: Composition, at: str, *, digits: int) -> Encl
     """
     from exactdp.api.optimal import optimal_delta
 
-    eps, delta, k = comp.homogeneous_params()
+    eps, _, k = comp.homogeneous_params()
     e = eps.rational_value()
     if e is None:
         raise InvalidParameterError(f"eps={eps} must be rational for this erratum")

@@ -1,17 +1,16 @@
 """The golden tables: fixed grids of queries, each row computed exactly or as a certified enclosure.
 
-A :class:`TableSpec` names a table and lists its :class:`RowSpec` s in a fixed order (nested loops
-over sorted grids); :func:`compute_row` turns one RowSpec into one row of the schema of
-``tables/README.md`` (see :data:`exactdp.golden.writers.COLUMNS`).  RowSpecs are plain frozen
-data, so ``--jobs N`` can farm them out to processes and put the results back in order.
+A :class:`~exactdp.golden.table.TableSpec` names a table and lists its
+:class:`~exactdp.golden.table.RowSpec` s in a fixed order (nested loops over sorted grids);
+:func:`compute_row` turns one RowSpec into one row of the schema of ``tables/README.md`` (see
+:data:`exactdp.golden.writers.COLUMNS`).  RowSpecs are plain frozen data, so ``--jobs N`` can farm
+them out to processes and put the results back in order.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from flint import arb
@@ -21,21 +20,19 @@ from exactdp.core.numbers import arb_of_fraction, format_fraction, parse_delta, 
 from exactdp.golden.calibration import DESCRIPTION as _CAL_DESCRIPTION
 from exactdp.golden.calibration import SOURCE as _CAL_SOURCE
 from exactdp.golden.calibration import TITLE as _CAL_TITLE
+from exactdp.golden.calibration import calibration_row_enclosure, calibration_rows
+from exactdp.golden.table import DIGITS, RowSpec, TableSpec
 from exactdp.model.composition import Composition
 
 __all__ = [
     "METHOD_SOURCES",
     "TABLES",
-    "RowSpec",
-    "TableSpec",
     "basic_noise_scale",
     "compute_row",
     "get_table",
     "steinke_noise_scale",
     "table_names",
 ]
-
-DIGITS = 30
 
 #: Where each method's statement is published (the ``source`` column).
 METHOD_SOURCES: dict[str, str] = {
@@ -61,52 +58,6 @@ METHOD_SOURCES: dict[str, str] = {
 
 BOUND_METHODS = ("basic", "drv10", "kov15-3.4", "kov15-3.4-2013", "kov15-3.5", "steinke", "zcdp", "zcdp-tight")
 HET_BOUND_METHODS = ("basic", "kov15-3.5", "steinke", "zcdp", "zcdp-tight")
-
-
-@dataclass(frozen=True)
-class RowSpec:
-    """One query of a table: the composition, the query point, the method, and where it is from.
-
-    ``kind`` selects the evaluator: ``"method"`` (the method registry), ``"claim"`` (an erratum
-    of :mod:`exactdp.golden.errata`), ``"noise"`` (Steinke's noise scales), ``"region"``
-    (a vertex of the privacy region), ``"calibrate"`` (a calibration, :mod:`exactdp.golden.calibration`).
-    """
-
-    table: str
-    query: str
-    method: str
-    eps: str = ""
-    delta: str = ""
-    k: str = ""
-    mechanisms: tuple[tuple[str, ...], ...] = ()
-    at: str = ""
-    options: tuple[tuple[str, str], ...] = ()
-    note: str = ""
-    source: str = ""
-    kind: str = "method"
-    digits: int = DIGITS
-
-    def composition(self) -> Composition:
-        if self.mechanisms:
-            # an entry is (eps, delta[, count]) or a one-element (spec,) such as ("gaussian:sigma=1,count=10",)
-            return Composition.heterogeneous([m[0] if len(m) == 1 and ":" in m[0] else list(m)
-                                              for m in self.mechanisms])
-        return Composition.homogeneous(self.eps, self.delta or "0", self.k)
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """A golden table: its name (file stem), title, description, and its rows in order."""
-
-    name: str
-    title: str
-    description: str
-    source: str
-    rows: Callable[[], list[RowSpec]] = field(repr=False)
-    figure: str | None = None
-
-    def meta(self) -> dict[str, str]:
-        return {"table": self.name, "title": self.title, "description": self.description, "source": self.source}
 
 
 # -- evaluation -----------------------------------------------------------------------------
@@ -266,8 +217,6 @@ def compute_row(spec: RowSpec) -> dict[str, str]:
     from exactdp.golden.writers import COLUMNS, enclosure_cells
 
     if spec.kind == "calibrate":  # the calibration table: the unknown is the per-step parameter
-        from exactdp.golden.calibration import calibration_row_enclosure
-
         enc, note = calibration_row_enclosure(spec)
         row = {c: "" for c in COLUMNS}
         row.update(table=spec.table, query=spec.query, method=spec.method,
@@ -544,8 +493,6 @@ def _dpsgd_rows() -> list[RowSpec]:
 
 
 def _calibration_rows() -> list[RowSpec]:
-    from exactdp.golden.calibration import calibration_rows
-
     return calibration_rows()
 
 

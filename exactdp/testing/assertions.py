@@ -29,7 +29,7 @@ from typing import Any, Literal
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import exact_floats_enabled, format_fraction
 from exactdp.testing.judge import Judgement, judge
-from exactdp.testing.oracle import InvalidClaimError, Oracle, _oracle_of, _rel_tol, _short
+from exactdp.testing.oracle import InvalidClaimError, Oracle, oracle_or_default, parse_rel_tol, short_repr
 
 __all__ = [
     "InvalidClaimError",
@@ -78,11 +78,11 @@ class TooLooseError(AssertionError):
 
 def _oracle(oracle: Any, exact_floats: Any, max_seconds: Any) -> Oracle:
     """The oracle to judge with: ``oracle`` (or a fresh one) with the per-call overrides."""
-    o = _oracle_of(oracle)
+    o = oracle_or_default(oracle)
     changes: dict[str, Any] = {}
     if exact_floats is not None:
         if not isinstance(exact_floats, bool):
-            raise InvalidParameterError(f"exact_floats={_short(exact_floats)} must be True, False or None")
+            raise InvalidParameterError(f"exact_floats={short_repr(exact_floats)} must be True, False or None")
         changes["exact_floats"] = exact_floats
     elif exact_floats_enabled() and not o.exact_floats:
         changes["exact_floats"] = True  # the plugin's --exactdp-exact-floats, or an exact_floats() block
@@ -142,7 +142,7 @@ def assert_sound(
             return assert_sound_pair(eps, delta, composition=composition, rel_tol=rel_tol, oracle=oracle,
                                      exact_floats=exact_floats, max_seconds=max_seconds)
         raise InvalidParameterError("delta_g is required (or pass an (eps, delta) pair as the claim)")
-    tol = _rel_tol(rel_tol)
+    tol = parse_rel_tol(rel_tol)
     o = _oracle(oracle, exact_floats, max_seconds)
     return _check(judge(reported_epsilon, composition, delta_g=delta_g, oracle=o), tol)
 
@@ -164,7 +164,7 @@ def assert_sound_delta(
     >>> assert_sound_delta("0.28", composition=[("1", "0.1"), ("2", "0.2")], eps_g=3).sound
     True
     """
-    tol = _rel_tol(rel_tol)
+    tol = parse_rel_tol(rel_tol)
     o = _oracle(oracle, exact_floats, max_seconds)
     return _check(judge(reported_delta, composition, eps_g=eps_g, oracle=o), tol)
 
@@ -175,9 +175,9 @@ def _pair_delta(delta: Any) -> Any:
 
     d = exact_of_reported(delta, "reported delta")
     if isinstance(d, float):
-        raise InvalidClaimError(f"reported delta={_short(delta)} must be a finite number", delta)
+        raise InvalidClaimError(f"reported delta={short_repr(delta)} must be a finite number", delta)
     if not 0 <= d < 1:
-        raise InvalidClaimError(f"reported delta={_short(delta)} must satisfy 0 <= delta < 1", delta)
+        raise InvalidClaimError(f"reported delta={short_repr(delta)} must satisfy 0 <= delta < 1", delta)
     return d
 
 
@@ -209,12 +209,12 @@ def _points(curve: Any) -> list[tuple[Any, Any]]:
     if isinstance(curve, Mapping):
         pts = list(curve.items())
     elif isinstance(curve, (str, bytes)) or not isinstance(curve, Iterable):
-        raise InvalidParameterError(f"curve={_short(curve)} must be a mapping or a list of (at, value) pairs")
+        raise InvalidParameterError(f"curve={short_repr(curve)} must be a mapping or a list of (at, value) pairs")
     else:
         pts = list(curve)
     for p in pts:
         if not (isinstance(p, (tuple, list)) and len(p) == 2):
-            raise InvalidParameterError(f"curve point {_short(p)} must be an (at, value) pair")
+            raise InvalidParameterError(f"curve point {short_repr(p)} must be an (at, value) pair")
     if not pts:
         raise InvalidParameterError("curve=[] has no point: an empty curve checks nothing")
     return pts
@@ -241,8 +241,8 @@ def assert_sound_curve(
     2
     """
     if not isinstance(query, str) or query not in ("epsilon", "delta"):
-        raise InvalidParameterError(f"query={_short(query)} must be 'epsilon' or 'delta'")
-    tol = _rel_tol(rel_tol)
+        raise InvalidParameterError(f"query={short_repr(query)} must be 'epsilon' or 'delta'")
+    tol = parse_rel_tol(rel_tol)
     o = _oracle(oracle, exact_floats, max_seconds)
     out, bad = [], []
     for at, value in _points(curve):
@@ -288,7 +288,7 @@ def assert_tight(
     ...
     exactdp.testing.assertions.TooLooseError: composition 30 x (0.1, 0)-DP, delta_g=0.001: reported eps = ~1.6, certified optimum in [1.48114398053990720461, 1.48114398053990720462] -> sound but LOOSE, 0.0802 relative above the optimum; assert_tight allows at most 0.01 relative above the optimum
     """
-    r = _rel_tol(rel, "rel")
+    r = parse_rel_tol(rel, "rel")
     o = _oracle(oracle, exact_floats, max_seconds)
     if (delta_g is None) == (eps_g is None):
         raise InvalidParameterError("pass exactly one of delta_g= (an eps claim) or eps_g= (a delta claim)")
@@ -352,7 +352,7 @@ def looseness_report(
     (['loose', 'loose'], '0.415')
     """
     if not isinstance(query, str) or query not in ("epsilon", "delta"):
-        raise InvalidParameterError(f"query={_short(query)} must be 'epsilon' or 'delta'")
+        raise InvalidParameterError(f"query={short_repr(query)} must be 'epsilon' or 'delta'")
     o = _oracle(oracle, exact_floats, max_seconds)
     rows = []
     for at, value in _points(curve):

@@ -25,6 +25,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from exactdp.core.enclosure import Enclosure
@@ -35,11 +36,11 @@ from exactdp.testing.oracle import (
     InvalidClaimError,
     Oracle,
     Verdict,
-    _oracle_of,
-    _rel_tol,
-    _short,
     exact_of_reported,
     judge_epsilon,
+    oracle_or_default,
+    parse_rel_tol,
+    short_repr,
 )
 
 __all__ = [
@@ -160,6 +161,7 @@ class Counterexample:
 
     def __str__(self) -> str:
         if self.k is not None:
+            assert self.eps is not None and self.delta is not None  # set together with k
             inp = f"eps={format_fraction(self.eps)}, delta={format_fraction(self.delta)}, k={self.k}"
         else:
             inp = _mechanisms_str(self.mechanisms)
@@ -181,18 +183,22 @@ def _mechanisms_str(mechs: Sequence[tuple[Fraction, Fraction]]) -> str:
         else:
             runs.append([m, 1])
     return "mechanisms=" + " + ".join(
-        f"{'%d x ' % c if c > 1 else ''}({format_fraction(e)}, {format_fraction(d)})" for (e, d), c in runs)
+        f"{f'{c} x ' if c > 1 else ''}({format_fraction(e)}, {format_fraction(d)})" for (e, d), c in runs)
 
 
 def _point_str(eps: Fraction, d: Fraction, k: int, dg: Fraction) -> str:
     return f"eps={format_fraction(eps)}, delta={format_fraction(d)}, k={k}, delta_g={format_fraction(dg)}"
 
 
+def _delta_point_str(p: tuple[Fraction, Fraction, int, Fraction]) -> str:
+    return f"eps={format_fraction(p[0])}, delta={format_fraction(p[1])}, k={p[2]}, eps_g={format_fraction(p[3])}"
+
+
 def _exc_str(e: BaseException) -> str:
     """``"TypeError: message"`` on one line, at most 160 characters."""
     try:
         text = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
-    except Exception:  # a broken __str__
+    except Exception:  # noqa: BLE001 - a broken __str__ may raise anything; the type's name is shown instead
         text = type(e).__name__
     text = " ".join(text.split())
     return text if len(text) <= 160 else text[:157] + "..."
@@ -216,10 +222,10 @@ def _delta_covered(delta_g: Fraction, pairs: Sequence[tuple[Fraction, int]]) -> 
 
     for prec in (128, 1024):
         with ctx.workprec(prec):
-            p = arb(1)
+            kept = arb(1)
             for d, n in pairs:
-                p *= (1 - arb(d.numerator) / d.denominator) ** n
-            spent, dg = 1 - p, arb(delta_g.numerator) / delta_g.denominator
+                kept *= (1 - arb(d.numerator) / d.denominator) ** n
+            spent, dg = 1 - kept, arb(delta_g.numerator) / delta_g.denominator
             if spent < dg:
                 return True
             if spent > dg:
@@ -264,19 +270,19 @@ class _Search:
                  shrink: Any, min_checked: Any, stats: Any) -> None:
         self.name = name
         if not callable(fn):
-            raise InvalidParameterError(f"{fn_name}={_short(fn)} must be callable")
+            raise InvalidParameterError(f"{fn_name}={short_repr(fn)} must be callable")
         self.fn = fn
-        self.oracle = Oracle(digits=15) if oracle is None else _oracle_of(oracle)
-        self.rel_tol = _rel_tol(rel_tol)
+        self.oracle = Oracle(digits=15) if oracle is None else oracle_or_default(oracle)
+        self.rel_tol = parse_rel_tol(rel_tol)
         self.max_examples = parse_k(max_examples, "max_examples")
         if not isinstance(shrink, bool):
-            raise InvalidParameterError(f"shrink={_short(shrink)} must be True or False")
+            raise InvalidParameterError(f"shrink={short_repr(shrink)} must be True or False")
         self.shrink = shrink
-        self.min_checked = _rel_tol(min_checked, "min_checked")
+        self.min_checked = parse_rel_tol(min_checked, "min_checked")
         if self.min_checked > 1:
-            raise InvalidParameterError(f"min_checked={_short(min_checked)} must be a fraction between 0 and 1")
+            raise InvalidParameterError(f"min_checked={short_repr(min_checked)} must be a fraction between 0 and 1")
         if stats is not None and not isinstance(stats, SearchStats):
-            raise InvalidParameterError(f"stats={_short(stats)} must be a SearchStats or None")
+            raise InvalidParameterError(f"stats={short_repr(stats)} must be a SearchStats or None")
         self.stats = stats if stats is not None else SearchStats()
         self.stats.reset()
         self.counting = True
@@ -290,19 +296,24 @@ class _Search:
         try:
             raw = self.fn(*args)
         except DECLINES as e:
-            return self._declined(where, f"raised {_exc_str(e)}")
-        except Exception as e:  # not a documented way to decline: an error, reported, never skipped silently
+            self._declined(where, f"raised {_exc_str(e)}")
+            return None
+        except Exception as e:  # noqa: BLE001 - not a documented way to decline: an error, reported, never skipped
             if self.first_exception is None and self.counting:
                 self.first_exception = e
-            return self._error(where, f"raised {_exc_str(e)}")
+            self._error(where, f"raised {_exc_str(e)}")
+            return None
         if raw is None:
-            return self._declined(where, "returned None")
+            self._declined(where, "returned None")
+            return None
         try:
             claimed = exact_of_reported(raw, "claim")
         except InvalidClaimError:
-            return self._error(where, f"returned {_short(raw)}, which is not a number")
+            self._error(where, f"returned {short_repr(raw)}, which is not a number")
+            return None
         if isinstance(claimed, float):  # +inf: claims nothing
-            return self._declined(where, "returned inf")
+            self._declined(where, "returned inf")
+            return None
         if self.counting:
             st.checked += 1
         return claimed
@@ -337,9 +348,9 @@ class _Search:
         st = self.stats
         need = st.required(self.min_checked)
         if st.checked < need:
-            parts = [f"{self.name} checked {st.checked} of {st.tried} claims (needs at least {need}: "
-                     f"min_checked={format_fraction(self.min_checked)} of those tried); "
-                     f"{st.declined} declined, {st.errors} errors"]
+            parts = [(f"{self.name} checked {st.checked} of {st.tried} claims (needs at least {need}: "
+                      f"min_checked={format_fraction(self.min_checked)} of those tried); "
+                      f"{st.declined} declined, {st.errors} errors")]
             if st.first_error is not None:
                 parts.append(f"first error {st.first_error}")
             if st.first_decline is not None:
@@ -423,10 +434,12 @@ def find_counterexample(
     for point in _homogeneous_points()[: search.max_examples]:
         claimed, v = _ask_h(search, point)
         if v is not None:
+            assert claimed is not None  # a violation has a claim
             found = (point, claimed, v)
             break
     if found is None:
-        return search.no_counterexample()
+        search.no_counterexample()
+        return None
     tried, checked = search.stats.tried, search.stats.checked
     point, claimed, v = found
     if search.shrink:
@@ -537,10 +550,12 @@ def find_counterexample_heterogeneous(
     for mechs, dg in points[: search.max_examples]:
         claimed, v = _ask_l(search, mechs, dg)
         if v is not None:
+            assert claimed is not None  # a violation has a claim
             found = (mechs, dg, claimed, v)
             break
     if found is None:
-        return search.no_counterexample()
+        search.no_counterexample()
+        return None
     tried, checked = search.stats.tried, search.stats.checked
     mechs, dg, claimed, v = found
     if search.shrink:
@@ -625,8 +640,7 @@ def find_delta_counterexample(
     points = [(e, d, k, g) for e in EPS_GRID for d in DELTA_GRID for k in K_GRID for g in EPS_G_GRID]
     for eps, d, k, eg in _grid_order(points, 0)[: search.max_examples]:
         p = (eps, d, k, eg)
-        claimed = search.ask(p, lambda p=p: f"eps={format_fraction(p[0])}, delta={format_fraction(p[1])}, "
-                                            f"k={p[2]}, eps_g={format_fraction(p[3])}")
+        claimed = search.ask(p, partial(_delta_point_str, p))
         if claimed is None or claimed >= 1:
             continue
         v = judge(claimed, Composition.homogeneous(eps, d, k), eps_g=eg, oracle=search.oracle)
@@ -634,4 +648,5 @@ def find_delta_counterexample(
             continue
         return Counterexample(((eps, d),) * k, eg, claimed, v.optimum, v.relative_shortfall, eps, d, k,
                               search.stats.tried, search.stats.checked)
-    return search.no_counterexample()
+    search.no_counterexample()
+    return None

@@ -41,10 +41,10 @@ from exactdp.testing.oracle import (
     MECHANISM_REFINE,
     InvalidClaimError,
     Oracle,
-    _oracle_of,
-    _short,
     exact_of_reported,
     needs_pld,
+    oracle_or_default,
+    short_repr,
 )
 
 __all__ = [
@@ -164,16 +164,21 @@ def _show_claim(x: Fraction) -> str:
 
 
 def _shortfall(opt: Enclosure, c: Fraction) -> tuple[Fraction | None, Fraction | None]:
-    """Certified range of (opt - c)/opt, which is increasing in opt (for c >= 0)."""
+    """Certified range of (opt - c)/opt, which is increasing in opt (for c >= 0).
+
+    The lower end is a Fraction except for an infinite optimum (lower = +inf, reached only when a
+    refined PLD bracket proves the optimum infinite), where it is the float 1 - c/inf = 1.0."""
     lo = None if opt.lower <= 0 else max(Fraction(0), 1 - c / opt.lower)
     hi = None if isinstance(opt.upper, float) or opt.upper <= 0 else 1 - c / opt.upper
-    return lo, hi
+    return lo, hi  # type: ignore[return-value]  # lo is the float 1.0 only for an infinite optimum (above)
 
 
 def _excess(opt: Enclosure, c: Fraction) -> tuple[Fraction | None, Fraction | None]:
-    """Certified range of (c - opt)/opt, which is decreasing in opt."""
+    """Certified range of (c - opt)/opt, which is decreasing in opt.
+
+    Only asked of a finite optimum (the claim is >= one of its ends), so both ends are Fractions or -inf."""
     lo = None if isinstance(opt.upper, float) or opt.upper <= 0 else max(Fraction(0), c / opt.upper - 1)
-    hi = None if opt.lower <= 0 else c / opt.lower - 1
+    hi = None if isinstance(opt.lower, float) or opt.lower <= 0 else c / opt.lower - 1
     return lo, hi
 
 
@@ -231,7 +236,7 @@ def judge(
     >>> judge(3, ("0.1", 0, 30), delta_g="1e-3").verdict
     'loose'
     """
-    oracle = _oracle_of(oracle)
+    oracle = oracle_or_default(oracle)
     if (delta_g is None) == (eps_g is None):
         from exactdp.core.errors import InvalidParameterError
 
@@ -239,7 +244,7 @@ def judge(
     if not isinstance(side, str) or side not in ("upper", "lower"):
         from exactdp.core.errors import InvalidParameterError
 
-        raise InvalidParameterError(f"side={_short(side)} must be 'upper' or 'lower'")
+        raise InvalidParameterError(f"side={short_repr(side)} must be 'upper' or 'lower'")
     comp = oracle.composition(composition)
     query: Literal["epsilon", "delta"] = "epsilon" if delta_g is not None else "delta"
     with oracle.floats():

@@ -37,6 +37,9 @@ __all__ = [
     "judge_delta",
     "judge_epsilon",
     "needs_pld",
+    "oracle_or_default",
+    "parse_rel_tol",
+    "short_repr",
 ]
 
 #: A shortfall below this relative size is a floating-point-level slip, not a material error.
@@ -66,10 +69,15 @@ def as_composition(composition: Any) -> Composition:
     return Composition.of(composition)
 
 
-def _short(x: Any, limit: int = 60) -> str:
+def short_repr(x: Any, limit: int = 60) -> str:
+    """``repr(x)`` on one line, cut to ``limit`` characters: how the kit's messages show a value.
+
+    >>> short_repr(list(range(30)), 20)
+    '[0, 1, 2, 3, 4, 5...'
+    """
     try:
         r = repr(x)
-    except Exception:  # a broken __repr__ must not hide the real problem
+    except Exception:  # noqa: BLE001 - a broken __repr__ may raise anything; it must not hide the real problem
         r = f"<{type(x).__name__} object>"
     r = " ".join(r.split())
     return r if len(r) <= limit else r[: limit - 3] + "..."
@@ -77,7 +85,7 @@ def _short(x: Any, limit: int = 60) -> str:
 
 def _not_a_number(x: Any, name: str, why: str = "") -> InvalidClaimError:
     return InvalidClaimError(
-        f"{name}={_short(x)} is not a number{why}; a claim must be a finite number or +inf", x)
+        f"{name}={short_repr(x)} is not a number{why}; a claim must be a finite number or +inf", x)
 
 
 def exact_of_reported(x: Any, name: str = "reported") -> Fraction | float:
@@ -130,7 +138,7 @@ def exact_of_reported(x: Any, name: str = "reported") -> Fraction | float:
             return Fraction(int(n), int(d))
         except InvalidClaimError:
             raise
-        except Exception:
+        except Exception:  # noqa: BLE001 - a float-like object may fail any way: then it is not a number
             raise _not_a_number(x, name) from None
     try:
         return parse_rational(x, name)  # gmpy2, flint, numpy integers (__index__), ...
@@ -138,7 +146,7 @@ def exact_of_reported(x: Any, name: str = "reported") -> Fraction | float:
         pass
     try:
         return Fraction(str(x))  # e.g. sympy's Rational and Integer
-    except Exception:
+    except Exception:  # noqa: BLE001 - any object's __str__ may raise anything: then it is not a number
         raise _not_a_number(x, name, f" (type {type(x).__name__})") from None
 
 
@@ -150,10 +158,10 @@ def _claim(reported: Any, what: str, comp: Composition, at_name: str, at: Any) -
         raise InvalidClaimError(f"{e} (composition {comp}, {at_name}={at})", reported) from None
 
 
-def _rel_tol(x: Any, name: str = "rel_tol") -> Fraction:
+def parse_rel_tol(x: Any, name: str = "rel_tol") -> Fraction:
     """A relative tolerance: an exact rational >= 0 (a float is accepted at its exact value).
 
-    >>> _rel_tol("1e-12"), _rel_tol(0)
+    >>> parse_rel_tol("1e-12"), parse_rel_tol(0)
     (Fraction(1, 1000000000000), Fraction(0, 1))
     """
     if isinstance(x, float):  # float ok: a tolerance, not a certified value
@@ -167,12 +175,12 @@ def _rel_tol(x: Any, name: str = "rel_tol") -> Fraction:
     return t
 
 
-def _oracle_of(oracle: Any) -> Oracle:
+def oracle_or_default(oracle: Any) -> Oracle:
     """``oracle`` itself, or a fresh :class:`Oracle` for None; anything else is refused."""
     if oracle is None:
         return Oracle()
     if not isinstance(oracle, Oracle):
-        raise InvalidParameterError(f"oracle={_short(oracle)} must be an exactdp.testing.Oracle or None")
+        raise InvalidParameterError(f"oracle={short_repr(oracle)} must be an exactdp.testing.Oracle or None")
     return oracle
 
 
@@ -284,13 +292,13 @@ class Oracle:
         for name in ("epsilon_fn", "delta_fn", "decide_fn"):
             fn = getattr(self, name)
             if fn is not None and not callable(fn):
-                raise InvalidParameterError(f"{name}={_short(fn)} must be callable or None")
+                raise InvalidParameterError(f"{name}={short_repr(fn)} must be callable or None")
         if self.max_seconds is not None:
             ok = isinstance(self.max_seconds, (int, float)) and not isinstance(self.max_seconds, bool)
             if not ok or not math.isfinite(self.max_seconds) or self.max_seconds <= 0:
-                raise InvalidParameterError(f"max_seconds={_short(self.max_seconds)} must be a number of seconds > 0")
+                raise InvalidParameterError(f"max_seconds={short_repr(self.max_seconds)} must be a number of seconds > 0")
         if not isinstance(self.exact_floats, bool):
-            raise InvalidParameterError(f"exact_floats={_short(self.exact_floats)} must be True or False")
+            raise InvalidParameterError(f"exact_floats={short_repr(self.exact_floats)} must be True or False")
 
     @property
     def budget(self) -> float:  # float ok: seconds
@@ -387,7 +395,7 @@ def judge_epsilon(reported: Any, composition: Any, delta_g: Any, *, oracle: Orac
     >>> judge_epsilon("1.5", ("0.1", 0, 30), "1e-3").sound
     True
     """
-    oracle = _oracle_of(oracle)
+    oracle = oracle_or_default(oracle)
     comp = as_composition(composition)
     dg = parse_delta(delta_g, "delta_g")
     rep = _claim(reported, "eps", comp, "delta_g", format_fraction(dg))
@@ -414,7 +422,7 @@ def judge_delta(reported: Any, composition: Any, eps_g: Any, *, oracle: Oracle |
     >>> judge_delta("0.28", [("1", "0.1"), ("2", "0.2")], 3).sound
     True
     """
-    oracle = _oracle_of(oracle)
+    oracle = oracle_or_default(oracle)
     comp = as_composition(composition)
     eg = parse_eps(eps_g, "eps_g")
     rep = _claim(reported, "delta", comp, "eps_g", eg)

@@ -237,3 +237,16 @@ def test_tf_privacy_is_skipped_with_the_reason() -> None:
     ok, note = ADAPTERS["tf_privacy"].available()
     if not ok:
         assert "not a dependency" in note
+
+
+def test_no_peer_library_is_imported_until_its_adapter_runs() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, exactdp.crosscheck.report, exactdp.crosscheck.adapters as a; "
+            "from exactdp.crosscheck.adapters import Adapter, NotApplicable, Skipped, adapter_names, get_adapter; "
+            "peers = {'dp_accounting', 'prv_accountant', 'autodp', 'opendp', 'opacus', 'tensorflow_privacy', "
+            "'torch', 'tensorflow'}; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in peers), adapter_names())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == ("[] ['dp_accounting', 'prv_accountant', 'autodp', 'opendp', 'opacus', 'tf_privacy']")

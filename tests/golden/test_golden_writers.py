@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from exactdp.golden import load_table
 from exactdp.golden.build import build
 from exactdp.golden.manifest import check_manifest, read_manifest
-from exactdp.golden.specs import RowSpec, TableSpec, compute_row
+from exactdp.golden.specs import compute_row
+from exactdp.golden.table import RowSpec, TableSpec
 from exactdp.golden.writers import (COLUMNS, check_row, csv_text, enclosure_cells, json_text, latex_text,
                                     markdown_text)
 from exactdp.core.numbers import arb_of_fraction

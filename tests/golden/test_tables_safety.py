@@ -21,7 +21,7 @@ from exactdp.golden import build as build_module
 from exactdp.golden.build import build
 from exactdp.cli.tables import main
 from exactdp.golden.manifest import check_manifest, read_manifest, unlisted_files
-from exactdp.golden.specs import RowSpec, TableSpec
+from exactdp.golden.table import RowSpec, TableSpec
 
 
 def _noise_rows(name: str, ks: tuple[int, ...]) -> Any:

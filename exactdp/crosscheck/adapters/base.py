@@ -1,0 +1,87 @@
+"""The adapter's types: a peer library (:class:`Adapter`), one entry point (:class:`Api`), its answer.
+
+An API turns a :class:`~exactdp.crosscheck.cases.Case` into the library's own calls and returns a
+:class:`Reported`, or raises :class:`NotApplicable` (it cannot express the case) or
+:class:`Skipped` (out of scope, with the reason).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from exactdp.crosscheck.cases import Case
+from exactdp.model.composition import Composition
+
+__all__ = ["Adapter", "Api", "NotApplicable", "Reported", "Skipped"]
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A library's answer: ``value`` (its claim) for ``composition`` at ``at``.
+
+    ``side`` is ``"upper"`` for a claimed upper bound (judged) or ``"lower"`` for a documented
+    under-estimate (an optimistic PLD, prv_accountant's lower value), which is labelled
+    ``lower-estimate`` and never called unsound.
+    """
+
+    value: Any
+    composition: Composition
+    at: Fraction
+    note: str = ""
+    side: str = "upper"
+
+
+class NotApplicable(Exception):
+    """The API cannot express this case (e.g. an approximate-DP mechanism in a pure-DP API)."""
+
+
+class Skipped(Exception):
+    """The API could express the case but it is out of scope (e.g. a replace-one relation).
+
+    Reported as a ``skipped`` finding with the reason, never counted as checked.
+    """
+
+
+@dataclass(frozen=True)
+class Api:
+    """One library entry point under test."""
+
+    library: str
+    name: str
+    run: Callable[[Case], Reported]
+
+
+@dataclass
+class Adapter:
+    """A peer library: its import name, and the APIs the cross-check calls."""
+
+    library: str
+    module: str
+    build: Callable[[], list[Api]]
+    distribution: str = ""
+    apis_cache: list[Api] | None = field(default=None, repr=False)
+    install: str = ""
+
+    def available(self) -> tuple[bool, str]:
+        """(importable, version or the reason it is not)."""
+        try:
+            importlib.import_module(self.module)
+        except Exception as exc:  # noqa: BLE001 - ImportError, or a broken install raising anything: not installed
+            how = self.install or f"pip install '{self.distribution or self.library}'"
+            return False, f"not installed ({type(exc).__name__}: {exc}); {how}"
+        try:
+            from importlib.metadata import version
+
+            return True, version(self.distribution or self.library)
+        except Exception:  # noqa: BLE001 - an odd install's metadata may fail any way; the version is only shown
+            return True, "unknown version"
+
+    def apis(self) -> list[Api]:
+        """The library's APIs under test, built (and the library imported) on first use."""
+        if self.apis_cache is None:
+            self.apis_cache = self.build()
+        return self.apis_cache

@@ -1,0 +1,259 @@
+"""dp_accounting (Google): its PLD and RDP accountants, advanced composition and calibration.
+
+See docs/peers/dp_accounting.md.  dp_accounting is imported only when :func:`apis` runs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from exactdp.crosscheck.adapters.base import Api, NotApplicable, Reported
+from exactdp.crosscheck.adapters.given import (
+    Part,
+    as_given,
+    as_number,
+    calibrated_claim,
+    dpsgd_parameters,
+    exact_value,
+    given_composition,
+    max_total_eps,
+    parts_of,
+    require_generic,
+    require_mechanisms,
+    require_pure,
+    rr_exact_eps,
+    rr_noise,
+    to_float,
+)
+from exactdp.crosscheck.cases import Case
+from exactdp.model.composition import Composition
+
+__all__ = ["apis"]
+
+
+def apis() -> list[Api]:
+    """The APIs under test (imports the library)."""
+    import dp_accounting
+    from dp_accounting.pld import accountant as pld_closed_forms
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+    from dp_accounting.rdp import rdp_privacy_accountant as rdplib
+
+    NR = dp_accounting.NeighboringRelation
+
+    def vdi(case: Case) -> float:  # float ok: a grid size
+        # 1e-4 (the library default) unless the loss range would need millions of bins.
+        tot = max_total_eps(case)
+        return 1e-4 if tot <= 100 else 10.0 ** math.ceil(math.log10(to_float(tot) / 1e6))  # float ok: a grid size
+
+    def answer(obj: Any, case: Case, at: Fraction) -> Any:
+        return obj.get_epsilon_for_delta(to_float(at)) if case.query == "epsilon" else obj.get_delta_for_epsilon(to_float(at))
+
+    def pld_params_with(h_of: Callable[[Case], float], tmt: float | None, label: str) -> Callable[[Case], Reported]:
+        def run(case: Case) -> Reported:
+            require_generic(case)
+            comp, at, groups = as_given(case)
+            h = h_of(case)
+            kw = {} if tmt is None else {"tail_mass_truncation": tmt}
+            pld = None
+            for e, d, c in groups:
+                one = pldlib.from_privacy_parameters(common.DifferentialPrivacyParameters(e, d),
+                                                     value_discretization_interval=h)
+                part = one.self_compose(c, **kw) if c > 1 else one
+                pld = part if pld is None else pld.compose(part, **kw)
+            assert pld is not None
+            return Reported(answer(pld, case, at), comp, at, f"value_discretization_interval={h:g}{label}")
+        return run
+
+    def rr_events(case: Case) -> tuple[Any, Composition]:
+        require_pure(case)
+        events, mechs = [], []
+        for e, _, c in case.groups:
+            p = rr_noise(e)
+            ev = dp_accounting.RandomizedResponseDpEvent(noise_parameter=p, num_buckets=2)
+            events.append(dp_accounting.SelfComposedDpEvent(ev, c) if c > 1 else ev)
+            mechs.append((rr_exact_eps(p), 0, c))
+        event = events[0] if len(events) == 1 else dp_accounting.ComposedDpEvent(events)
+        return event, Composition.heterogeneous(mechs)
+
+    def acc_answer(acc: Any, case: Case, at: Fraction) -> Any:
+        return acc.get_epsilon(to_float(at)) if case.query == "epsilon" else acc.get_delta(to_float(at))
+
+    def pld_accountant(case: Case) -> Reported:
+        from dp_accounting.pld import pld_privacy_accountant
+
+        event, comp = rr_events(case)
+        h = vdi(case)
+        acc = pld_privacy_accountant.PLDAccountant(NR.REPLACE_ONE, value_discretization_interval=h)
+        acc.compose(event)
+        at = exact_value(to_float(case.at))
+        return Reported(acc_answer(acc, case, at), comp, at,
+                        f"SelfComposedDpEvent(RandomizedResponseDpEvent(p, 2), k), REPLACE_ONE, vdi={h:g}")
+
+    def pld_accountant_list(case: Case) -> Reported:
+        # The same mechanisms as an explicit ComposedDpEvent list (no SelfComposedDpEvent).
+        from dp_accounting.pld import pld_privacy_accountant
+
+        require_pure(case)
+        if case.k > 100 or all(c == 1 for _, _, c in case.groups):
+            raise NotApplicable("explicit lists are run for repeated events with k <= 100")
+        events, mechs = [], []
+        for e, _, c in case.groups:
+            p = rr_noise(e)
+            events.extend([dp_accounting.RandomizedResponseDpEvent(noise_parameter=p, num_buckets=2)] * c)
+            mechs.append((rr_exact_eps(p), 0, c))
+        h = vdi(case)
+        acc = pld_privacy_accountant.PLDAccountant(NR.REPLACE_ONE, value_discretization_interval=h)
+        acc.compose(dp_accounting.ComposedDpEvent(events))
+        at = exact_value(to_float(case.at))
+        return Reported(acc_answer(acc, case, at), Composition.heterogeneous(mechs), at,
+                        f"ComposedDpEvent([RR(p, 2)] * k), vdi={h:g}")
+
+    def rdp_accountant(case: Case) -> Reported:
+        event, comp = rr_events(case)
+        acc = rdplib.RdpAccountant(neighboring_relation=NR.REPLACE_ONE)
+        acc.compose(event)
+        at = exact_value(to_float(case.at))
+        return Reported(acc_answer(acc, case, at), comp, at, "RandomizedResponseDpEvent(p, 2), REPLACE_ONE, default orders")
+
+    def advanced_with(ints: bool) -> Callable[[Case], Reported]:
+        def run(case: Case) -> Reported:
+            require_generic(case)
+            if not case.is_homogeneous or case.query != "epsilon":
+                raise NotApplicable("advanced_composition answers eps for k equal mechanisms")
+            (e, d, k), = case.groups
+            if ints and not (e.denominator == 1 or d.denominator == 1 or case.at.denominator == 1):
+                raise NotApplicable("no integral input")
+            ge, gd, gat = as_number(e, ints), as_number(d, ints), as_number(case.at, ints)
+            comp = Composition.homogeneous(exact_value(float(ge)), exact_value(float(gd)), k)  # float ok: exact ints/floats
+            val = pld_closed_forms.advanced_composition(common.DifferentialPrivacyParameters(ge, gd), k, gat)
+            return Reported(val, comp, exact_value(float(gat)), "None means no eps (reported as inf)"  # float ok: exact
+                            + ("; integral inputs passed as int" if ints else ""))
+        return run
+
+    def calibrate(case: Case) -> Reported:
+        # Calibration: the per-mechanism eps for a total (eps_g, delta_g), eps_g = 3/4 k eps.  The
+        # claim "k-fold composition of (eps_ret, delta) is (eps_g, delta_g)-DP" is judged as an eps
+        # claim of value eps_g on the composition the library returned.
+        require_generic(case)
+        if not case.is_homogeneous or case.query != "epsilon":
+            raise NotApplicable("calibration is run on the homogeneous eps cases")
+        (e, d, k), = case.groups
+        if case.at == 0:
+            raise NotApplicable("calibration needs delta_g > 0")
+        target = exact_value(to_float(Fraction(3, 4) * e * k))
+        at = exact_value(to_float(case.at))
+        per = pld_closed_forms.get_smallest_epsilon_from_advanced_composition(
+            common.DifferentialPrivacyParameters(to_float(target), to_float(at)), k, to_float(d))
+        if per is None:
+            raise NotApplicable("no per-mechanism eps (delta_g below 1 - (1-delta)^k)")
+        comp = Composition.homogeneous(exact_value(per), exact_value(to_float(d)), k)
+        return Reported(to_float(target), comp, at,
+                        f"returned per-mechanism eps {per!r} for total eps_g {to_float(target)!r}; "
+                        "reported = eps_g, judged on the returned composition")
+
+    # -- the mechanism accountants (docs/peers/dp_accounting.md) --------------------------------------
+    def event_of(parts: list[Part]) -> Any:
+        evs = []
+        for p in parts:
+            ev: Any = dp_accounting.GaussianDpEvent(p.param) if p.kind == "gaussian" else \
+                dp_accounting.LaplaceDpEvent(p.param)
+            if p.q is not None:
+                ev = dp_accounting.PoissonSampledDpEvent(p.q, ev)
+            evs.append(dp_accounting.SelfComposedDpEvent(ev, p.count) if p.count > 1 else ev)
+        return evs[0] if len(evs) == 1 else dp_accounting.ComposedDpEvent(evs)
+
+    def pld_event_with(h: float) -> Callable[[Case], Reported]:
+        def run(case: Case) -> Reported:
+            from dp_accounting.pld import pld_privacy_accountant
+
+            require_mechanisms(case)
+            parts = parts_of(case)
+            acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=h)
+            acc.compose(event_of(parts))
+            at = exact_value(to_float(case.at))
+            return Reported(acc_answer(acc, case, at), given_composition(parts), at,
+                            f"PLDAccountant(ADD_OR_REMOVE_ONE, value_discretization_interval={h:g})")
+        return run
+
+    def rdp_event(case: Case) -> Reported:
+        require_mechanisms(case)
+        parts = parts_of(case)
+        acc = rdplib.RdpAccountant()
+        acc.compose(event_of(parts))
+        at = exact_value(to_float(case.at))
+        return Reported(acc_answer(acc, case, at), given_composition(parts), at, "RdpAccountant(ADD_OR_REMOVE_ONE, default orders)")
+
+    def pld_lib_with(label: str, tmt: float | None = None, **opts: Any) -> Callable[[Case], Reported]:
+        def run(case: Case) -> Reported:
+            require_mechanisms(case)
+            parts = parts_of(case)
+            if tmt == 0 and case.k > 100:
+                raise NotApplicable("without truncation the PMF grows with k: run for k <= 100 (gigabytes beyond)")
+            kw = {} if tmt is None else {"tail_mass_truncation": tmt}
+            pld = None
+            for p in parts:
+                extra = {"sampling_prob": p.q} if p.q is not None else {}
+                one = (pldlib.from_gaussian_mechanism(p.param, **opts, **extra) if p.kind == "gaussian" else
+                       pldlib.from_laplace_mechanism(p.param, **opts, **extra))
+                part = one.self_compose(p.count, **kw) if p.count > 1 else one
+                pld = part if pld is None else pld.compose(part, **kw)
+            assert pld is not None
+            at = exact_value(to_float(case.at))
+            side = "lower" if opts.get("pessimistic_estimate") is False else "upper"
+            return Reported(answer(pld, case, at), given_composition(parts), at, label, side)
+        return run
+
+    def calibrate_sgd_with(make: str) -> Callable[[Case], Reported]:
+        def run(case: Case) -> Reported:
+            from dp_accounting import mechanism_calibration
+            from dp_accounting.pld import pld_privacy_accountant
+
+            if not case.is_calibration:
+                raise NotApplicable("calibration cases only")
+            if make == "pld" and case.quick:
+                raise NotApplicable("a PLD calibration takes about 90 s: run in the full sweep only")
+            _, q, steps = dpsgd_parameters(case)
+            fresh = pld_privacy_accountant.PLDAccountant if make == "pld" else rdplib.RdpAccountant
+
+            def event(s: float) -> Any:  # float ok: the library's parameter
+                return dp_accounting.SelfComposedDpEvent(
+                    dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(s)), steps)
+
+            assert case.target is not None
+            sigma = mechanism_calibration.calibrate_dp_mechanism(
+                fresh, event, to_float(case.target), to_float(case.at),
+                mechanism_calibration.LowerEndpointAndGuess(0.1, 1.0))
+            return calibrated_claim(sigma, q, steps, case, f"calibrate_dp_mechanism({fresh.__name__})")
+        return run
+
+    return [
+        Api("dp_accounting", "pld.from_privacy_parameters+compose", pld_params_with(vdi, None, "")),
+        Api("dp_accounting", "pld.from_privacy_parameters+compose(tail_mass_truncation=0)",
+            pld_params_with(vdi, 0, ", tail_mass_truncation=0")),
+        Api("dp_accounting", "pld.from_privacy_parameters(value_discretization_interval=0.01)",
+            pld_params_with(lambda c: max(vdi(c), 0.01), None, "")),
+        Api("dp_accounting", "PLDAccountant(SelfComposedDpEvent(RandomizedResponseDpEvent))", pld_accountant),
+        Api("dp_accounting", "PLDAccountant(ComposedDpEvent([RR]*k))", pld_accountant_list),
+        Api("dp_accounting", "RdpAccountant(RandomizedResponseDpEvent)", rdp_accountant),
+        Api("dp_accounting", "pld.accountant.advanced_composition", advanced_with(False)),
+        Api("dp_accounting", "pld.accountant.advanced_composition(ints)", advanced_with(True)),
+        Api("dp_accounting", "pld.accountant.get_smallest_epsilon_from_advanced_composition", calibrate),
+        Api("dp_accounting", "PLDAccountant(Gaussian/Laplace/PoissonSampled events)", pld_event_with(1e-4)),
+        Api("dp_accounting", "PLDAccountant(events, value_discretization_interval=0.01)", pld_event_with(1e-2)),
+        Api("dp_accounting", "RdpAccountant(Gaussian/Laplace/PoissonSampled events)", rdp_event),
+        Api("dp_accounting", "pld.from_gaussian/laplace_mechanism+self_compose",
+            pld_lib_with("connect-the-dots, pessimistic, tail_mass_truncation=1e-15 (defaults)")),
+        Api("dp_accounting", "pld.from_gaussian/laplace_mechanism(use_connect_dots=False)",
+            pld_lib_with("use_connect_dots=False, pessimistic", use_connect_dots=False)),
+        Api("dp_accounting", "pld.from_gaussian/laplace_mechanism+self_compose(tail_mass_truncation=0)",
+            pld_lib_with("tail_mass_truncation=0", tmt=0)),
+        Api("dp_accounting", "pld.from_gaussian/laplace_mechanism(pessimistic_estimate=False) [lower estimate]",
+            pld_lib_with("pessimistic_estimate=False: an optimistic (lower) estimate by design",
+                         pessimistic_estimate=False)),
+        Api("dp_accounting", "mechanism_calibration.calibrate_dp_mechanism(PLDAccountant)", calibrate_sgd_with("pld")),
+        Api("dp_accounting", "mechanism_calibration.calibrate_dp_mechanism(RdpAccountant)", calibrate_sgd_with("rdp")),
+    ]
