@@ -46,27 +46,27 @@ class MethodSpec:
         return self._load(self.epsilon_attr, "epsilon")(comp, delta_g, digits=digits, **options)
 
 
-_B = "exactdp.engines.bounds"
+_B = "exactdp.engines.bounds."
 METHODS: dict[str, MethodSpec] = {
     m.name: m
     for m in [
         MethodSpec("optimal", "exactdp.api.optimal", "optimal_delta", "optimal_epsilon",
                    "the exact optimum (KOV15 Thm 3.3 for k equal mechanisms, Murtagh-Vadhan Thm 1.5 otherwise)"),
-        MethodSpec("basic", _B, "basic_delta", "basic_epsilon",
+        MethodSpec("basic", _B + "basic", "basic_delta", "basic_epsilon",
                    "basic composition (sum eps_i, sum delta_i), Dwork-Roth Thm 3.16"),
-        MethodSpec("drv10", _B, "drv10_delta", "drv10_epsilon",
+        MethodSpec("drv10", _B + "advanced", "drv10_delta", "drv10_epsilon",
                    "advanced composition, Dwork-Rothblum-Vadhan 2010 Thm III.3"),
-        MethodSpec("kov15-3.4", _B, "kov15_34_delta", "kov15_34_epsilon",
+        MethodSpec("kov15-3.4", _B + "kov15", "kov15_34_delta", "kov15_34_epsilon",
                    "KOV15 Thm 3.4 closed form (tanh form, ICML)"),
-        MethodSpec("kov15-3.4-2013", _B, "kov15_34_2013_delta", "kov15_34_2013_epsilon",
+        MethodSpec("kov15-3.4-2013", _B + "kov15", "kov15_34_2013_delta", "kov15_34_2013_epsilon",
                    "KOV15 Thm 3.4, early arXiv form with k eps^2 (stated for eps <= 0.9)"),
-        MethodSpec("kov15-3.5", _B, "kov15_35_delta", "kov15_35_epsilon",
+        MethodSpec("kov15-3.5", _B + "kov15", "kov15_35_delta", "kov15_35_epsilon",
                    "KOV15 Thm 3.5 closed form for heterogeneous mechanisms"),
-        MethodSpec("steinke", _B, "steinke_delta", "steinke_epsilon",
+        MethodSpec("steinke", _B + "advanced", "steinke_delta", "steinke_epsilon",
                    "Steinke's advanced composition (1/2 sum eps^2 + sqrt(2 log(1/delta) sum eps^2))"),
-        MethodSpec("zcdp", _B, "zcdp_delta", "zcdp_epsilon",
+        MethodSpec("zcdp", _B + "advanced", "zcdp_delta", "zcdp_epsilon",
                    "pure DP -> zCDP (rho = eps tanh(eps/2)), rho adds, simple conversion rho + 2 sqrt(rho log(1/delta))"),
-        MethodSpec("zcdp-tight", _B, "zcdp_tight_delta", "zcdp_tight_epsilon",
+        MethodSpec("zcdp-tight", _B + "zcdp_tight", "zcdp_tight_delta", "zcdp_tight_epsilon",
                    "as zcdp, with the Canonne-Kamath-Steinke 2020 conversion"),
         MethodSpec("mv-approx", "exactdp.engines.approx", None, "mv_approx_epsilon",
                    "the Murtagh-Vadhan Thm 1.7 approximation algorithm (needs --eta)", ("eta",)),
