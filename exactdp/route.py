@@ -40,7 +40,8 @@ from exactdp.core.numbers import ExactReal
 from exactdp.engines.gaussian import gaussian_decide, gaussian_delta, gaussian_epsilon, gaussian_mu2
 from exactdp.engines.kov15 import kov15_delta, kov15_epsilon
 from exactdp.engines.kov15_decide import kov15_decide
-from exactdp.engines.mv import NoExactProfile, exact_profile, mv_decide, mv_delta, mv_epsilon
+from exactdp.engines.mv import exact_profile, mv_decide, mv_delta, mv_epsilon
+from exactdp.engines.mv_profile import NoExactProfile
 from exactdp.engines.pld.engine import lattice_points, pld_decide, pld_delta, pld_epsilon
 from exactdp.engines.tails import tails_applies, tails_decide, tails_delta, tails_epsilon
 from exactdp.model.composition import Composition
