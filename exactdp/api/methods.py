@@ -86,10 +86,10 @@ def get_method(name: str) -> MethodSpec:
 
 def _options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
     """The method's options, each known to it and parsed exactly (eta: a rational > 0)."""
-    for name in options:
+    for name, value in options.items():
         if name not in spec.options:
             allowed = f"the options {', '.join(spec.options)}" if spec.options else "no options"
-            raise InvalidParameterError(f"{name}={options[name]!r}: method={spec.name!r} takes {allowed}")
+            raise InvalidParameterError(f"{name}={value!r}: method={spec.name!r} takes {allowed}")
     out: dict[str, Any] = {}
     for name in spec.options:
         if options.get(name) is None:

@@ -53,8 +53,8 @@ def _ceil_mul(e: ExactReal, m: Fraction) -> int:
         with ctx.workprec(prec):
             x = (e.arb() * m.numerator) / m.denominator
             c = x.ceil()
-        if c.is_exact():
-            return int(c.unique_fmpz())
+        if c.is_exact() and (u := c.unique_fmpz()) is not None:
+            return int(u)
         prec *= 2
 
 

@@ -111,14 +111,14 @@ class GridProfile(Profile):
         with ctx.workprec(wprec):
             w = self.eps0.exp_arb()
             for a, c in self.groups:
-                y = w**a
+                ya = w**a
                 # the binomial law C(c,j) y^j / (1+y)^c, term by term
-                term = (1 + y) ** (-c)
+                term = (1 + ya) ** (-c)
                 lo = [0] * (a * c + 1)
                 err = 0
                 for j in range(c + 1):
                     if j:
-                        term = term * y * (c - j + 1) / j
+                        term = term * ya * (c - j + 1) / j
                     lo[j * a], h = _to_fixed(term, F)
                     err += h - lo[j * a]
                 los.append((fmpz_poly(lo), err))
@@ -248,13 +248,13 @@ class EnumProfile(Profile):
                 tabs.append(tab)
             lo, err = [], 0
             for vs in self._vecs:
-                s = arb(0)
+                ball = arb(0)
                 for vec in vs:
-                    p = arb(1)
+                    pb = arb(1)
                     for tab, j in zip(tabs, vec):
-                        p = p * tab[j]
-                    s += p
-                a, b = _to_fixed(s, F)
+                        pb = pb * tab[j]
+                    ball += pb
+                a, b = _to_fixed(ball, F)
                 lo.append(a)
                 err += b - a
         return lo, err, 1 << F

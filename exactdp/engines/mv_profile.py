@@ -55,7 +55,7 @@ class Profile:
     algorithm: str
 
     def __init__(self) -> None:
-        self._cache: dict[int, tuple[list[int], list[int], int]] = {}
+        self._cache: dict[int, tuple[list[int], int, int]] = {}
 
     def loss(self, i: int) -> LinLog:
         raise NotImplementedError
@@ -123,11 +123,11 @@ class Profile:
         while prec <= MAX_PREC:
             progress.tick(f"deciding a sign at {prec} bits")
             with ctx.workprec(prec):
-                sp, sq = self.sp_sq_arb(m)
-                v = sp - x.exp_arb() * sq - arb_of_fraction(t)
-            if v > 0:
+                bp, bq = self.sp_sq_arb(m)
+                bv = bp - x.exp_arb() * bq - arb_of_fraction(t)
+            if bv > 0:
                 return 1
-            if v < 0:
+            if bv < 0:
                 return -1
             if prec >= _IDENTITY_PREC and not tried_identity:
                 tried_identity = True
