@@ -15,8 +15,17 @@ from typing import Any
 
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, parse_delta, parse_digits, parse_eps, parse_rational
-from exactdp.model.composition import Composition
+from exactdp.core.numbers import (
+    DEFAULT_DIGITS,
+    CountInput,
+    ExactInput,
+    ExactReal,
+    parse_delta,
+    parse_digits,
+    parse_eps,
+    parse_rational,
+)
+from exactdp.model.composition import Composition, CompositionInput
 
 __all__ = ["METHODS", "MethodSpec", "delta", "epsilon", "get_method", "method_names"]
 
@@ -84,13 +93,13 @@ def get_method(name: str) -> MethodSpec:
     return METHODS[name]
 
 
-def _options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
+def _options(spec: MethodSpec, options: dict[str, ExactInput | None]) -> dict[str, Fraction]:
     """The method's options, each known to it and parsed exactly (eta: a rational > 0)."""
     for name, value in options.items():
         if name not in spec.options:
             allowed = f"the options {', '.join(spec.options)}" if spec.options else "no options"
             raise InvalidParameterError(f"{name}={value!r}: method={spec.name!r} takes {allowed}")
-    out: dict[str, Any] = {}
+    out: dict[str, Fraction] = {}
     for name in spec.options:
         if options.get(name) is None:
             raise InvalidParameterError(f"{name}=None: method={spec.name!r} needs {name} (for example 0.01)")
@@ -101,8 +110,8 @@ def _options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def delta(comp: Any, eps_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
-          **options: Any) -> Enclosure:
+def delta(comp: CompositionInput, eps_g: ExactInput, *, method: str = "optimal",
+          digits: CountInput = DEFAULT_DIGITS, **options: ExactInput | None) -> Enclosure:
     """The smallest total delta that ``method`` certifies for ``comp`` at ``eps_g``.
 
     ``comp`` is anything :meth:`Composition.of` accepts.
@@ -111,12 +120,12 @@ def delta(comp: Any, eps_g: object, *, method: str = "optimal", digits: object =
     1
     """
     spec = get_method(method)
-    comp = Composition.of(comp)
-    return spec.delta(comp, parse_eps(eps_g, "eps_g"), digits=parse_digits(digits), **_options(spec, options))
+    c = Composition.of(comp)
+    return spec.delta(c, parse_eps(eps_g, "eps_g"), digits=parse_digits(digits), **_options(spec, options))
 
 
-def epsilon(comp: Any, delta_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
-            **options: Any) -> Enclosure:
+def epsilon(comp: CompositionInput, delta_g: ExactInput, *, method: str = "optimal",
+            digits: CountInput = DEFAULT_DIGITS, **options: ExactInput | None) -> Enclosure:
     """The eps that ``method`` certifies for ``comp`` at total ``delta_g`` (+inf when none).
 
     ``comp`` is anything :meth:`Composition.of` accepts.
@@ -125,5 +134,5 @@ def epsilon(comp: Any, delta_g: object, *, method: str = "optimal", digits: obje
     3
     """
     spec = get_method(method)
-    comp = Composition.of(comp)
-    return spec.epsilon(comp, parse_delta(delta_g, "delta_g"), digits=parse_digits(digits), **_options(spec, options))
+    c = Composition.of(comp)
+    return spec.epsilon(c, parse_delta(delta_g, "delta_g"), digits=parse_digits(digits), **_options(spec, options))

@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_DIGITS",
     "INF",
     "MAX_PREC",
+    "CountInput",
     "ExactInput",
     "ExactReal",
     "arb_of_fraction",
@@ -59,6 +60,9 @@ INF = float("inf")  # float ok: +inf is exact
 #: Fraction, a Decimal, an ExactReal, or a string ("0.1" is exactly 1/10, "1e-6", "1/3", and for an
 #: eps "log(3/2)").  A gmpy2 ``mpq`` is accepted too; a ``float`` is refused at run time.
 ExactInput = Union[int, Fraction, Decimal, str, "ExactReal"]
+#: A positive integer (a count, a k) as a user may write it: an int or anything with ``__index__``
+#: (a numpy integer), an integral string ("30"), Fraction or Decimal; a bool and a float are refused.
+CountInput = SupportsIndex | str | Fraction | Decimal
 
 _LOG_RE = re.compile(r"^\s*log\s*\(\s*(?P<arg>[^()]+?)\s*\)\s*$")
 _NUM_RE = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
