@@ -44,7 +44,8 @@ class MethodSpec:
     def _load(self, attr: str | None, direction: str) -> Callable[..., Enclosure]:
         if attr is None:
             raise InvalidParameterError(f"method={self.name!r} does not answer the {direction} query")
-        return getattr(importlib.import_module(self.module), attr)
+        fn: Callable[..., Enclosure] = getattr(importlib.import_module(self.module), attr)
+        return fn
 
     def delta(self, comp: Composition, eps_g: ExactReal, *, digits: int, **options: Any) -> Enclosure:
         # a delta is a probability: every composition is (eps_g, 1)-DP, so [0, 1] may be intersected

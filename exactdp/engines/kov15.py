@@ -462,13 +462,14 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
             return Enclosure.exact_value(Fraction(0), digits, _ALG_EXACT)
         return Enclosure.log_of(q, digits, _ALG_EXACT)
 
-    def compute():
-        best = None
+    def compute() -> arb:
+        best: arb | None = None
         for m in cands:
             A, B = _AB_arb(eps, k, m)
             # A - t = A - 1 + (1-delta_g)/c
             v = ((A - 1) * c_arb(delta, k) + arb_of_fraction(1 - delta_g)) / (B * c_arb(delta, k))
             best = v if best is None else best.max(v)
+        assert best is not None  # cands is never empty
         return best.log()
 
     return certify(compute, digits, algorithm=_alg(k))

@@ -317,7 +317,7 @@ def _grid(eps: Sequence[ExactReal]) -> tuple[LinLog, list[int]] | None:
     return None
 
 
-_PROFILES: dict[tuple, Profile | None] = {}
+_PROFILES: dict[tuple[tuple[tuple[ExactReal, int], ...], str | None], Profile | None] = {}
 
 
 def build_profile(groups: Sequence[tuple[ExactReal, int]], *, force: str | None = None) -> Profile | None:

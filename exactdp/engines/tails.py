@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
 from flint import arb, ctx, fmpz
@@ -260,7 +261,8 @@ def _sa_sb(s: _Setup, ms: list[int], weights: list[tuple[arb, arb]]) -> tuple[ar
     return sa, sb
 
 
-def _start_bracket(s: _Setup, log_inv_t: float, above) -> tuple[Fraction, Fraction]:  # float ok: search start only
+def _start_bracket(s: _Setup, log_inv_t: float,  # float ok: search start only
+                   above: Callable[[Fraction], bool]) -> tuple[Fraction, Fraction]:
     """[lo, hi] with ``above(lo)`` and not ``above(hi)`` (as the low-precision midpoints say), found
     from the central-limit guess mu + sigma sqrt(2 ln(1/t)) of the loss (P-mean mu, P-sd sigma: each
     (eps, n) group adds n eps tanh(eps/2) and n eps^2 / cosh(eps/2)^2), widened by doubling steps.

@@ -92,7 +92,8 @@ def test_python_m_proofs_exits_nonzero_in_a_subprocess() -> None:
      (exactdp.engines.bounds.kov15, "kov15_34_epsilon", "kov15_mean_loss"),
      (exactdp.engines.bounds.basic, "basic_epsilon", "basic_composition")],
 )
-def test_a_25th_digit_error_in_a_bound_fails(monkeypatch: pytest.MonkeyPatch, module: object, attr: str, name: str) -> None:
+def test_a_25th_digit_error_in_a_bound_fails(monkeypatch: pytest.MonkeyPatch, module: object, attr: str,
+                                             name: str) -> None:
     monkeypatch.setattr(module, attr, nudge(getattr(module, attr), Fraction(1, 10**25)))
     out = proofs.run(name)
     assert not out.ok, f"{name} did not notice a wrong {attr}"
