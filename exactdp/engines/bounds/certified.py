@@ -31,7 +31,7 @@ def certify_clamped(
 ) -> Enclosure:
     """Certify ``min(hi, max(lo, v))`` for the value v that ``compute()`` encloses.
 
-    Like :func:`exactdp.core.numbers.certify`, but the clamps are applied to the exact endpoints
+    Like :func:`exactdp.core.enclosure.certify`, but the clamps are applied to the exact endpoints
     (``min``/``max`` are monotone, so the clamped interval contains the clamped value), and a
     ball entirely past a clamp gives the clamp exactly.
     """
