@@ -38,6 +38,7 @@ from typing import Any
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.numbers import ExactReal
 from exactdp.engines import gaussian, kov15, kov15_decide, mv, tails
+from exactdp.engines.mv_profile import NoExactProfile
 from exactdp.engines.pld import engine as pld
 from exactdp.engines.pld.plan import lattice_points
 from exactdp.model.composition import Composition
@@ -142,7 +143,7 @@ def _tails(comp: Composition) -> Any:
 def _exact_profile(comp: Composition) -> Any:
     try:
         return mv.exact_profile(comp)
-    except mv.NoExactProfile:
+    except NoExactProfile:
         return NO
 
 

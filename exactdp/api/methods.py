@@ -15,8 +15,17 @@ from typing import Any
 
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, parse_delta, parse_digits, parse_eps, parse_rational
-from exactdp.model.composition import Composition
+from exactdp.core.numbers import (
+    DEFAULT_DIGITS,
+    CountInput,
+    ExactInput,
+    ExactReal,
+    parse_delta,
+    parse_digits,
+    parse_eps,
+    parse_rational,
+)
+from exactdp.model.composition import Composition, CompositionInput
 
 __all__ = ["METHODS", "MethodSpec", "delta", "epsilon", "get_method", "method_names"]
 
@@ -35,7 +44,8 @@ class MethodSpec:
     def _load(self, attr: str | None, direction: str) -> Callable[..., Enclosure]:
         if attr is None:
             raise InvalidParameterError(f"method={self.name!r} does not answer the {direction} query")
-        return getattr(importlib.import_module(self.module), attr)
+        fn: Callable[..., Enclosure] = getattr(importlib.import_module(self.module), attr)
+        return fn
 
     def delta(self, comp: Composition, eps_g: ExactReal, *, digits: int, **options: Any) -> Enclosure:
         # a delta is a probability: every composition is (eps_g, 1)-DP, so [0, 1] may be intersected
@@ -46,27 +56,27 @@ class MethodSpec:
         return self._load(self.epsilon_attr, "epsilon")(comp, delta_g, digits=digits, **options)
 
 
-_B = "exactdp.engines.bounds"
+_B = "exactdp.engines.bounds."
 METHODS: dict[str, MethodSpec] = {
     m.name: m
     for m in [
         MethodSpec("optimal", "exactdp.api.optimal", "optimal_delta", "optimal_epsilon",
                    "the exact optimum (KOV15 Thm 3.3 for k equal mechanisms, Murtagh-Vadhan Thm 1.5 otherwise)"),
-        MethodSpec("basic", _B, "basic_delta", "basic_epsilon",
+        MethodSpec("basic", _B + "basic", "basic_delta", "basic_epsilon",
                    "basic composition (sum eps_i, sum delta_i), Dwork-Roth Thm 3.16"),
-        MethodSpec("drv10", _B, "drv10_delta", "drv10_epsilon",
+        MethodSpec("drv10", _B + "advanced", "drv10_delta", "drv10_epsilon",
                    "advanced composition, Dwork-Rothblum-Vadhan 2010 Thm III.3"),
-        MethodSpec("kov15-3.4", _B, "kov15_34_delta", "kov15_34_epsilon",
+        MethodSpec("kov15-3.4", _B + "kov15", "kov15_34_delta", "kov15_34_epsilon",
                    "KOV15 Thm 3.4 closed form (tanh form, ICML)"),
-        MethodSpec("kov15-3.4-2013", _B, "kov15_34_2013_delta", "kov15_34_2013_epsilon",
+        MethodSpec("kov15-3.4-2013", _B + "kov15", "kov15_34_2013_delta", "kov15_34_2013_epsilon",
                    "KOV15 Thm 3.4, early arXiv form with k eps^2 (stated for eps <= 0.9)"),
-        MethodSpec("kov15-3.5", _B, "kov15_35_delta", "kov15_35_epsilon",
+        MethodSpec("kov15-3.5", _B + "kov15", "kov15_35_delta", "kov15_35_epsilon",
                    "KOV15 Thm 3.5 closed form for heterogeneous mechanisms"),
-        MethodSpec("steinke", _B, "steinke_delta", "steinke_epsilon",
+        MethodSpec("steinke", _B + "advanced", "steinke_delta", "steinke_epsilon",
                    "Steinke's advanced composition (1/2 sum eps^2 + sqrt(2 log(1/delta) sum eps^2))"),
-        MethodSpec("zcdp", _B, "zcdp_delta", "zcdp_epsilon",
+        MethodSpec("zcdp", _B + "advanced", "zcdp_delta", "zcdp_epsilon",
                    "pure DP -> zCDP (rho = eps tanh(eps/2)), rho adds, simple conversion rho + 2 sqrt(rho log(1/delta))"),
-        MethodSpec("zcdp-tight", _B, "zcdp_tight_delta", "zcdp_tight_epsilon",
+        MethodSpec("zcdp-tight", _B + "zcdp_tight", "zcdp_tight_delta", "zcdp_tight_epsilon",
                    "as zcdp, with the Canonne-Kamath-Steinke 2020 conversion"),
         MethodSpec("mv-approx", "exactdp.engines.approx", None, "mv_approx_epsilon",
                    "the Murtagh-Vadhan Thm 1.7 approximation algorithm (needs --eta)", ("eta",)),
@@ -84,13 +94,13 @@ def get_method(name: str) -> MethodSpec:
     return METHODS[name]
 
 
-def _options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
+def _options(spec: MethodSpec, options: dict[str, ExactInput | None]) -> dict[str, Fraction]:
     """The method's options, each known to it and parsed exactly (eta: a rational > 0)."""
-    for name in options:
+    for name, value in options.items():
         if name not in spec.options:
             allowed = f"the options {', '.join(spec.options)}" if spec.options else "no options"
-            raise InvalidParameterError(f"{name}={options[name]!r}: method={spec.name!r} takes {allowed}")
-    out: dict[str, Any] = {}
+            raise InvalidParameterError(f"{name}={value!r}: method={spec.name!r} takes {allowed}")
+    out: dict[str, Fraction] = {}
     for name in spec.options:
         if options.get(name) is None:
             raise InvalidParameterError(f"{name}=None: method={spec.name!r} needs {name} (for example 0.01)")
@@ -101,8 +111,8 @@ def _options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def delta(comp: Any, eps_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
-          **options: Any) -> Enclosure:
+def delta(comp: CompositionInput, eps_g: ExactInput, *, method: str = "optimal",
+          digits: CountInput = DEFAULT_DIGITS, **options: ExactInput | None) -> Enclosure:
     """The smallest total delta that ``method`` certifies for ``comp`` at ``eps_g``.
 
     ``comp`` is anything :meth:`Composition.of` accepts.
@@ -111,12 +121,12 @@ def delta(comp: Any, eps_g: object, *, method: str = "optimal", digits: object =
     1
     """
     spec = get_method(method)
-    comp = Composition.of(comp)
-    return spec.delta(comp, parse_eps(eps_g, "eps_g"), digits=parse_digits(digits), **_options(spec, options))
+    c = Composition.of(comp)
+    return spec.delta(c, parse_eps(eps_g, "eps_g"), digits=parse_digits(digits), **_options(spec, options))
 
 
-def epsilon(comp: Any, delta_g: object, *, method: str = "optimal", digits: object = DEFAULT_DIGITS,
-            **options: Any) -> Enclosure:
+def epsilon(comp: CompositionInput, delta_g: ExactInput, *, method: str = "optimal",
+            digits: CountInput = DEFAULT_DIGITS, **options: ExactInput | None) -> Enclosure:
     """The eps that ``method`` certifies for ``comp`` at total ``delta_g`` (+inf when none).
 
     ``comp`` is anything :meth:`Composition.of` accepts.
@@ -125,8 +135,8 @@ def epsilon(comp: Any, delta_g: object, *, method: str = "optimal", digits: obje
     3
     """
     spec = get_method(method)
-    comp = Composition.of(comp)
-    return spec.epsilon(comp, parse_delta(delta_g, "delta_g"), digits=parse_digits(digits), **_options(spec, options))
+    c = Composition.of(comp)
+    return spec.epsilon(c, parse_delta(delta_g, "delta_g"), digits=parse_digits(digits), **_options(spec, options))
 
 
 def method_options(method: str, eta: object) -> dict[str, Any]:

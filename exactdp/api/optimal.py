@@ -8,17 +8,16 @@ PLD engine for everything else); these functions parse the inputs, route, and as
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from exactdp.core.enclosure import Enclosure
-from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, parse_delta, parse_digits, parse_eps
-from exactdp.model.composition import Composition
+from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, ExactReal, parse_delta, parse_digits, parse_eps
+from exactdp.model.composition import Composition, CompositionInput
 from exactdp.route import route
 
 __all__ = ["is_private", "optimal_delta", "optimal_epsilon"]
 
 
-def optimal_delta(comp: Any, eps_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
+def optimal_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS) -> Enclosure:
     """The optimal total delta at eps_g (KOV15 Thm 3.3 / MV Thm 1.5), certified or exact.
 
     ``comp`` is anything :meth:`Composition.of` accepts.
@@ -26,16 +25,16 @@ def optimal_delta(comp: Any, eps_g: object, *, digits: int = DEFAULT_DIGITS) -> 
     >>> print(optimal_delta([("1", "0.1"), ("2", "0.2")], 3))
     0.28
     """
-    comp = Composition.of(comp)
-    eps_g = parse_eps(eps_g, "eps_g")
-    digits = parse_digits(digits)
-    r = route(comp)
-    enc = r.engine.delta(comp, eps_g, digits, r.payload)
+    c = Composition.of(comp)
+    x = parse_eps(eps_g, "eps_g")
+    d = parse_digits(digits)
+    r = route(c)
+    enc = r.engine.delta(c, x, d, r.payload)
     # a probability: the generic engines' brackets are clamped to [0, 1] here
-    return enc.clamped(Fraction(0), Fraction(1)) if comp.is_generic else enc
+    return enc.clamped(Fraction(0), Fraction(1)) if c.is_generic else enc
 
 
-def optimal_epsilon(comp: Any, delta_g: object, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
+def optimal_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS) -> Enclosure:
     """The optimal eps at total delta_g (+inf exactly when delta_g < 1 - prod(1 - delta_i)).
 
     KOV15 Thm 3.3 / MV Thm 1.5; ``comp`` is anything :meth:`Composition.of` accepts.
@@ -43,21 +42,21 @@ def optimal_epsilon(comp: Any, delta_g: object, *, digits: int = DEFAULT_DIGITS)
     >>> print(optimal_epsilon(("0.1", "0.001", 30), "0.05", digits=10))
     [0.84630263447, 0.84630263448]
     """
-    comp = Composition.of(comp)
-    delta_g = parse_delta(delta_g, "delta_g")
-    digits = parse_digits(digits)
-    r = route(comp)
-    return r.engine.epsilon(comp, delta_g, digits, r.payload)
+    c = Composition.of(comp)
+    d_g = parse_delta(delta_g, "delta_g")
+    d = parse_digits(digits)
+    r = route(c)
+    return r.engine.epsilon(c, d_g, d, r.payload)
 
 
-def is_private(comp: Any, eps_g: object, delta_g: object) -> bool:
+def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput) -> bool:
     """Exactly whether ``comp`` is (eps_g, delta_g)-DP (never a guess; docs/contracts.md §1.5).
 
     >>> is_private(("0.1", "0.001", 30), "0.85", "0.05")
     True
     """
-    comp = Composition.of(comp)
+    c = Composition.of(comp)
     eps_g_r: ExactReal = parse_eps(eps_g, "eps_g")
     delta_g_q: Fraction = parse_delta(delta_g, "delta_g")
-    r = route(comp)
-    return r.engine.decide(comp, eps_g_r, delta_g_q, r.payload)
+    r = route(c)
+    return r.engine.decide(c, eps_g_r, delta_g_q, r.payload)

@@ -10,16 +10,14 @@ Every value is exact (docs/contracts.md §1); a bad one raises
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps, parse_rational
-from exactdp.model.composition import Composition
+from exactdp.model.composition import Composition, CompositionInput
 
 __all__ = [
-    "CompositionInput",
     "inputs_record",
     "parse_base",
     "parse_gap",
@@ -30,11 +28,6 @@ __all__ = [
     "parse_target",
     "with_base",
 ]
-
-#: what :meth:`Composition.of` accepts: a Composition, an (eps, delta, k) triple, a list of
-#: (eps, delta[, count]) entries or mechanisms, or a dict with keys eps, delta, k or mechanisms
-CompositionInput = Composition | Mapping[str, Any] | Sequence[Any]
-
 
 def parse_target(eps_g: object, delta_g: object) -> tuple[ExactReal, Fraction]:
     """The target (eps_g, delta_g), exact."""

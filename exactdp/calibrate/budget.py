@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from exactdp.calibrate.arguments import CompositionInput
 from exactdp.calibrate.certsearch import InfeasibleTargetError
 from exactdp.calibrate.count import calibrate_k
 from exactdp.calibrate.eps import calibrate_eps
@@ -31,7 +30,7 @@ from exactdp.calibrate.result import Calibration
 from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.numbers import ExactInput, ExactReal, decimal_string, format_fraction, parse_delta, parse_eps
-from exactdp.model.composition import Composition
+from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.inputs import MechanismInput, mechanism_text, single_mechanism
 
 __all__ = ["BOUND_METHODS", "BudgetReport", "BudgetRow", "budget", "draw", "spending_curve"]

@@ -8,14 +8,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from exactdp.calibrate.arguments import (
-    CompositionInput,
-    inputs_record,
-    parse_base,
-    parse_max_seconds,
-    parse_target,
-    with_base,
-)
+from exactdp.calibrate.arguments import inputs_record, parse_base, parse_max_seconds, parse_target, with_base
 from exactdp.calibrate.certsearch import InfeasibleTargetError, integer_search
 from exactdp.calibrate.driver import approx_rational, finish, gaussian_mu2_root, start_run
 from exactdp.calibrate.probes import dominating_generic, probe_for
@@ -23,7 +16,7 @@ from exactdp.calibrate.result import Calibration
 from exactdp.core import progress
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import ExactInput, ExactReal
-from exactdp.model.composition import Composition
+from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.generic import Mechanism
 from exactdp.model.inputs import MechanismInput, mechanism_text, single_mechanism
 from exactdp.model.mechanisms import Gaussian, PoissonSampled

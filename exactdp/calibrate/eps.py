@@ -11,7 +11,6 @@ from fractions import Fraction
 
 from exactdp.api.methods import method_options
 from exactdp.calibrate.arguments import (
-    CompositionInput,
     inputs_record,
     parse_base,
     parse_gap,
@@ -27,7 +26,7 @@ from exactdp.calibrate.result import Calibration
 from exactdp.core import progress
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactInput, ExactReal, parse_delta, parse_k
-from exactdp.model.composition import Composition
+from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.generic import Mechanism
 
 __all__ = ["calibrate_eps", "calibrate_scale"]

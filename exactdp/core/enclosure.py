@@ -23,7 +23,7 @@ from exactdp.core.numbers import (
     DEFAULT_DIGITS,
     INF,
     MAX_PREC,
-    RealLike,
+    ExactInput,
     arb_of_fraction,
     decimal_string,
     format_fraction,
@@ -123,20 +123,24 @@ class Enclosure:
     def is_infinite(self) -> bool:
         return self.lower == INF
 
-    def contains(self, x: RealLike) -> bool:
-        """Whether the exact rational ``x`` lies in [lower, upper]."""
+    def contains(self, x: ExactInput | float) -> bool:
+        """Whether the exact rational ``x`` (or the float +-inf) lies in [lower, upper]."""
         if isinstance(x, float) and math.isinf(x):
             return self.upper == x
         q = parse_rational(x, "x")
         return self.lower <= q <= self.upper
 
-    def relative_width(self) -> Fraction:
-        if self.is_infinite or self.lower == self.upper:
+    def relative_width(self) -> Fraction | float:
+        """(upper - lower) / min(|lower|, |upper|): 0 when exact or infinite, 10^9 when 0 is inside,
+        and the float +inf when one endpoint alone is infinite."""
+        lo, hi = self.lower, self.upper
+        if self.is_infinite or lo == hi:
             return Fraction(0)
-        m = min(abs(self.lower), abs(self.upper))
-        if self.lower <= 0 <= self.upper or m == 0:
+        if lo <= 0 <= hi:
             return Fraction(10**9)
-        return (self.upper - self.lower) / m  # type: ignore[operator]
+        if isinstance(lo, float) or isinstance(hi, float):  # one endpoint alone is +-inf
+            return INF
+        return (hi - lo) / min(abs(lo), abs(hi))
 
     def clamped(self, low: Fraction, high: Fraction) -> Enclosure:
         """This enclosure intersected with [low, high], for a value known to lie there (a probability).

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import arb, ctx
+import flint
+from flint import ctx
 
 from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.numbers import ExactReal, arb_of_fraction
@@ -47,11 +48,11 @@ class LinLog:
     def is_zero(self) -> bool:
         return self.R == 0 and self.Q == 1
 
-    def arb(self) -> arb:
+    def arb(self) -> flint.arb:
         r = arb_of_fraction(self.R)
         return r if self.Q == 1 else r + arb_of_fraction(self.Q).log()
 
-    def exp_arb(self) -> arb:
+    def exp_arb(self) -> flint.arb:
         q = arb_of_fraction(self.Q)
         return q if self.R == 0 else q * arb_of_fraction(self.R).exp()
 

@@ -21,8 +21,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Literal, Union
+from typing import Literal, Protocol, SupportsIndex, SupportsInt, Union, cast
 
+import flint
 from flint import arb, fmpq, fmpz
 
 from exactdp.core.errors import InexactInputError, InvalidParameterError, PrecisionError
@@ -31,9 +32,9 @@ __all__ = [
     "DEFAULT_DIGITS",
     "INF",
     "MAX_PREC",
+    "CountInput",
     "ExactInput",
     "ExactReal",
-    "RealLike",
     "arb_of_fraction",
     "decimal_string",
     "exact_floats",
@@ -55,16 +56,27 @@ MAX_PREC = 1 << 17
 #: Exact +infinity (an eps that no finite value certifies).  A float, but an exact one.
 INF = float("inf")  # float ok: +inf is exact
 
-RealLike = Union[int, Fraction, Decimal, str, "ExactReal", Any]
-
 #: An exact number as a user may write it (the one input alias of the public API): an int, a
 #: Fraction, a Decimal, an ExactReal, or a string ("0.1" is exactly 1/10, "1e-6", "1/3", and for an
 #: eps "log(3/2)").  A gmpy2 ``mpq`` is accepted too; a ``float`` is refused at run time.
 ExactInput = Union[int, Fraction, Decimal, str, "ExactReal"]
+#: A positive integer (a count, a k) as a user may write it: an int or anything with ``__index__``
+#: (a numpy integer), an integral string ("30"), Fraction or Decimal; a bool and a float are refused.
+CountInput = SupportsIndex | str | Fraction | Decimal
 
 _LOG_RE = re.compile(r"^\s*log\s*\(\s*(?P<arg>[^()]+?)\s*\)\s*$")
 _NUM_RE = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
 _FRAC_RE = re.compile(r"^\s*[+-]?\d+\s*/\s*\d+\s*$")
+
+
+class _Ratio(Protocol):
+    """What gmpy2's mpq and mpz have (gmpy2 ships no types)."""
+
+    @property
+    def numerator(self) -> SupportsInt: ...
+
+    @property
+    def denominator(self) -> SupportsInt: ...
 
 
 def from_float(x: float) -> Fraction:
@@ -150,7 +162,8 @@ def parse_rational(x: object, name: str = "value") -> Fraction:
     if mod.startswith("gmpy2"):
         tname = type(x).__name__
         if tname in ("mpq", "mpz"):
-            return Fraction(int(x.numerator), int(x.denominator))
+            q = cast(_Ratio, x)  # a gmpy2 mpq or mpz: an exact numerator and denominator
+            return Fraction(int(q.numerator), int(q.denominator))
         raise InexactInputError(f"{name}={x!r} is a {tname}, which is not exact; use gmpy2.mpq or a string")
     if isinstance(x, str):
         s = x.strip()
@@ -184,8 +197,8 @@ def _index(x: object) -> int | None:
     if _is_bool(x) or isinstance(x, float) or not hasattr(type(x), "__index__"):
         return None
     try:
-        return operator.index(x)
-    except Exception:  # e.g. a numpy array of more than one element: not an integer
+        return operator.index(cast(SupportsIndex, x))  # its type has __index__ (checked above)
+    except Exception:  # noqa: BLE001 - a foreign __index__ may raise anything (a numpy array): not an integer
         return None
 
 
@@ -235,11 +248,11 @@ class ExactReal:
                 object.__setattr__(self, "value", Fraction(0))
 
     @classmethod
-    def rational(cls, q: RealLike) -> ExactReal:
+    def rational(cls, q: ExactInput) -> ExactReal:
         return cls("rational", parse_rational(q))
 
     @classmethod
-    def log(cls, q: RealLike) -> ExactReal:
+    def log(cls, q: ExactInput) -> ExactReal:
         return cls("log", parse_rational(q))
 
     @classmethod
@@ -280,12 +293,12 @@ class ExactReal:
         return self.value if self.kind == "rational" else None
 
     # -- balls at the current Arb precision --------------------------------------------------
-    def arb(self) -> arb:
+    def arb(self) -> flint.arb:
         """This real as an Arb ball at the current precision."""
         q = arb_of_fraction(self.value)
         return q.log() if self.kind == "log" else q
 
-    def exp_arb(self) -> arb:
+    def exp_arb(self) -> flint.arb:
         """e**self as an Arb ball at the current precision (exact when rational)."""
         q = arb_of_fraction(self.value)
         return q if self.kind == "log" else q.exp()

@@ -19,15 +19,19 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TextIO
+from types import FrameType
+from typing import Any, Literal, TextIO
 
 from exactdp.core.errors import TimeBudgetError
 
 __all__ = ["elapsed", "remaining", "stderr_if_terminal", "task", "tick"]
+
+#: a SIGALRM handler as ``signal.signal`` takes and returns it
+_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 
 
 @dataclass
@@ -54,7 +58,7 @@ def stderr_if_terminal() -> TextIO | None:
 
 
 @contextmanager
-def task(label: str, *, max_seconds: float | None = None, stream: TextIO | None | str = "auto",
+def task(label: str, *, max_seconds: float | None = None, stream: TextIO | None | Literal["auto"] = "auto",
          after: float = 2.0) -> Iterator[None]:
     """Run the body as a task: progress after ``after`` seconds, a budget of ``max_seconds``."""
     now = time.monotonic()
@@ -62,11 +66,11 @@ def task(label: str, *, max_seconds: float | None = None, stream: TextIO | None 
     deadline = now + max_seconds if max_seconds is not None else None
     if outer is not None and outer.deadline is not None:
         deadline = outer.deadline if deadline is None else min(deadline, outer.deadline)
-    out = stderr_if_terminal() if stream == "auto" else stream
+    out = stderr_if_terminal() if isinstance(stream, str) else stream  # the only string is "auto"
     if outer is not None:
         label = f"{outer.label}: {label}"
-        out = outer.stream if stream == "auto" else out
-    t = _Task(label, now, deadline, out, after)  # type: ignore[arg-type]
+        out = outer.stream if isinstance(stream, str) else out
+    t = _Task(label, now, deadline, out, after)
     token = _current.set(t)
     alarm = _arm_alarm(t) if outer is None and deadline is not None else None
     try:
@@ -83,7 +87,7 @@ def task(label: str, *, max_seconds: float | None = None, stream: TextIO | None 
             outer.width = max(outer.width, t.width)
 
 
-def _arm_alarm(t: _Task) -> object | None:
+def _arm_alarm(t: _Task) -> _Handler:
     """A backstop for code that does not tick: SIGALRM one second past the deadline (main thread only)."""
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         return None

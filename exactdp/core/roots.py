@@ -42,7 +42,7 @@ def sign_at(f: Callable[[arb], arb], x: Fraction, start_prec: int = 64, max_prec
 
 
 def _mid(x: arb) -> Fraction:
-    lo, hi = fraction_of_arb_endpoints(x.mid())
+    lo, _ = fraction_of_arb_endpoints(x.mid())
     return lo
 
 

@@ -28,7 +28,8 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.linlog import LinLog
 from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, fraction_of_arb_endpoints
-from exactdp.engines.mv import GridProfile, decide_on_profile, prod_one_minus_delta
+from exactdp.engines.mv import decide_on_profile, prod_one_minus_delta
+from exactdp.engines.mv_atoms import GridProfile
 from exactdp.model.composition import Composition
 
 __all__ = ["mv_approx_epsilon", "mv_approx_grid"]
@@ -52,8 +53,8 @@ def _ceil_mul(e: ExactReal, m: Fraction) -> int:
         with ctx.workprec(prec):
             x = (e.arb() * m.numerator) / m.denominator
             c = x.ceil()
-        if c.is_exact():
-            return int(c.unique_fmpz())
+        if c.is_exact() and (u := c.unique_fmpz()) is not None:
+            return int(u)
         prec *= 2
 
 

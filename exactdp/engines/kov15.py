@@ -29,9 +29,11 @@ certified enclosure even when e^eps is rational (documented in the README).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
 
+import flint
 from flint import arb, ctx, fmpz
 
 from exactdp.core import progress
@@ -45,6 +47,7 @@ __all__ = [
     "DIRECT_K_MAX",
     "EXACT_BITS",
     "K_MAX",
+    "GridEps",
     "check_k_max",
     "delta_pure_threshold",
     "kov15_delta",
@@ -76,7 +79,7 @@ def exact_sign(q: Fraction | int) -> int:
     return (q > 0) - (q < 0)
 
 
-def _refine_sign(ball, start: int = 64, max_prec: int = _DECIDE_PREC) -> int | None:
+def _refine_sign(ball: Callable[[], arb], start: int = 64, max_prec: int = _DECIDE_PREC) -> int | None:
     """Sign of the real computed by ``ball()`` (Arb), refining precision; None if still undecided."""
     prec = start
     while prec <= max_prec:
@@ -144,7 +147,11 @@ def threshold(eps: ExactReal, eps_g: ExactReal, k: int) -> int:
     # smallest n with n eps > eps_g, n in [1, k]: estimate, then correct with exact signs
     with ctx.workprec(64):
         est = eps_g.arb() / eps.arb()
-    lo_n = int(est.lower().floor().unique_fmpz()) if est.is_finite() else 0
+    lo_n = 0
+    if est.is_finite():
+        fl = est.lower().floor().unique_fmpz()
+        assert fl is not None  # the floor of an exact endpoint is an exact integer
+        lo_n = int(fl)
     n = max(1, min(k, lo_n))
     while n > 1 and _sign_n_eps_minus(n - 1, eps, eps_g) > 0:
         n -= 1
@@ -156,14 +163,14 @@ def threshold(eps: ExactReal, eps_g: ExactReal, k: int) -> int:
 
 # -- (1-delta)^k ----------------------------------------------------------------------------------
 
-def c_arb(delta: Fraction, k: int):
+def c_arb(delta: Fraction, k: int) -> arb:
     """(1-delta)^k as an Arb ball at the current precision."""
     if delta == 0:
         return arb(1)
     return (arb(fmpz(k)) * (-arb_of_fraction(delta)).log1p()).exp()
 
 
-def _one_minus_c_arb(delta: Fraction, k: int):
+def _one_minus_c_arb(delta: Fraction, k: int) -> arb:
     """1 - (1-delta)^k without cancellation: -expm1(k log1p(-delta))."""
     if delta == 0:
         return arb(0)
@@ -216,7 +223,7 @@ def exact_AB(x: Fraction, k: int, m: int) -> tuple[Fraction, Fraction]:
 
 # -- Arb sums -------------------------------------------------------------------------------------
 
-def _AB_arb(eps: ExactReal, k: int, m: int):
+def _AB_arb(eps: ExactReal, k: int, m: int) -> tuple[arb, arb]:
     """(A_m, B_m) as Arb balls at the current precision."""
     if m > k:
         return arb(0), arb(0)
@@ -237,7 +244,7 @@ def _AB_arb(eps: ExactReal, k: int, m: int):
     return binomial_upper_tail(k, m, p), binomial_upper_tail(k, m, 1 - p)
 
 
-def _delta_pure_arb(eps: ExactReal, eps_g: ExactReal, k: int, m: int):
+def _delta_pure_arb(eps: ExactReal, eps_g: ExactReal | GridEps, k: int, m: int) -> arb:
     """delta_pure(eps_g) = A_m - e^{eps_g} B_m in Arb (m is the exact threshold)."""
     if m > k:
         return arb(0)
@@ -320,13 +327,13 @@ def kov15_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DI
     if m > h.k:  # delta_pure = 0 exactly
         return _one_minus_c_enclosure(h, digits)
     r = eps_g.exp_exact()
-    if h.exact_with(r):
-        A, B = exact_AB(h.x, h.k, m)  # type: ignore[arg-type]
-        dp = A - r * B  # type: ignore[operator]
+    if h.x is not None and r is not None and h.exact_with(r):
+        A, B = exact_AB(h.x, h.k, m)
+        dp = A - r * B
         return Enclosure.exact_value(1 - h.c_exact() * (1 - dp), digits, _ALG_EXACT)
     eps, delta, k = h.eps, h.delta, h.k
 
-    def compute():
+    def compute() -> arb:
         dp = _delta_pure_arb(eps, eps_g, k, m)
         if delta == 0:
             return dp
@@ -338,20 +345,20 @@ def kov15_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DI
 
 # -- eps at delta_g -------------------------------------------------------------------------------
 
-def sign_dp_minus_t(h: Homogeneous, eps_g: ExactReal, m: int, t_exact: Fraction | None, delta_g: Fraction,
+def sign_dp_minus_t(h: Homogeneous, eps_g: ExactReal | GridEps, m: int, t_exact: Fraction | None, delta_g: Fraction,
                      max_prec: int = _DECIDE_PREC) -> int | None:
     """Sign of delta_pure(eps_g) - t, t = 1 - (1-delta_g)/(1-delta)^k; None if undecided."""
     r = eps_g.exp_exact()
     if m > h.k:
         return -exact_sign(t_exact) if t_exact is not None else -cmp_pow(h.delta, h.k, delta_g)
-    if t_exact is not None and h.exact_with(r):
-        A, B = exact_AB(h.x, h.k, m)  # type: ignore[arg-type]
-        return exact_sign(A - r * B - t_exact)  # type: ignore[operator]
+    if t_exact is not None and h.x is not None and r is not None and h.exact_with(r):
+        A, B = exact_AB(h.x, h.k, m)
+        return exact_sign(A - r * B - t_exact)
     eps, delta, k = h.eps, h.delta, h.k
     dg = arb_of_fraction
     # dp - t = dp - 1 + (1-delta_g)/c;  compare c (dp - 1) + (1 - delta_g) with 0 (c > 0)
 
-    def ball():
+    def ball() -> arb:
         return c_arb(delta, k) * (_delta_pure_arb(eps, eps_g, k, m) - 1) + dg(1 - delta_g)
 
     return _refine_sign(ball, max_prec=max_prec)
@@ -364,17 +371,17 @@ def _grid_eps(eps: ExactReal, n: int) -> ExactReal:
     return ExactReal.log(eps.value ** n)
 
 
-class _GridEps:
+class GridEps:
     """n*eps, usable where an ExactReal is (arb, exp_arb, exp_exact) without computing x^n for huge n."""
 
     def __init__(self, eps: ExactReal, n: int) -> None:
         self.eps, self.n = eps, n
         self.kind = eps.kind
 
-    def arb(self):
+    def arb(self) -> flint.arb:
         return arb(fmpz(self.n)) * self.eps.arb()
 
-    def exp_arb(self):
+    def exp_arb(self) -> flint.arb:
         return self.eps.exp_arb() ** fmpz(self.n) if self.eps.kind == "log" else self.arb().exp()
 
     def exp_exact(self) -> Fraction | None:
@@ -435,7 +442,7 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
     while lo < hi:
         progress.tick(f"locating the optimal segment among {hi - lo + 1} (k = {k})")
         mid = (lo + hi) // 2
-        s = sign_dp_minus_t(h, _GridEps(eps, 2 * mid - k), mid + 1, t_exact, delta_g)  # type: ignore[arg-type]
+        s = sign_dp_minus_t(h, GridEps(eps, 2 * mid - k), mid + 1, t_exact, delta_g)
         if s is None:
             # g(mid) and t agree to thousands of bits: the optimum is the breakpoint (2 mid - k) eps
             # or lies on segment mid or mid+1; both closed forms are evaluated and the max taken
@@ -448,20 +455,21 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
         else:
             lo = mid + 1
     cands = sorted(ties) if ties else [lo]
-    if t_exact is not None and h.exact_with(Fraction(1)) and not ties:
-        A, B = exact_AB(h.x, k, lo)  # type: ignore[arg-type]
+    if t_exact is not None and h.x is not None and h.exact_with(Fraction(1)) and not ties:
+        A, B = exact_AB(h.x, k, lo)
         q = (A - t_exact) / B
         if q <= 1:
             return Enclosure.exact_value(Fraction(0), digits, _ALG_EXACT)
         return Enclosure.log_of(q, digits, _ALG_EXACT)
 
-    def compute():
-        best = None
+    def compute() -> arb:
+        best: arb | None = None
         for m in cands:
             A, B = _AB_arb(eps, k, m)
             # A - t = A - 1 + (1-delta_g)/c
             v = ((A - 1) * c_arb(delta, k) + arb_of_fraction(1 - delta_g)) / (B * c_arb(delta, k))
             best = v if best is None else best.max(v)
+        assert best is not None  # cands is never empty
         return best.log()
 
     return certify(compute, digits, algorithm=_alg(k))
@@ -469,7 +477,7 @@ def kov15_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
 
 # -- the KOV15 grid -------------------------------------------------------------------------------
 
-def kov15_grid(comp: Composition, *, digits: int = DEFAULT_DIGITS) -> list[tuple[int, ExactReal, Enclosure]]:
+def kov15_grid(comp: Composition, *, digits: int = DEFAULT_DIGITS) -> list[tuple[int, ExactReal | GridEps, Enclosure]]:
     """The KOV15 Thm 3.3 grid: (i, eps_i = (k-2i) eps, total delta_i) for i = 0..floor(k/2).
 
     The composition is (eps_i, delta_i)-DP for every i and these points are tight.  With
@@ -480,23 +488,24 @@ def kov15_grid(comp: Composition, *, digits: int = DEFAULT_DIGITS) -> list[tuple
     """
     _require_homogeneous(comp)
     h = Homogeneous(comp)
-    eps, delta, k = h.eps, h.delta, h.k
+    eps, k = h.eps, h.k
     if k > 100_000:
         raise InvalidParameterError(f"k={k} must be at most 100000 for the full grid (it has k/2+1 points)")
-    out: list[tuple[int, ExactReal, Enclosure]] = []
-    if h.exact_with(Fraction(1)):
+    out: list[tuple[int, ExactReal | GridEps, Enclosure]] = []
+    x = h.x
+    if x is not None and h.exact_with(Fraction(1)):
         c = h.c_exact()
         for i in range(k // 2 + 1):
             n = k - 2 * i
-            A, B = exact_AB(h.x, k, k - i + 1)  # type: ignore[arg-type]
-            dp = A - h.x ** n * B  # type: ignore[operator]
+            A, B = exact_AB(x, k, k - i + 1)
+            dp = A - x ** n * B
             out.append((i, _grid_eps(eps, n), Enclosure.exact_value(1 - c * (1 - dp), digits, _ALG_EXACT)))
         return out
     deltas = _grid_arb(h, digits)
     for i in range(k // 2 + 1):
         n = k - 2 * i
-        g = _grid_eps(eps, n) if (eps.kind == "rational" or exact_ok(n, eps.value)) else _GridEps(eps, n)
-        out.append((i, g, deltas[i]))  # type: ignore[arg-type]
+        g = _grid_eps(eps, n) if (eps.kind == "rational" or exact_ok(n, eps.value)) else GridEps(eps, n)
+        out.append((i, g, deltas[i]))
     return out
 
 
@@ -552,10 +561,10 @@ def _delta_at_grid(h: Homogeneous, n: int, i: int, digits: int) -> Enclosure:
     m = k - i + 1
     if i == 0 or eps.is_zero():
         return _one_minus_c_enclosure(h, digits)
-    g = _GridEps(eps, n)
+    g = GridEps(eps, n)
 
-    def compute():
-        dp = _delta_pure_arb(eps, g, k, m)  # type: ignore[arg-type]
+    def compute() -> arb:
+        dp = _delta_pure_arb(eps, g, k, m)
         return dp if delta == 0 else _one_minus_c_arb(delta, k) + c_arb(delta, k) * dp
 
     return certify(compute, digits, algorithm=_alg(k))

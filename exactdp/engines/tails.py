@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
 from flint import arb, ctx, fmpz
@@ -114,7 +115,9 @@ class _Setup:
             est = (d / ea + n) / 2
             if not est.is_finite():
                 raise PrecisionError("a tail threshold could not be located")
-            j = int(est.mid().floor().unique_fmpz()) + 1
+            fl = est.mid().floor().unique_fmpz()
+            assert fl is not None  # the floor of a finite ball's midpoint is an exact integer
+            j = int(fl) + 1
             j = min(max(j, 0), n + 1)
 
             def above(jj: int) -> bool:  # (2 jj - n) eps_T + L > x
@@ -142,12 +145,12 @@ class _Setup:
 
     def weights(self) -> list[tuple[arb, arb]]:
         """(w_r, q_r): P- and Q-masses of the rest's outcomes, at the working precision."""
-        tabs = []
+        tabs: list[list[tuple[arb, arb]]] = []
         for e, c in self.rest:
             y = e.exp_arb()
             p, q = y / (1 + y), 1 / (1 + y)
-            tabs.append([(arb.bin_uiui(c, j) if c < 2**62 else arb(fmpz(math.comb(c, j)))) for j in range(c + 1)])
-            tabs[-1] = [(b * p ** j * q ** (c - j), b * q ** j * p ** (c - j)) for j, b in enumerate(tabs[-1])]
+            binoms = [(arb.bin_uiui(c, j) if c < 2**62 else arb(fmpz(math.comb(c, j)))) for j in range(c + 1)]
+            tabs.append([(b * p ** j * q ** (c - j), b * q ** j * p ** (c - j)) for j, b in enumerate(binoms)])
         out = []
         for vs in self.vecs:
             w = qm = arb(0)
@@ -258,7 +261,8 @@ def _sa_sb(s: _Setup, ms: list[int], weights: list[tuple[arb, arb]]) -> tuple[ar
     return sa, sb
 
 
-def _start_bracket(s: _Setup, log_inv_t: float, above) -> tuple[Fraction, Fraction]:  # float ok: search start only
+def _start_bracket(s: _Setup, log_inv_t: float,  # float ok: search start only
+                   above: Callable[[Fraction], bool]) -> tuple[Fraction, Fraction]:
     """[lo, hi] with ``above(lo)`` and not ``above(hi)`` (as the low-precision midpoints say), found
     from the central-limit guess mu + sigma sqrt(2 ln(1/t)) of the loss (P-mean mu, P-sd sigma: each
     (eps, n) group adds n eps tanh(eps/2) and n eps^2 / cosh(eps/2)^2), widened by doubling steps.
@@ -353,8 +357,8 @@ def tails_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT
         return ((sa - t_arb()) / sb).log()
 
     enc = certify(root, digits, algorithm=ALGORITHM)
-    lo_x, hi_x = LinLog(enc.lower), LinLog(enc.upper)
-    if _thresholds(s, lo_x) == ms and _thresholds(s, hi_x) == ms:
+    assert isinstance(enc.lower, Fraction) and isinstance(enc.upper, Fraction)  # certify's ends are finite
+    if _thresholds(s, LinLog(enc.lower)) == ms and _thresholds(s, LinLog(enc.upper)) == ms:
         return enc
     # the root sits at a breakpoint (to working precision): bracket it with the certified signs
     f = lambda e: _delta_opt(s, LinLog(fraction_of_arb_endpoints(e)[0]),

@@ -11,15 +11,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard, Union
 
 from exactdp.core.errors import ExactDPError, InvalidParameterError
-from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps, parse_k, parse_rational
+from exactdp.core.numbers import (
+    CountInput,
+    ExactInput,
+    ExactReal,
+    format_fraction,
+    parse_delta,
+    parse_eps,
+    parse_k,
+    parse_rational,
+)
 from exactdp.model.generic import Mechanism
 from exactdp.model.mechanisms import SpecificMechanism, normalise_mechanism
 from exactdp.model.spec import parse_mechanism_spec
 
-__all__ = ["Composition"]
+__all__ = ["Composition", "CompositionInput"]
+
+#: What :meth:`Composition.of` reads (and so every query's ``comp``): a Composition, a mapping
+#: ``{"eps", "delta", "k"}`` or ``{"mechanisms": [...]}``, or a list or tuple of entries (or a flat
+#: ``(eps, delta, k)`` triple); the entries are checked at run time.
+CompositionInput = Union["Composition", Mapping[str, Any], list[Any], tuple[Any, ...]]
 
 
 @dataclass(frozen=True)
@@ -52,12 +66,12 @@ class Composition:
 
     # -- constructors -----------------------------------------------------------------------
     @classmethod
-    def homogeneous(cls, eps: object, delta: object = 0, k: object = 1) -> Composition:
+    def homogeneous(cls, eps: ExactInput, delta: ExactInput = 0, k: CountInput = 1) -> Composition:
         """k mechanisms, each (eps, delta)-DP."""
         return cls(((Mechanism.of(eps, delta), parse_k(k, "k")),))
 
     @classmethod
-    def heterogeneous(cls, mechanisms: Iterable[Any]) -> Composition:
+    def heterogeneous(cls, mechanisms: Iterable[object]) -> Composition:
         """A list of mechanisms: each a Mechanism, a (Mechanism, count) pair, an eps, or a
         tuple (eps[, delta[, count]]).  (A bare eps is fine here: the name says it is a list.)
 
@@ -72,7 +86,7 @@ class Composition:
         return cls(groups)
 
     @classmethod
-    def of(cls, obj: Any) -> Composition:
+    def of(cls, obj: CompositionInput) -> Composition:
         """The one parser of composition shorthands, each form unambiguous.
 
         Accepted: a Composition (returned as is); a dict ``{"eps", "delta", "k"}`` (delta
@@ -184,7 +198,7 @@ class Composition:
         )
 
 
-def _is_mechanism(x: object) -> bool:
+def _is_mechanism(x: object) -> TypeGuard[Mechanism | SpecificMechanism]:
     return isinstance(x, (Mechanism, SpecificMechanism))
 
 
@@ -193,7 +207,7 @@ def _is_scalar(x: object) -> bool:
     return not isinstance(x, (list, tuple, Mapping, Composition)) and not _is_mechanism(x) and not _is_spec(x)
 
 
-def _is_spec(x: object) -> bool:
+def _is_spec(x: object) -> TypeGuard[str]:
     """A mechanism spec string such as 'gaussian:sigma=1.1,count=100'."""
     return isinstance(x, str) and ":" in x
 
@@ -229,7 +243,7 @@ def _flat_message(obj: list[Any] | tuple[Any, ...]) -> str:
             f"or [{lst}] for a list of (eps, delta) mechanisms")
 
 
-def _parse_entry(m: object, i: int, *, bare_eps: bool) -> tuple[Mechanism, int]:
+def _parse_entry(m: object, i: int, *, bare_eps: bool) -> tuple[Mechanism | SpecificMechanism, int]:
     """One entry of a mechanism list -> (mechanism, count).
 
     One branch per entry type: a new kind of mechanism (e.g. Gaussian) is one more branch here.
@@ -237,9 +251,9 @@ def _parse_entry(m: object, i: int, *, bare_eps: bool) -> tuple[Mechanism, int]:
     """
     where = f"mechanisms[{i}]"
     if _is_mechanism(m):
-        return m, 1  # type: ignore[return-value]
+        return m, 1
     if _is_spec(m):
-        return parse_mechanism_spec(m)  # type: ignore[arg-type]
+        return parse_mechanism_spec(m)
     if isinstance(m, (list, tuple)) and len(m) == 2 and _is_mechanism(m[0]):
         return m[0], parse_k(m[1], f"{where}.count")
     if isinstance(m, (list, tuple)) and (2 <= len(m) <= 3 or (bare_eps and len(m) == 1)):

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps
+from exactdp.core.numbers import ExactInput, ExactReal, format_fraction, parse_delta, parse_eps
 
 __all__ = ["ApproxDP", "Mechanism", "PureDP"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Mechanism:
     """One (eps, delta)-DP mechanism, exact and validated.
 
@@ -25,20 +25,21 @@ class Mechanism:
     eps: ExactReal
     delta: Fraction = Fraction(0)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", parse_eps(self.eps, "eps"))
-        object.__setattr__(self, "delta", parse_delta(self.delta, "delta"))
+    def __init__(self, eps: ExactInput, delta: ExactInput = 0) -> None:
+        object.__setattr__(self, "eps", parse_eps(eps, "eps"))
+        object.__setattr__(self, "delta", parse_delta(delta, "delta"))
 
     @classmethod
-    def of(cls, eps: object, delta: object = 0) -> Mechanism:
+    def of(cls, eps: ExactInput, delta: ExactInput = 0) -> Mechanism:
+        """The mechanism (eps, delta), each parsed exactly."""
         return cls(parse_eps(eps, "eps"), parse_delta(delta, "delta"))
 
     def to_strings(self) -> list[str]:
+        """[eps, delta] as exact strings (the JSON contract's form)."""
         return [str(self.eps), format_fraction(self.delta)]
 
 
-
-def ApproxDP(eps: object, delta: object = 0) -> Mechanism:
+def ApproxDP(eps: ExactInput, delta: ExactInput = 0) -> Mechanism:
     """A generic (eps, delta)-DP mechanism: the worst case of its class (the KOV15 pair).
 
     >>> ApproxDP("0.1", "1e-6")
@@ -47,6 +48,6 @@ def ApproxDP(eps: object, delta: object = 0) -> Mechanism:
     return Mechanism.of(eps, delta)
 
 
-def PureDP(eps: object) -> Mechanism:
+def PureDP(eps: ExactInput) -> Mechanism:
     """A generic eps-DP mechanism (the binary randomized-response pair)."""
     return Mechanism.of(eps, 0)

@@ -10,7 +10,7 @@ composition can be judged tighter than the generic worst case (docs/mathematics.
   generic (eps, 0) pair, so ``RandomizedResponse(eps)`` is normalised to ``PureDP(eps)``);
 * :class:`PoissonSampled` ``mechanism`` run on a Poisson subsample of rate ``q``, under the
   add/remove neighbouring relation (both orders are accounted for; the replace-one relation is
-  refused, see :func:`PoissonSampled.__post_init__`).
+  refused, see :class:`PoissonSampled`).
 
 Every parameter is exact (a string, int, Fraction, ...; a float is refused), validated at
 construction; values are hashable and compare by their parameters.
@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Union
+from typing import Union, cast
 
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import ExactReal, format_fraction, parse_eps, parse_k, parse_rational
+from exactdp.core.numbers import CountInput, ExactInput, ExactReal, format_fraction, parse_eps, parse_k, parse_rational
 from exactdp.model.generic import Mechanism, PureDP
 
 __all__ = [
@@ -67,7 +67,7 @@ class SpecificMechanism:
         return True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Gaussian(SpecificMechanism):
     """Gaussian noise N(0, sigma^2) added to a query of L2 sensitivity ``sensitivity``.
 
@@ -82,9 +82,9 @@ class Gaussian(SpecificMechanism):
     sensitivity: Fraction = Fraction(1)
     kind = "gaussian"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sigma", _positive(self.sigma, "sigma"))
-        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
+    def __init__(self, sigma: ExactInput, sensitivity: ExactInput = 1) -> None:
+        object.__setattr__(self, "sigma", _positive(sigma, "sigma"))
+        object.__setattr__(self, "sensitivity", _positive(sensitivity, "sensitivity"))
 
     @property
     def mu(self) -> Fraction:
@@ -96,7 +96,7 @@ class Gaussian(SpecificMechanism):
         return s + (f",sensitivity={format_fraction(self.sensitivity)}" if self.sensitivity != 1 else "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Laplace(SpecificMechanism):
     """Laplace noise of scale ``scale`` added to a query of L1 sensitivity ``sensitivity``.
 
@@ -111,9 +111,9 @@ class Laplace(SpecificMechanism):
     sensitivity: Fraction = Fraction(1)
     kind = "laplace"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "scale", _positive(self.scale, "scale"))
-        object.__setattr__(self, "sensitivity", _positive(self.sensitivity, "sensitivity"))
+    def __init__(self, scale: ExactInput, sensitivity: ExactInput = 1) -> None:
+        object.__setattr__(self, "scale", _positive(scale, "scale"))
+        object.__setattr__(self, "sensitivity", _positive(sensitivity, "sensitivity"))
 
     @property
     def eps(self) -> Fraction:
@@ -125,7 +125,7 @@ class Laplace(SpecificMechanism):
         return s + (f",sensitivity={format_fraction(self.sensitivity)}" if self.sensitivity != 1 else "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RandomizedResponse(SpecificMechanism):
     """k-ary randomized response: the true value w.p. e^eps/(e^eps + k - 1), each other value w.p. 1/(...).
 
@@ -140,21 +140,22 @@ class RandomizedResponse(SpecificMechanism):
     categories: int = 2
     kind = "rr"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "eps", parse_eps(self.eps, "eps"))
-        c = parse_k(self.categories, "categories")
+    def __init__(self, eps: ExactInput, categories: CountInput = 2) -> None:
+        object.__setattr__(self, "eps", parse_eps(eps, "eps"))
+        c = parse_k(categories, "categories")
         if c < 2:
-            raise InvalidParameterError(f"categories={self.categories!r} must be at least 2")
+            raise InvalidParameterError(f"categories={categories!r} must be at least 2")
         object.__setattr__(self, "categories", c)
 
     def spec(self) -> str:
         return f"rr:eps={self.eps}" + (f",categories={self.categories}" if self.categories != 2 else "")
 
 
+#: any mechanism value (a generic one, or one whose privacy loss is known exactly)
 AnyMechanism = Union[Mechanism, Gaussian, Laplace, RandomizedResponse, "PoissonSampled"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PoissonSampled(SpecificMechanism):
     """``mechanism`` run on a Poisson subsample (each record kept independently w.p. ``q``).
 
@@ -168,19 +169,19 @@ class PoissonSampled(SpecificMechanism):
     Fraction(1, 4)
     """
 
-    mechanism: Any
+    mechanism: Mechanism | Gaussian | Laplace | RandomizedResponse
     q: Fraction
     kind = "poisson"
 
-    def __post_init__(self) -> None:
-        q = parse_rational(self.q, "q")
-        if not 0 < q <= 1:
-            raise InvalidParameterError(f"q={self.q!r} must satisfy 0 < q <= 1")
-        inner = normalise_mechanism(self.mechanism, "mechanism")
+    def __init__(self, mechanism: AnyMechanism, q: ExactInput) -> None:
+        rate = parse_rational(q, "q")
+        if not 0 < rate <= 1:
+            raise InvalidParameterError(f"q={q!r} must satisfy 0 < q <= 1")
+        inner = normalise_mechanism(mechanism, "mechanism")
         if isinstance(inner, PoissonSampled):
-            q, inner = q * inner.q, inner.mechanism
+            rate, inner = rate * inner.q, inner.mechanism
         object.__setattr__(self, "mechanism", inner)
-        object.__setattr__(self, "q", q)
+        object.__setattr__(self, "q", rate)
 
     @property
     def is_symmetric(self) -> bool:
@@ -195,13 +196,13 @@ def _generic_spec(m: Mechanism) -> str:
     return f"{m.eps}" + (f",{format_fraction(m.delta)}" if m.delta else "")
 
 
-def normalise_mechanism(m: object, name: str = "mechanism") -> Any:
+def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
     """A mechanism value in normal form (binary RR -> PureDP, q = 1 subsampling dropped)."""
     if isinstance(m, RandomizedResponse) and m.categories == 2:
         return PureDP(m.eps)
     if isinstance(m, PoissonSampled) and m.q == 1:
         return m.mechanism
     if isinstance(m, (Mechanism, SpecificMechanism)):
-        return m
+        return cast(AnyMechanism, m)  # the specific mechanisms are the four classes above
     raise InvalidParameterError(f"{name}={m!r} must be a mechanism (Gaussian, Laplace, RandomizedResponse, "
                                 "PoissonSampled, ApproxDP or PureDP)")

@@ -7,12 +7,18 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import parse_k
 from exactdp.model.generic import ApproxDP
-from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse, normalise_mechanism
+from exactdp.model.mechanisms import (
+    AnyMechanism,
+    Gaussian,
+    Laplace,
+    PoissonSampled,
+    RandomizedResponse,
+    normalise_mechanism,
+)
 
 __all__ = ["MECHANISM_KINDS", "parse_mechanism_spec"]
 
@@ -27,7 +33,7 @@ MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
 _SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
 
 
-def parse_mechanism_spec(spec: str) -> tuple[Any, int]:
+def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     """``(mechanism, count)`` from a spec such as ``gaussian:sigma=1.1,q=0.01,count=1000``.
 
     Kinds: ``gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]``,
@@ -72,7 +78,7 @@ def parse_mechanism_spec(spec: str) -> tuple[Any, int]:
         raise InvalidParameterError(f"mechanism={spec!r}: {kind} needs {required}=...")
     count = parse_k(vals.pop("count", "1"), "count")
     q = vals.pop("q", None)
-    mech: Any
+    mech: AnyMechanism
     if kind == "gaussian":
         mech = Gaussian(vals["sigma"], vals.get("sensitivity", "1"))
     elif kind == "laplace":

@@ -156,6 +156,7 @@ class Counterexample:
     @property
     def composition(self) -> Composition:
         if self.k is not None:
+            assert self.eps is not None and self.delta is not None  # set together with k
             return Composition.homogeneous(self.eps, self.delta, self.k)
         return Composition.heterogeneous(list(self.mechanisms))
 

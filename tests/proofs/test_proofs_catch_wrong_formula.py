@@ -15,7 +15,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-import exactdp.engines.bounds  # noqa: E402
+import exactdp.engines.bounds.advanced  # noqa: E402
+import exactdp.engines.bounds.basic  # noqa: E402
+import exactdp.engines.bounds.kov15  # noqa: E402
 import exactdp.engines.kov15  # noqa: E402
 import proofs  # noqa: E402
 from exactdp.core.numbers import arb_of_fraction
@@ -58,14 +60,14 @@ def nudge(fn, rel: Fraction):
 
 def test_drv10_missing_factor_two_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     assert proofs.run("drv10_algebra").ok
-    monkeypatch.setattr(exactdp.engines.bounds, "drv10_epsilon", drv10_epsilon_missing_2)
+    monkeypatch.setattr(exactdp.engines.bounds.advanced, "drv10_epsilon", drv10_epsilon_missing_2)
     out = proofs.run("drv10_algebra")
     assert not out.ok
     assert out.line().startswith("FAIL drv10_algebra: exactdp drv10: eps of 30 x 0.1-DP")
 
 
 def test_main_exits_nonzero_on_a_wrong_formula(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    monkeypatch.setattr(exactdp.engines.bounds, "drv10_epsilon", drv10_epsilon_missing_2)
+    monkeypatch.setattr(exactdp.engines.bounds.advanced, "drv10_epsilon", drv10_epsilon_missing_2)
     assert main(["drv10_algebra", "basic_composition"]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("FAIL drv10_algebra: ") and out[1].startswith("PASS basic_composition: ")
@@ -74,8 +76,8 @@ def test_main_exits_nonzero_on_a_wrong_formula(monkeypatch: pytest.MonkeyPatch, 
 def test_python_m_proofs_exits_nonzero_in_a_subprocess() -> None:
     code = (
         "import sys; sys.path.insert(0, '.'); sys.path.insert(0, 'tests/proofs');"
-        "import exactdp.engines.bounds, test_proofs_catch_wrong_formula as t;"
-        "exactdp.engines.bounds.drv10_epsilon = t.drv10_epsilon_missing_2;"
+        "import exactdp.engines.bounds.advanced, test_proofs_catch_wrong_formula as t;"
+        "exactdp.engines.bounds.advanced.drv10_epsilon = t.drv10_epsilon_missing_2;"
         "from proofs.cli import main; sys.exit(main(['drv10_algebra']))"
     )
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -84,12 +86,15 @@ def test_python_m_proofs_exits_nonzero_in_a_subprocess() -> None:
 
 
 @pytest.mark.parametrize(
-    "attr, name",
-    [("steinke_epsilon", "steinke_zcdp"), ("zcdp_epsilon", "gaussian_privacy_loss"),
-     ("kov15_34_epsilon", "kov15_mean_loss"), ("basic_epsilon", "basic_composition")],
+    "module, attr, name",
+    [(exactdp.engines.bounds.advanced, "steinke_epsilon", "steinke_zcdp"),
+     (exactdp.engines.bounds.advanced, "zcdp_epsilon", "gaussian_privacy_loss"),
+     (exactdp.engines.bounds.kov15, "kov15_34_epsilon", "kov15_mean_loss"),
+     (exactdp.engines.bounds.basic, "basic_epsilon", "basic_composition")],
 )
-def test_a_25th_digit_error_in_a_bound_fails(monkeypatch: pytest.MonkeyPatch, attr: str, name: str) -> None:
-    monkeypatch.setattr(exactdp.engines.bounds, attr, nudge(getattr(exactdp.engines.bounds, attr), Fraction(1, 10**25)))
+def test_a_25th_digit_error_in_a_bound_fails(monkeypatch: pytest.MonkeyPatch, module: object, attr: str,
+                                             name: str) -> None:
+    monkeypatch.setattr(module, attr, nudge(getattr(module, attr), Fraction(1, 10**25)))
     out = proofs.run(name)
     assert not out.ok, f"{name} did not notice a wrong {attr}"
 

@@ -167,16 +167,16 @@ def test_exactdp_proofs_from_the_checkout_outside_it(tmp_path: Path) -> None:
 
 
 def test_exactdp_proofs_failure_exit_status(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    import exactdp.engines.bounds
+    import exactdp.engines.bounds.advanced
     from exactdp.core.enclosure import Enclosure
 
-    right = exactdp.engines.bounds.drv10_epsilon
+    right = exactdp.engines.bounds.advanced.drv10_epsilon
 
     def wrong(*args, **kwargs):  # DRV10 moved up by 10^-25 relative: a nearly right formula
         e = right(*args, **kwargs)
         return Enclosure(e.lower * (1 + Fraction(1, 10**25)), e.upper * (1 + Fraction(1, 10**25)), e.digits)
 
-    monkeypatch.setattr(exactdp.engines.bounds, "drv10_epsilon", wrong)
+    monkeypatch.setattr(exactdp.engines.bounds.advanced, "drv10_epsilon", wrong)
     assert exactdp.cli.main(["proofs", "drv10_algebra"]) == 1
     captured = capsys.readouterr()
     assert captured.out.startswith("FAIL drv10_algebra: ")

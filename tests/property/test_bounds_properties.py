@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from types import SimpleNamespace
 
 import mpmath
 import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from exactdp.engines import bounds
+from exactdp.engines.bounds import advanced, basic, kov15, zcdp_tight
 from exactdp.model.composition import Composition
 from exactdp.core.numbers import ExactReal
 from exactdp.core.enclosure import Enclosure
+
+#: every bound by its function name, from the module that defines it
+bounds = SimpleNamespace(**{n: getattr(m, n) for m in (basic, advanced, kov15, zcdp_tight) for n in m.__all__})
 
 METHODS = ["basic", "drv10", "kov15_34", "kov15_34_2013", "kov15_35", "steinke", "zcdp", "zcdp_tight"]
 DIGITS = 15

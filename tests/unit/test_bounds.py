@@ -10,15 +10,19 @@ no wider than 1e-22 relative at digits=25.
 from __future__ import annotations
 
 from fractions import Fraction
+from types import SimpleNamespace
 
 import mpmath
 import pytest
 from flint import arb, ctx
 
-from exactdp.engines import bounds
+from exactdp.engines.bounds import advanced, basic, kov15, zcdp_tight
 from exactdp.model.composition import Composition
 from exactdp.core.numbers import ExactReal, arb_of_fraction
 from exactdp.core.enclosure import Enclosure, certify
+
+#: every bound by its function name, from the module that defines it
+bounds = SimpleNamespace(**{n: getattr(m, n) for m in (basic, advanced, kov15, zcdp_tight) for n in m.__all__})
 
 mp = mpmath.mp.clone() if hasattr(mpmath.mp, "clone") else mpmath.mp
 DPS = 80

@@ -93,7 +93,8 @@ def test_tails_against_brute_force_over_subsets(seed: int, monkeypatch: pytest.M
 def test_tails_agree_with_the_exact_profile() -> None:
     comp = Composition.heterogeneous([("0.05", "1e-6", 2500), ("0.3", "0", 20), ("log(2)", "0.001", 2)])
     assert route(comp).engine.name == "tails"
-    from exactdp.engines.mv import delta_on_profile, epsilon_on_profile, prod_one_minus_delta, build_profile, eps_groups
+    from exactdp.engines.mv import delta_on_profile, epsilon_on_profile, prod_one_minus_delta, eps_groups
+    from exactdp.engines.mv_atoms import build_profile
 
     prof = build_profile(eps_groups(comp))
     pd = prod_one_minus_delta(comp)
@@ -140,7 +141,8 @@ def test_tails_epsilon_against_the_exact_profile_at_any_delta(dg: Fraction, monk
     monkeypatch.setattr(tails, "MIN_COUNT", 2)
     comp = Composition.heterogeneous([("0.3", "0", 40), ("0.7", "1e-12", 3), ("log(3/2)", "0", 2)])
     assert tails.tails_applies(comp)
-    from exactdp.engines.mv import epsilon_on_profile, eps_groups, prod_one_minus_delta, build_profile
+    from exactdp.engines.mv import epsilon_on_profile, eps_groups, prod_one_minus_delta
+    from exactdp.engines.mv_atoms import build_profile
 
     exact = epsilon_on_profile(build_profile(eps_groups(comp)), prod_one_minus_delta(comp), dg, 25)
     assert meets(tails.tails_epsilon(comp, dg, digits=25), exact)

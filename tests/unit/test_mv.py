@@ -17,7 +17,7 @@ from mpmath import iv, libmp
 
 from exactdp import Composition, ExactReal
 from exactdp.core.errors import PrecisionError
-from exactdp.engines import mv
+from exactdp.engines import mv, mv_atoms
 from exactdp.api.optimal import is_private, optimal_delta, optimal_epsilon
 
 iv.dps = 60
@@ -219,7 +219,7 @@ def test_homogeneous_agreement_exact(y, delta, k):
     for E in [Fraction(1), Fraction(3), y**3, Fraction(7, 2)]:
         assert optimal_delta(comp, ExactReal.log(E)).exact == homogeneous_exact(y, delta, k, E)
     # the enumeration engine (one atom per count of the value) agrees exactly too
-    prof = mv.build_profile([(ExactReal.log(y), k)], force="enum")
+    prof = mv_atoms.build_profile([(ExactReal.log(y), k)], force="enum")
     pd = (1 - delta) ** k
     assert mv.delta_on_profile(prof, pd, ExactReal.log(Fraction(3)), 30).exact == homogeneous_exact(y, delta, k, Fraction(3))
 
@@ -237,9 +237,9 @@ def test_homogeneous_agreement_rational():
 
 def test_grid_and_enumeration_agree():
     groups = [(ExactReal.parse("0.1"), 4), (ExactReal.parse("0.25"), 3), (ExactReal.parse("0.7"), 2)]
-    pg = mv.build_profile(groups, force="grid")
-    pe = mv.build_profile(groups, force="enum")
-    assert isinstance(pg, mv.GridProfile) and isinstance(pe, mv.EnumProfile)
+    pg = mv_atoms.build_profile(groups, force="grid")
+    pe = mv_atoms.build_profile(groups, force="enum")
+    assert isinstance(pg, mv_atoms.GridProfile) and isinstance(pe, mv_atoms.EnumProfile)
     pd = Fraction(1)
     for x in ["0", "0.3", "1.1"]:
         a = mv.delta_on_profile(pg, pd, ExactReal.parse(x), 30)
@@ -263,15 +263,15 @@ def test_mixed_log_and_rational_decide():
 
 def test_many_off_grid_values_get_a_certified_bracket(monkeypatch):
     # caps lowered so that 12 distinct off-grid values take the PLD path quickly
-    monkeypatch.setattr(mv, "ENUM_CAP", 1000)
-    monkeypatch.setattr(mv, "GRID_CAP", 200_000)
+    monkeypatch.setattr(mv_atoms, "ENUM_CAP", 1000)
+    monkeypatch.setattr(mv_atoms, "GRID_CAP", 200_000)
     rng = random.Random(7)
     vals = [Fraction(rng.randint(10**6, 3 * 10**6), 10**7) for _ in range(12)]
     groups = [(ExactReal.rational(v), 1) for v in vals]
     comp = Composition.heterogeneous([(v, 0) for v in vals])
     d = optimal_delta(comp, ExactReal.parse("1"), digits=3)
     assert d.algorithm == "pld"
-    exact = mv.delta_on_profile(mv.build_profile(groups, force="enum"), Fraction(1), ExactReal.parse("1"), 20)
+    exact = mv.delta_on_profile(mv_atoms.build_profile(groups, force="enum"), Fraction(1), ExactReal.parse("1"), 20)
     assert d.lower <= exact.upper and exact.lower <= d.upper
     assert rel_width(d) <= Fraction(1, 1000)
     # more digits than a bracket can reach: the best certified bracket, never nothing
