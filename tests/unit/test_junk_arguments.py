@@ -20,7 +20,13 @@ import pytest
 import exactdp
 import exactdp.testing
 from exactdp import (
+    ApproxDP,
     Composition,
+    Gaussian,
+    Laplace,
+    PoissonSampled,
+    PureDP,
+    RandomizedResponse,
     calibrate_eps,
     calibrate_k,
     calibrate_laplace_scale,
@@ -110,6 +116,12 @@ CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "Composition.heterogeneous": (Composition.heterogeneous, (HET,), {}),
     "Mechanism": (Mechanism, ("0.1", 0), {}),
     "Mechanism.of": (Mechanism.of, ("0.1", 0), {}),
+    "Gaussian": (Gaussian, ("1.1", "1"), {}),
+    "Laplace": (Laplace, ("10", "1"), {}),
+    "RandomizedResponse": (RandomizedResponse, ("log(3)", 4), {}),
+    "PoissonSampled": (PoissonSampled, (Gaussian("1"), "0.01"), {}),
+    "ApproxDP": (ApproxDP, ("0.1", "1e-6"), {}),
+    "PureDP": (PureDP, ("0.1",), {}),
     "ExactReal": (ExactReal, ("rational", Fraction(1, 2)), {}),
     "ExactReal.parse": (ExactReal.parse, ("0.1",), {}),
     "ExactReal.rational": (ExactReal.rational, ("0.1",), {}),
