@@ -1,1 +1,1 @@
-"""exactdp.api."""
+"""Layer 4 (docs/architecture.md): the public queries (optimal delta, eps and decision; methods; curves; region)."""

@@ -1,1 +1,1 @@
-"""exactdp.model."""
+"""Layer 1 (docs/architecture.md): the mechanisms, the spec syntax, the input reader and the Composition."""
