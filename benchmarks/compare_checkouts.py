@@ -35,7 +35,7 @@ for call in ('exactdp.calibrate_sigma(1000, "1", "1e-5", q="0.01")', 'exactdp.ca
 def run(checkout, args, key):
     py = os.path.join(checkout, ".venv", "bin", "python")
     py = py if os.path.exists(py) else sys.executable
-    p = subprocess.run([py, *args], cwd=checkout, capture_output=True, text=True, timeout=900)
+    p = subprocess.run([py, *args], cwd=checkout, capture_output=True, text=True, timeout=900, check=False)
     if p.returncode != 0:
         return None, p.stderr.strip().splitlines()[-1:]
     out = p.stdout.strip().splitlines()[-1]
