@@ -63,7 +63,7 @@ def parse_seconds(x: Any, name: str = "max_seconds") -> float | None:
     s = parse_rational(_json_value(x), name)
     if s <= 0:
         raise InvalidParameterError(f"{name}={x!r} must be a positive number of seconds")
-    return s.numerator / s.denominator  # float ok: a clock budget, never a result
+    return progress.budget_seconds(s, name, _json_value(x))
 
 
 def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from exactdp.core import progress
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps, parse_rational
 from exactdp.model.composition import Composition, CompositionInput
@@ -61,7 +62,7 @@ def parse_max_seconds(s: object) -> float | None:  # float ok: a clock time, nev
     v = parse_rational(s, "max_seconds")
     if v <= 0:
         raise InvalidParameterError(f"max_seconds={s!r} must be a positive number of seconds")
-    return v.numerator / v.denominator  # float ok: a clock budget
+    return progress.budget_seconds(v, "max_seconds", s)
 
 
 def parse_base(base: CompositionInput | None) -> Composition | None:

@@ -24,6 +24,7 @@ query is answered by :mod:`exactdp.query`.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
@@ -85,6 +86,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _drop_unwritable_stdout() -> None:
+    """After a failed write, a standard output that still cannot be flushed (a full disk) is pointed
+    at the null device, so that the exit does not fail a second time with a traceback."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except OSError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, query: str | None) -> int:
+    if query is not None:
+        return run_query_command(args, query)
+    if args.command == "batch":
+        return run_batch(args, sys.stdin, sys.stdout)
+    if args.command in FORWARDED_COMMANDS:
+        import importlib
+
+        module = importlib.import_module(FORWARDED_COMMANDS[args.command][0])
+        return int(module.main(args.rest))
+    parser.print_help()
+    return EXIT_USAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (docs/contracts.md §3)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -100,17 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.monotonic()
     query = args.command if args.command in QUERY_COMMANDS else None
     try:
-        if query is not None:
-            return run_query_command(args, query)
-        if args.command == "batch":
-            return run_batch(args, sys.stdin, sys.stdout)
-        if args.command in FORWARDED_COMMANDS:
-            import importlib
-
-            module = importlib.import_module(FORWARDED_COMMANDS[args.command][0])
-            return int(module.main(args.rest))
-        parser.print_help()
-        return EXIT_USAGE
+        status = _run(parser, args, query)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a write that fails (a full disk) fails here, with one line, not at exit
+        return status
     except KeyboardInterrupt:
         print("exactdp: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -120,6 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (Exception, MemoryError) as e:
         if os.environ.get("EXACTDP_DEBUG"):
             raise
+        if isinstance(e, OSError):
+            _drop_unwritable_stdout()
         seconds = time.monotonic() - start if isinstance(e, (PrecisionError, MemoryError)) else None
         print(f"exactdp: {error_message(e, query, seconds)}", file=sys.stderr)
         return status_of(e, query)

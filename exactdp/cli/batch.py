@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from exactdp import query
 from exactdp.cli.output import EXIT_OK, EXIT_USAGE, err_line, error_message, status_of
 from exactdp.core import progress
-from exactdp.core.errors import ExactDPError, PrecisionError
+from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
 from exactdp.core.files import decode_text
 from exactdp.core.numbers import DEFAULT_DIGITS, parse_digits
 from exactdp.model.inputs import load_json_exact
@@ -92,6 +92,9 @@ def run_batch(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
     status of the lines (a "not private" answer counts as 0)."""
     default_digits = parse_digits(args.digits) if args.digits is not None else DEFAULT_DIGITS
     jobs = parse_digits(args.jobs, "jobs")
+    if stdin is None:
+        raise InvalidParameterError("batch reads its queries from standard input, which is closed; "
+                                    "for example: exactdp batch < queries.jsonl")
     items: Iterable[tuple[int, str | None, str | None, int]] = (
         (n, line, err, default_digits) for n, line, err in _input_lines(stdin)
         if err is not None or (line is not None and line.strip()))

@@ -8,6 +8,8 @@ spent), 5 an internal error (a bug: please report it), 130 interrupted.
 
 >>> status_of(ValueError("x")), error_message(ValueError("x"))
 (5, 'internal error (a bug in exactdp, please report it): ValueError: x')
+>>> status_of(OSError(28, "No space left on device")), error_message(OSError(28, "No space left on device"))
+(2, 'error: reading or writing failed: No space left on device')
 """
 
 from __future__ import annotations
@@ -83,8 +85,8 @@ def status_of(exc: BaseException, query: str | None = None) -> int:
     """The exit status a query failing with ``exc`` gets (docs/contracts.md §3)."""
     if isinstance(exc, (PrecisionError, MemoryError)):
         return EXIT_UNDECIDED if query == "check" else EXIT_PRECISION
-    if isinstance(exc, (ExactDPError, NotImplementedError, json.JSONDecodeError, UnicodeDecodeError)):
-        return EXIT_USAGE
+    if isinstance(exc, (ExactDPError, NotImplementedError, json.JSONDecodeError, UnicodeDecodeError, OSError)):
+        return EXIT_USAGE  # an OSError is the machine's answer to a read or write (a full disk, a closed stream)
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED
     return EXIT_INTERNAL
@@ -110,6 +112,9 @@ def error_message(exc: BaseException, query: str | None = None, seconds: float |
                      f"{decimal_string(Fraction(hi), 10, 'up')}]")
         hint = "" if "memory bound" in msg else "; --max-seconds gives it more time"
         return f"{kind}{spent}: {msg}{extra}{hint}"
+    if isinstance(exc, OSError) and not isinstance(exc, ExactDPError):
+        what = f"{exc.filename}: " if exc.filename else ""
+        return f"error: {what}reading or writing failed: {exc.strerror or err_line(exc)}"
     if status_of(exc, query) == EXIT_INTERNAL:
         return f"internal error (a bug in exactdp, please report it): {type(exc).__name__}: {err_line(exc)}"
     return f"error: {err_line(exc)}"

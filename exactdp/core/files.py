@@ -77,8 +77,15 @@ def read_text(path: str | os.PathLike[str], what: str, *, stdin: BinaryIO | None
     """The text of an input file (``"-"`` reads standard input), decoded by :func:`decode_text`."""
     label = f"{what}={_elided(str(path))}"
     if str(path) == "-":
+        if stdin is None and sys.stdin is None:
+            raise InvalidParameterError(f"{what}='-' reads standard input, which is closed; pipe the data in "
+                                        "or give a file name")
         stream = stdin if stdin is not None else sys.stdin.buffer
-        return decode_text(stream.read(), f"{what} (standard input)")
+        try:
+            data = stream.read()
+        except OSError as e:
+            raise InvalidParameterError(f"{what}='-': standard input cannot be read: {e.strerror or e}") from None
+        return decode_text(data, f"{what} (standard input)")
     p = Path(path)
     try:
         if p.is_dir():
@@ -117,6 +124,11 @@ def check_output_path(path: str | os.PathLike[str], what: str) -> Path:
 
     Refuses a directory, a path inside a folder that does not exist (the folder is not created:
     the user may have mistyped it), and a file or folder that cannot be written.
+
+    >>> check_output_path("/proc/x.csv", "--csv")
+    Traceback (most recent call last):
+    ...
+    exactdp.core.errors.InvalidParameterError: --csv='/proc/x.csv' cannot be written: No such file or directory
     """
     p = Path(path)
     label = f"{what}={str(path)!r}"
@@ -132,6 +144,14 @@ def check_output_path(path: str | os.PathLike[str], what: str) -> Path:
             raise InvalidParameterError(f"{label} cannot be written (permission denied)")
     elif not os.access(parent, os.W_OK | os.X_OK):
         raise InvalidParameterError(f"{label}: the folder {str(parent)!r} cannot be written (permission denied)")
+    else:
+        # the last word is the system's: a folder such as /proc refuses a new file that os.access allows.
+        # The probe creates the file and removes it again (it did not exist: nothing of the user's is touched).
+        try:
+            os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except OSError as e:
+            raise InvalidParameterError(f"{label} cannot be written: {e.strerror or e}") from None
+        os.unlink(p)
     return p
 
 

@@ -23,12 +23,33 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from fractions import Fraction
 from types import FrameType
 from typing import Any, Literal, TextIO
 
-from exactdp.core.errors import TimeBudgetError
+from exactdp.core.errors import InvalidParameterError, TimeBudgetError
 
-__all__ = ["elapsed", "remaining", "stderr_if_terminal", "task", "tick"]
+__all__ = ["MAX_SECONDS", "budget_seconds", "elapsed", "remaining", "stderr_if_terminal", "task", "tick"]
+
+#: the largest time budget taken, in seconds (about 31 years); the platform's alarm clock ends not far above
+MAX_SECONDS = 10**9
+
+
+def budget_seconds(s: Fraction, name: str = "max_seconds", shown: object = None) -> float:
+    """A positive budget of ``s`` seconds as the float a clock takes; past :data:`MAX_SECONDS` it is
+    refused by name (``shown`` is the value as the user wrote it).
+
+    >>> budget_seconds(Fraction(3, 2))
+    1.5
+    >>> budget_seconds(Fraction(10**300), shown="1e300")
+    Traceback (most recent call last):
+    ...
+    exactdp.core.errors.InvalidParameterError: max_seconds='1e300' must be at most 10^9 seconds (about 31 years)
+    """
+    if s > MAX_SECONDS:
+        raise InvalidParameterError(f"{name}={s if shown is None else shown!r} must be at most 10^9 seconds "
+                                    "(about 31 years)")
+    return s.numerator / s.denominator  # float ok: a clock budget, never a result
 
 #: a SIGALRM handler as ``signal.signal`` takes and returns it
 _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
@@ -100,7 +121,7 @@ def _arm_alarm(t: _Task) -> _Handler:
 
     assert t.deadline is not None
     previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, max(t.deadline - time.monotonic(), 0.0) + 1.0)
+    signal.setitimer(signal.ITIMER_REAL, min(max(t.deadline - time.monotonic(), 0.0) + 1.0, MAX_SECONDS))
     return previous
 
 

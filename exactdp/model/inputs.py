@@ -76,8 +76,16 @@ def load_json_exact(text: str) -> Any:
 
     >>> load_json_exact('[0.1, 2]')
     [Decimal('0.1'), 2]
+    >>> load_json_exact("[" * 100000 + "]" * 100000)
+    Traceback (most recent call last):
+    ...
+    exactdp.core.errors.InvalidParameterError: the JSON is nested too deeply (more levels of brackets than the reader takes)
     """
-    return json.loads(text, parse_float=Decimal, parse_int=int, parse_constant=_reject_json_constant)
+    try:
+        return json.loads(text, parse_float=Decimal, parse_int=int, parse_constant=_reject_json_constant)
+    except RecursionError:  # the decoder recurses once per level of brackets
+        raise InvalidParameterError("the JSON is nested too deeply (more levels of brackets than the reader "
+                                    "takes)") from None
 
 
 def read_mechanisms_file(path: str) -> Composition:
