@@ -17,7 +17,8 @@ Options (``pytest --help`` lists them under "exactdp"; each also an ini setting)
   with ``UndecidedClaimError``, never passes;
 - ``--exactdp-exact-floats`` (ini ``exactdp_exact_floats = true``): in every test, a float input
   (``Gaussian(1.1)``, ``composition=(0.1, 0, 30)``, ``delta_g=1e-5``) is taken at its exact binary
-  value, as the library under test received it (docs/kit.md §2).  Without it, the fixture
+  value, as the library under test received it (docs/kit.md §2); only then does the plugin wrap the
+  tests (it adds no autouse fixture).  Without it, the fixture
   ``exactdp_exact_floats`` turns it on for one test.
 
 The module stays light: exactdp's numerics are imported when a fixture is first used.
@@ -29,7 +30,8 @@ from typing import Any
 
 import pytest
 
-__all__ = ["GoldenTables", "exactdp_exact_floats", "exactdp_golden", "exactdp_oracle", "pytest_addoption"]
+__all__ = ["ExactFloatsEverywhere", "GoldenTables", "exactdp_exact_floats", "exactdp_golden", "exactdp_oracle",
+           "pytest_addoption", "pytest_configure"]
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -59,16 +61,23 @@ def _exact_floats_on(config: Any) -> bool:
     return bool(_setting(config, "exact_floats"))
 
 
-@pytest.fixture(autouse=True)
-def _exactdp_exact_floats_everywhere(request: Any) -> Any:
-    """With ``--exactdp-exact-floats`` (or the ini setting): exact floats in every test."""
-    if not _exact_floats_on(request.config):
-        yield
-        return
-    from exactdp.core.numbers import exact_floats
+def pytest_configure(config: Any) -> None:
+    """With ``--exactdp-exact-floats`` (or the ini setting): exact floats in every test.  The wrapper
+    is registered only then, so a project that has exactdp installed and does not ask gets no
+    fixture and no hook of exactdp's in its tests (every fixture here is opt-in)."""
+    if _exact_floats_on(config):
+        config.pluginmanager.register(ExactFloatsEverywhere(), "exactdp-exact-floats-everywhere")
 
-    with exact_floats(True):
-        yield
+
+class ExactFloatsEverywhere:
+    """The plugin object of ``--exactdp-exact-floats``: every test, setup to teardown, with exact floats."""
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: Any, nextitem: Any) -> Any:
+        from exactdp.core.numbers import exact_floats
+
+        with exact_floats(True):
+            yield
 
 
 @pytest.fixture

@@ -93,3 +93,16 @@ def test_golden_fixture_fails_on_an_unknown_name(name: object) -> None:
 
     with pytest.raises(pytest.fail.Exception, match="does not exist; the tables are: .*optimal_epsilon"):
         GoldenTables()(name)  # type: ignore[arg-type]
+
+
+def test_a_test_that_asks_for_nothing_gets_nothing_of_exactdp(pytester) -> None:  # noqa: ANN001
+    # installed, the plugin must not add a fixture (autouse) or wrap the tests of a project that did not ask
+    pytester.makepyfile(
+        """
+        def test_x(request):
+            assert not [f for f in request.fixturenames if "exactdp" in f], request.fixturenames
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "exactdp-exact-floats-everywhere" not in pytester.runpytest("--trace-config").stdout.str()
