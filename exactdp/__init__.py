@@ -19,8 +19,16 @@ from exactdp.calibrate import (
     calibrate_scale,
     calibrate_sigma,
 )
+from exactdp.calibrate.certsearch import InfeasibleTargetError
 from exactdp.core.enclosure import Enclosure
-from exactdp.core.errors import ExactDPError, InexactInputError, InvalidParameterError, PrecisionError
+from exactdp.core.errors import (
+    ExactDPError,
+    InexactInputError,
+    InvalidParameterError,
+    MissingExtraError,
+    PrecisionError,
+    TimeBudgetError,
+)
 from exactdp.core.numbers import DEFAULT_DIGITS, INF, ExactReal, from_float, parse_delta, parse_eps
 from exactdp.core.version import __version__
 from exactdp.model.composition import Composition
@@ -39,13 +47,16 @@ __all__ = [
     "ExactReal",
     "Gaussian",
     "InexactInputError",
+    "InfeasibleTargetError",
     "InvalidParameterError",
     "Laplace",
     "Mechanism",
+    "MissingExtraError",
     "PoissonSampled",
     "PrecisionError",
     "PureDP",
     "RandomizedResponse",
+    "TimeBudgetError",
     "__version__",
     "calibrate_eps",
     "calibrate_k",

@@ -193,7 +193,8 @@ KIT_FAILURES = (ExactDPError, InvalidClaimError, UnsoundClaimError, VacuousSearc
 # Public names that take no arguments, are constants, or are exception classes / result records.
 NOT_CALLED = {
     "exactdp": {"__version__", "INF", "DEFAULT_DIGITS", "METHODS", "method_names", "ExactDPError",
-                "InvalidParameterError", "InexactInputError", "PrecisionError",
+                "InvalidParameterError", "InexactInputError", "PrecisionError", "TimeBudgetError",
+                "MissingExtraError", "InfeasibleTargetError",
                 "Calibration"},  # a result record (frozen dataclass), made by the calibrate_* functions
     "exactdp.testing": {"FP_LEVEL", "DECLINES", "MIN_CHECKED", "Verdict", "Counterexample", "SearchStats",
                         "UnsoundClaimError", "InvalidClaimError", "VacuousSearchError", "FP_ULPS", "LOOSE_REL",

@@ -66,3 +66,16 @@ def test_method_options_are_checked_and_parsed_exactly() -> None:
 def test_public_names_are_exported() -> None:
     assert {"Composition", "optimal_epsilon", "ExactDPError"} <= set(exactdp.__all__)
     assert issubclass(InvalidParameterError, ExactDPError)
+
+
+def test_every_error_type_is_importable_from_the_package() -> None:
+    # a user catches what exactdp raises without knowing where it is defined (issue 25 §4)
+    from exactdp import (ExactDPError, InexactInputError, InfeasibleTargetError, InvalidParameterError,
+                         MissingExtraError, PrecisionError, TimeBudgetError)
+    import exactdp.core.errors as errors
+
+    defined = {n for n, v in vars(errors).items() if isinstance(v, type) and issubclass(v, Exception)}
+    assert defined <= set(exactdp.__all__), defined - set(exactdp.__all__)
+    for e in (InexactInputError, InfeasibleTargetError, InvalidParameterError, MissingExtraError, PrecisionError,
+              TimeBudgetError):
+        assert issubclass(e, ExactDPError)
