@@ -31,9 +31,9 @@ from exactdp.model.spec import parse_mechanism_spec
 __all__ = ["Composition", "CompositionInput"]
 
 #: What :meth:`Composition.of` reads (and so every query's ``comp``): a Composition, a mapping
-#: ``{"eps", "delta", "k"}`` or ``{"mechanisms": [...]}``, or a list or tuple of entries (or a flat
-#: ``(eps, delta, k)`` triple); the entries are checked at run time.
-CompositionInput = Union["Composition", Mapping[str, Any], list[Any], tuple[Any, ...]]
+#: ``{"eps", "delta", "k"}`` or ``{"mechanisms": [...]}``, a list or tuple of entries (or a flat
+#: ``(eps, delta, k)`` triple), or one mechanism spec string; the entries are checked at run time.
+CompositionInput = Union["Composition", Mapping[str, Any], list[Any], tuple[Any, ...], str]
 
 
 @dataclass(frozen=True)
@@ -93,9 +93,12 @@ class Composition:
         optional) or ``{"mechanisms": [...]}`` (as :meth:`heterogeneous`); a flat triple
         ``(eps, delta, k)`` with an integer k, meaning k equal mechanisms; a list or tuple of
         entries, each a Mechanism, a ``(Mechanism, count)`` pair, or an ``(eps, delta)`` /
-        ``(eps, delta, count)`` tuple.  Anything else, in particular a flat pair such as
-        ``("0.1", 30)``, raises :class:`InvalidParameterError` showing the unambiguous forms.
+        ``(eps, delta, count)`` tuple; one mechanism spec string such as
+        ``"gaussian:sigma=1,count=10"`` (docs/kit.md).  Anything else, in particular a flat pair such
+        as ``("0.1", 30)``, raises :class:`InvalidParameterError` showing the unambiguous forms.
 
+        >>> str(Composition.of("gaussian:sigma=1,q=0.01,count=1000"))
+        '1000 x gaussian:sigma=1,q=0.01'
         >>> str(Composition.of(("0.1", "0.001", 30)))
         '30 x (0.1, 0.001)-DP'
         >>> str(Composition.of([("1", "0.1"), ("2", "0.2", 3)]))
@@ -107,6 +110,8 @@ class Composition:
         """
         if isinstance(obj, Composition):
             return obj
+        if _is_spec(obj):
+            return cls((parse_mechanism_spec(obj),))
         if isinstance(obj, Mapping):
             return cls._of_mapping(obj)
         if isinstance(obj, (list, tuple)):
@@ -119,8 +124,8 @@ class Composition:
             return cls(tuple(_parse_entry(m, i, bare_eps=False) for i, m in enumerate(obj)))
         raise InvalidParameterError(
             f"composition={_short(obj)} must be a Composition, an (eps, delta, k) triple, a list of "
-            "(eps, delta[, count]) entries, or a dict with keys eps, delta, k or mechanisms; for example "
-            "Composition.homogeneous('0.1', 0, 30) or [('0.1', 0), ('0.2', 0)]")
+            "(eps, delta[, count]) entries, a dict with keys eps, delta, k or mechanisms, or a mechanism spec; "
+            "for example Composition.homogeneous('0.1', 0, 30) or [('0.1', 0), ('0.2', 0)]")
 
     @classmethod
     def _of_mapping(cls, obj: Mapping[Any, Any]) -> Composition:

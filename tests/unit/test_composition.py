@@ -203,3 +203,15 @@ def test_heterogeneous_keeps_bare_eps_entries() -> None:
     c = Composition.heterogeneous(["0.1", ("0.2",), ("0.3", "0"), (Mechanism.of("0.4"), 2)])
     assert [str(m.eps) for m, _ in c.groups] == ["0.1", "0.2", "0.3", "0.4"] and c.k == 5
     assert Composition.heterogeneous(m for m in [("0.1", 0)]).k == 1  # any iterable
+
+
+def test_one_spec_string_is_a_composition() -> None:
+    # docs/kit.md passes a spec string where a composition goes (issue 25 §4)
+    from exactdp import optimal_epsilon
+
+    c = Composition.of("gaussian:sigma=1,q=0.01,count=1000")
+    assert c == Composition.of(["gaussian:sigma=1,q=0.01,count=1000"]) and c.k == 1000
+    one = optimal_epsilon("gaussian:sigma=2,count=10", "1e-5", digits=10)
+    assert one == optimal_epsilon(["gaussian:sigma=2,count=10"], "1e-5", digits=10)
+    with pytest.raises(InvalidParameterError, match="or a mechanism spec"):
+        Composition.of("0.1")
