@@ -121,6 +121,20 @@ def exact_floats_enabled() -> bool:
     return _EXACT_FLOATS.get()
 
 
+def _is_numpy(x: object) -> bool:
+    return type(x).__module__.split(".")[0] == "numpy"
+
+
+def _float_value(x: object) -> float | None:
+    """x as a float when it is one: a Python float, or a numpy float16/32/64 scalar, whose value a
+    float holds exactly (a longdouble does not: it stays refused; numpy itself is not imported)."""
+    if isinstance(x, float):
+        return x
+    if _is_numpy(x) and type(x).__name__ in ("float16", "float32", "float64"):
+        return float(x)  # type: ignore[arg-type]  # float ok: a float16/32/64's own value, held exactly
+    return None
+
+
 def _type_name(x: object) -> str:
     return type(x).__module__ + "." + type(x).__qualname__ if type(x).__module__ != "builtins" else type(x).__name__
 
@@ -138,14 +152,17 @@ def parse_rational(x: object, name: str = "value") -> Fraction:
     """
     if _is_bool(x):
         raise InexactInputError(f"{name}={x!r} must be a number, not a bool")
-    if isinstance(x, float):
+    f = _float_value(x)
+    if f is not None:
         if _EXACT_FLOATS.get():
-            if not math.isfinite(x):
+            if not math.isfinite(f):
                 raise InvalidParameterError(f"{name}={x!r} must be a finite number")
-            return Fraction(x)
+            return Fraction(f)
+        # the advice shows the plain decimal (a numpy float's repr is 'np.float64(0.1)', not a number)
+        shortest = str(x) if _is_numpy(x) and not isinstance(x, float) else float.__repr__(f)
         raise InexactInputError(
             f"{name}={x!r} is a float, which is not exact; pass a string such as "
-            f"'{x!r}' (exactly the decimal you mean), a Fraction(...), or from_float({x!r}) "
+            f"'{shortest}' (exactly the decimal you mean), a Fraction(...), or from_float({float.__repr__(f)}) "
             "for the float's exact binary value"
         )
     if isinstance(x, int):

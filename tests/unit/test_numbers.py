@@ -373,3 +373,18 @@ def test_strings_of_very_small_and_very_long_values() -> None:
     lo, hi = e.lower_str(), e.upper_str()
     assert _dec(lo) <= e.lower and _dec(hi) >= e.upper
     assert format_fraction(Fraction(1, 3**10000)).startswith("1/")
+
+
+def test_a_numpy_float_gets_the_same_advice_as_a_python_float() -> None:
+    # issue 25 §4: the advice showed the string 'np.float64(1.0)', which is no number
+    np = pytest.importorskip("numpy")
+    for x, shown in ((np.float64(1.0), "'1.0'"), (np.float32(0.1), "'0.1'"), (0.1, "'0.1'")):
+        with pytest.raises(InexactInputError) as e:
+            parse_eps(x)
+        assert f"pass a string such as {shown}" in str(e.value) and "np." not in str(e.value).split("such as")[1]
+    from exactdp.core.numbers import exact_floats
+
+    with exact_floats():  # the float's exact binary value, float32 included
+        assert parse_eps(np.float32(0.1)).value == Fraction(np.float32(0.1).item())
+    with pytest.raises(InexactInputError):  # a longdouble is not a float's value: refused, never rounded
+        parse_eps(np.longdouble("0.1"))
