@@ -79,3 +79,18 @@ def test_every_error_type_is_importable_from_the_package() -> None:
     for e in (InexactInputError, InfeasibleTargetError, InvalidParameterError, MissingExtraError, PrecisionError,
               TimeBudgetError):
         assert issubclass(e, ExactDPError)
+
+
+def test_one_version_string_and_a_license_that_ships() -> None:
+    # issue 25 §5: the metadata says MIT, so the LICENSE file is there and in the distribution; the
+    # version is written once (exactdp/core/version.py) and the installed metadata reads it
+    import importlib.metadata
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert "MIT License" in (root / "LICENSE").read_text(encoding="utf-8")
+    py = (root / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in py and 'version = {attr = "exactdp.core.version.__version__"}' in py
+    meta = importlib.metadata.metadata("exactdp")
+    assert meta["Version"] == exactdp.__version__
+    assert meta["License-Expression"] == "MIT" and "LICENSE" in (meta.get_all("License-File") or [])
