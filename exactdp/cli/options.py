@@ -12,6 +12,7 @@ from typing import NoReturn
 from exactdp.api.methods import METHODS
 from exactdp.cli.output import EXIT_USAGE
 from exactdp.core.numbers import DEFAULT_DIGITS
+from exactdp.engines.pld.refine import DEFAULT_SECONDS
 
 __all__ = [
     "COMP_USAGE",
@@ -73,8 +74,10 @@ def add_composition(p: argparse.ArgumentParser) -> None:
 def add_budget(p: argparse.ArgumentParser) -> None:
     """The --max-seconds option."""
     p.add_argument("--max-seconds", metavar="S", default=None,
-                   help="time budget; past it the command stops with exit status 3 (check: 4) and says "
-                        "how far it got (default: no limit)")
+                   help="time budget in seconds. The certified PLD bracket (mechanisms, long lists) refines "
+                        f"within it and prints the digits it reached (default {DEFAULT_SECONDS:g} s); an exact "
+                        "engine past it stops with exit status 3 (check: 4) and says how far it got (default: "
+                        "no limit)")
 
 
 def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:

@@ -233,3 +233,16 @@ def test_tiny_result_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(["delta", "--eps", "1", "--k", "1", "--at-eps", "200", "--method", "drv10", "--json"],
                          capsys)
     assert code == 0 and json.loads(out)["lower"].startswith("0.0000")
+
+
+def test_max_seconds_help_states_the_default_the_engine_really_has() -> None:
+    # issue 25 §3: the help said "default: no limit" while the PLD bracket stops by itself after 30 s
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from exactdp.engines.pld.refine import DEFAULT_SECONDS
+
+    exe = str(Path(sys.executable).parent / "exactdp")
+    text = " ".join(subprocess.run([exe, "epsilon", "--help"], capture_output=True, text=True, timeout=60).stdout.split())
+    assert f"prints the digits it reached (default {DEFAULT_SECONDS:g} s)" in text
