@@ -7,6 +7,7 @@ Every usage error is one line on stderr and exit status 2 (:class:`Parser`).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import NoReturn
 
 from exactdp.api.methods import METHODS
@@ -42,9 +43,32 @@ METHODS_HELP = "\n".join(f"  {name:<15} {spec.summary}" for name, spec in METHOD
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as one line and exit status 2."""
+    """argparse that reports usage errors as one line and exit status 2; a mistyped option is named
+    before the options it left missing (``--epss 0.1`` is the error, not the missing ``--at-delta``)."""
+
+    _argv: list[str] | None = None
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        self._argv = list(args) if args is not None else None
+        return super().parse_known_args(args, namespace)
+
+    def unknown_options(self) -> list[str]:
+        """The ``--options`` of the command line that this parser knows by no name or unique prefix."""
+        known = [o for a in self._actions for o in a.option_strings]
+        out = []
+        for tok in self._argv or []:
+            if tok == "--":
+                break
+            name = tok.split("=", 1)[0]
+            if tok.startswith("--") and name not in known and len([o for o in known if o.startswith(name)]) != 1:
+                out.append(name)
+        return out
 
     def error(self, message: str) -> NoReturn:
+        unknown = self.unknown_options()
+        if unknown and message.startswith(("the following arguments are required", "one of the arguments")):
+            message = f"unrecognized arguments: {' '.join(unknown)}"
         self.exit(EXIT_USAGE, f"exactdp: error: {message} (see '{self.prog} --help')\n")
 
 

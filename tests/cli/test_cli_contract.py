@@ -246,3 +246,23 @@ def test_max_seconds_help_states_the_default_the_engine_really_has() -> None:
     exe = str(Path(sys.executable).parent / "exactdp")
     text = " ".join(subprocess.run([exe, "epsilon", "--help"], capture_output=True, text=True, timeout=60).stdout.split())
     assert f"prints the digits it reached (default {DEFAULT_SECONDS:g} s)" in text
+
+
+def test_a_mistyped_option_is_named_before_the_options_it_left_missing() -> None:
+    # issue 25 §3: `epsilon --epss 0.1` said "--at-delta is required"
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = str(Path(sys.executable).parent / "exactdp")
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([exe, *argv], capture_output=True, text=True, timeout=60)
+
+    r = run("epsilon", "--epss", "0.1")
+    assert r.returncode == 2 and "unrecognized arguments: --epss" in r.stderr and "required" not in r.stderr
+    r = run("check", "--eps", "0.1", "--k", "3", "--eps-g", "1", "--delta-gg", "0.1")
+    assert r.returncode == 2 and "unrecognized arguments: --delta-gg" in r.stderr
+    r = run("epsilon", "--eps", "0.1", "--k", "3")  # nothing mistyped: the missing option is named
+    assert r.returncode == 2 and "required: --at-delta" in r.stderr
+    assert run("epsilon", "--eps", "0.1", "--k", "3", "--at-del", "0.1").returncode == 0  # a unique prefix still works
