@@ -193,7 +193,12 @@ class PoissonSampled(SpecificMechanism):
 
 
 def _generic_spec(m: Mechanism) -> str:
-    return f"{m.eps}" + (f",{format_fraction(m.delta)}" if m.delta else "")
+    """The spec of a generic pair inside a subsampled one: the ``approx`` kind, so that it reads back.
+
+    >>> str(PoissonSampled(Mechanism.of("1", "0.1"), "0.5"))
+    'approx:eps=1,delta=0.1,q=0.5'
+    """
+    return f"approx:eps={m.eps}" + (f",delta={format_fraction(m.delta)}" if m.delta else "")
 
 
 def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:

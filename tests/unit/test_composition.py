@@ -215,3 +215,16 @@ def test_one_spec_string_is_a_composition() -> None:
     assert one == optimal_epsilon(["gaussian:sigma=2,count=10"], "1e-5", digits=10)
     with pytest.raises(InvalidParameterError, match="or a mechanism spec"):
         Composition.of("0.1")
+
+
+@pytest.mark.parametrize("spec", ["approx:eps=1,delta=0.1,q=0.5", "approx:eps=log(3/2),q=0.01",
+                                  "gaussian:sigma=1,q=0.01", "laplace:scale=10,q=1/8", "rr:eps=1,categories=4,q=0.3"])
+def test_every_mechanism_spec_reads_back(spec: str) -> None:
+    # issue 25 §3: a subsampled approx mechanism printed as '1,0.1,q=0.5', which no reader takes
+    # (the CLI re-reads the normalised specs it builds, so the command refused its own input)
+    from exactdp.model.spec import parse_mechanism_spec
+
+    m, count = parse_mechanism_spec(spec)
+    assert parse_mechanism_spec(str(m)) == (m, 1) and count == 1
+    comp = Composition.of([(m, 3)])
+    assert Composition.of(comp.to_inputs()["mechanisms"]) == comp
