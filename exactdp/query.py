@@ -30,11 +30,11 @@ from exactdp.calibrate.result import Calibration
 from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, parse_digits, parse_eps, parse_rational
+from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, parse_digits, parse_eps
 from exactdp.model.composition import Composition
 from exactdp.model.inputs import composition_from_args, mechanisms_from_json
 
-__all__ = ["CALIBRATE_KEYS", "QUERY_KEYS", "calibration_of", "parse_seconds", "run_calibrate_query", "run_query"]
+__all__ = ["CALIBRATE_KEYS", "QUERY_KEYS", "calibration_of", "run_calibrate_query", "run_query"]
 
 #: the keys of a delta, epsilon or check query object
 QUERY_KEYS = {"query", "method", "digits", "eps", "delta", "k", "mechanisms", "at_eps", "at_delta",
@@ -54,16 +54,6 @@ CALIBRATE_KEYS = {
 
 def _json_value(v: Any) -> Any:
     return str(v) if isinstance(v, Decimal) else v
-
-
-def parse_seconds(x: Any, name: str = "max_seconds") -> float | None:
-    """A time budget in seconds (a positive exact number), or None."""
-    if x is None:
-        return None
-    s = parse_rational(_json_value(x), name)
-    if s <= 0:
-        raise InvalidParameterError(f"{name}={x!r} must be a positive number of seconds")
-    return progress.budget_seconds(s, name, _json_value(x))
 
 
 def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> dict[str, Any]:
@@ -92,7 +82,7 @@ def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> d
     digits = parse_digits(o.get("digits", default_digits))
     method = o.get("method", "optimal")
     options = method_options(method, o.get("eta"))
-    budget = parse_seconds(o.get("max_seconds"))
+    budget = progress.parse_seconds(o.get("max_seconds"))
     inputs = comp.to_inputs()
     result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs}
     with progress.task(query, max_seconds=budget):

@@ -13,7 +13,6 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from exactdp.core import progress
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps, parse_rational
 from exactdp.model.composition import Composition, CompositionInput
@@ -22,7 +21,6 @@ __all__ = [
     "inputs_record",
     "parse_base",
     "parse_gap",
-    "parse_max_seconds",
     "parse_positive",
     "parse_rate",
     "parse_round_to",
@@ -53,16 +51,6 @@ def parse_round_to(r: object) -> Fraction | None:
     if v <= 0:
         raise InvalidParameterError(f"round_to={r!r} must be > 0 (e.g. 1e-6)")
     return v
-
-
-def parse_max_seconds(s: object) -> float | None:  # float ok: a clock time, never a result
-    """The time budget in seconds (a positive exact number), or None."""
-    if s is None:
-        return None
-    v = parse_rational(s, "max_seconds")
-    if v <= 0:
-        raise InvalidParameterError(f"max_seconds={s!r} must be a positive number of seconds")
-    return progress.budget_seconds(v, "max_seconds", s)
 
 
 def parse_base(base: CompositionInput | None) -> Composition | None:

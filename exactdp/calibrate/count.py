@@ -8,7 +8,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from exactdp.calibrate.arguments import inputs_record, parse_base, parse_max_seconds, parse_target, with_base
+from exactdp.calibrate.arguments import inputs_record, parse_base, parse_target, with_base
 from exactdp.calibrate.certsearch import InfeasibleTargetError, integer_search
 from exactdp.calibrate.driver import approx_rational, finish, gaussian_mu2_root, start_run
 from exactdp.calibrate.probes import dominating_generic, probe_for
@@ -47,7 +47,7 @@ def calibrate_k(mechanism: MechanismInput, target_eps: ExactInput, target_delta:
     from exactdp.engines.gaussian import gaussian_mu2
 
     engine0 = "exact" if sample.is_generic else ("gaussian-closed-form" if gaussian_mu2(sample) is not None else "pld")
-    run = start_run(parse_max_seconds(max_seconds), engine0)
+    run = start_run(progress.parse_seconds(max_seconds), engine0)
     probe, engine = probe_for(sample, comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
     inputs = inputs_record(eps_g, delta_g, mechanism=mechanism_text(mech), after=str(b) if b is not None else None)
     with progress.task("calibrate k"):

@@ -14,7 +14,6 @@ from exactdp.calibrate.arguments import (
     inputs_record,
     parse_base,
     parse_gap,
-    parse_max_seconds,
     parse_round_to,
     parse_target,
     with_base,
@@ -59,7 +58,7 @@ def calibrate_eps(k: ExactInput, target_eps: ExactInput, target_delta: ExactInpu
         return with_base(b, ((Mechanism(ExactReal.rational(x), d), k),))
 
     sample = comp_of(Fraction(1, 10))
-    run = start_run(parse_max_seconds(max_seconds), "exact" if sample.is_generic else "pld")
+    run = start_run(progress.parse_seconds(max_seconds), "exact" if sample.is_generic else "pld")
     probe, engine = probe_for(sample, comp_of, eps_g, delta_g, method=method, options=options, deadline=lambda: run.deadline)
     inputs = inputs_record(eps_g, delta_g, k=k, delta=d, method=method, eta=options.get("eta"),
                      after=str(b) if b is not None else None)
@@ -109,7 +108,7 @@ def calibrate_scale(mechanisms: CompositionInput, target_eps: ExactInput, target
     def comp_of(x: Fraction) -> Composition:
         return Composition(tuple((Mechanism(ExactReal.rational(x * e), d), c) for e, d, c in groups))
 
-    run = start_run(parse_max_seconds(max_seconds), "exact")
+    run = start_run(progress.parse_seconds(max_seconds), "exact")
     probe, engine = probe_for(comp, comp_of, eps_g, delta_g, method=method, options=options, deadline=lambda: run.deadline)
     inputs = inputs_record(eps_g, delta_g, mechanisms=comp.to_inputs().get("mechanisms", [comp.to_inputs()]),
                      method=method, eta=options.get("eta"))

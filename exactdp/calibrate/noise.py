@@ -17,7 +17,6 @@ from flint import ctx
 from exactdp.calibrate.arguments import (
     inputs_record,
     parse_gap,
-    parse_max_seconds,
     parse_positive,
     parse_rate,
     parse_round_to,
@@ -74,7 +73,7 @@ def calibrate_sigma(k: ExactInput, target_eps: ExactInput, target_delta: ExactIn
     engine0 = "gaussian-closed-form" if qq == 1 else "pld"
     g = parse_gap(gap, DEFAULT_GAP_EXACT if qq == 1 else DEFAULT_GAP_PLD)
     r_to = parse_round_to(round_to)
-    run = start_run(parse_max_seconds(max_seconds), engine0)
+    run = start_run(progress.parse_seconds(max_seconds), engine0)
     probe, engine = probe_for(comp_of(Fraction(1)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
     inputs = inputs_record(eps_g, delta_g, k=k, q=qq, sensitivity=s)
     if delta_g == 0:
@@ -140,7 +139,7 @@ def calibrate_q(sigma: ExactInput, k: ExactInput, target_eps: ExactInput, target
 
     g = parse_gap(gap, DEFAULT_GAP_PLD)
     r_to = parse_round_to(round_to)
-    run = start_run(parse_max_seconds(max_seconds), "pld")
+    run = start_run(progress.parse_seconds(max_seconds), "pld")
     probe, _ = probe_for(comp_of(Fraction(1, 2)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
     inputs = inputs_record(eps_g, delta_g, sigma=sig, k=k, sensitivity=s)
     if delta_g == 0:
@@ -180,7 +179,7 @@ def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta:
 
     g = parse_gap(gap, DEFAULT_GAP_PLD)
     r_to = parse_round_to(round_to)
-    run = start_run(parse_max_seconds(max_seconds), "pld")
+    run = start_run(progress.parse_seconds(max_seconds), "pld")
     probe, _ = probe_for(comp_of(Fraction(1)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
     inputs = inputs_record(eps_g, delta_g, k=k, sensitivity=s)
     comparison: list[tuple[str, str]] = []

@@ -28,7 +28,6 @@ from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionEr
 from exactdp.core.numbers import format_fraction, parse_digits
 from exactdp.model.composition import Composition
 from exactdp.model.inputs import composition_from_args
-from exactdp.query import parse_seconds
 
 __all__ = ["build_parser", "main"]
 
@@ -86,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if del_dir and (args.delta_from is None or args.delta_to is None):
             raise InvalidParameterError("--delta-from and --delta-to go together")
         digits = parse_digits(args.digits)
-        budget = parse_seconds(args.max_seconds)
+        budget = progress.parse_seconds(args.max_seconds)
         if args.plot:
             from exactdp.core.files import check_output_path, require_extra
 

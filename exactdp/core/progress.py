@@ -23,32 +23,36 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from fractions import Fraction
 from types import FrameType
 from typing import Any, Literal, TextIO
 
 from exactdp.core.errors import InvalidParameterError, TimeBudgetError
+from exactdp.core.numbers import parse_rational
 
-__all__ = ["MAX_SECONDS", "budget_seconds", "elapsed", "remaining", "stderr_if_terminal", "task", "tick"]
+__all__ = ["MAX_SECONDS", "elapsed", "parse_seconds", "remaining", "stderr_if_terminal", "task", "tick"]
 
 #: the largest time budget taken, in seconds (about 31 years); the platform's alarm clock ends not far above
 MAX_SECONDS = 10**9
 
 
-def budget_seconds(s: Fraction, name: str = "max_seconds", shown: object = None) -> float:
-    """A positive budget of ``s`` seconds as the float a clock takes; past :data:`MAX_SECONDS` it is
-    refused by name (``shown`` is the value as the user wrote it).
+def parse_seconds(x: object, name: str = "max_seconds") -> float | None:
+    """A time budget: None (no budget), or a positive exact number of seconds, at most
+    :data:`MAX_SECONDS`, as the float a clock takes (the one reader of every ``max_seconds``).
 
-    >>> budget_seconds(Fraction(3, 2))
-    1.5
-    >>> budget_seconds(Fraction(10**300), shown="1e300")
+    >>> parse_seconds("1.5"), parse_seconds(None)
+    (1.5, None)
+    >>> parse_seconds("1e300")
     Traceback (most recent call last):
     ...
     exactdp.core.errors.InvalidParameterError: max_seconds='1e300' must be at most 10^9 seconds (about 31 years)
     """
+    if x is None:
+        return None
+    s = parse_rational(x, name)
+    if s <= 0:
+        raise InvalidParameterError(f"{name}={x!r} must be a positive number of seconds")
     if s > MAX_SECONDS:
-        raise InvalidParameterError(f"{name}={s if shown is None else shown!r} must be at most 10^9 seconds "
-                                    "(about 31 years)")
+        raise InvalidParameterError(f"{name}={x!r} must be at most 10^9 seconds (about 31 years)")
     return s.numerator / s.denominator  # float ok: a clock budget, never a result
 
 #: a SIGALRM handler as ``signal.signal`` takes and returns it
