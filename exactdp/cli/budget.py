@@ -77,7 +77,7 @@ def _plan(args: argparse.Namespace) -> Composition:
         if args.mechanism:
             raise InvalidParameterError("give either --mechanism (repeated) or --mechanisms FILE, not both")
         return read_mechanisms_file(args.mechanisms)
-    return mechanism_args(args.mechanism, form="budget")
+    return mechanism_args(args.mechanism)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,7 @@
     exactdp calibrate k     --mechanism SPEC --target-eps E --target-delta DG [--json]
     exactdp calibrate sigma --k K [--q Q] [--sensitivity S] --target-eps E --target-delta DG [--json]
     exactdp calibrate laplace-scale --k K [--sensitivity S] --target-eps E --target-delta DG [--json]
-    exactdp calibrate scale (--mechanism E[,D] ... | --mechanisms FILE) --target-eps E --target-delta DG
+    exactdp calibrate scale (--mechanism E[,D[,COUNT]] ... | --mechanisms FILE) --target-eps E --target-delta DG
     exactdp calibrate q     --sigma S --k K [--sensitivity S] --target-eps E --target-delta DG
 
 Exit status (docs/contracts.md §3): 0 an answer (its gap is stated), 2 bad input or a target no
@@ -183,7 +183,7 @@ def calibrate_args(args: argparse.Namespace) -> Calibration:
         if args.mechanisms is not None and args.mechanism:
             raise InvalidParameterError("give either --mechanism (repeated) or --mechanisms FILE, not both")
         mechanisms = read_mechanisms_file(args.mechanisms) if args.mechanisms is not None \
-            else mechanism_args(mech, form="scale")
+            else mechanism_args(mech, specs=False)
     return calibration_of(args.what, vars(args), after=_after(args), mechanisms=mechanisms)
 
 

@@ -80,14 +80,14 @@ def add_composition(p: argparse.ArgumentParser) -> None:
     """The composition options: --eps/--delta/--k, --mechanism (repeated) or --mechanisms FILE."""
     g = p.add_argument_group(
         "composition (required: one of the three forms)",
-        "k equal mechanisms (--eps E [--delta D] --k K), or a list (--mechanism E[,D] repeated, "
+        "k equal mechanisms (--eps E [--delta D] --k K), or a list (--mechanism E[,D[,COUNT]] or SPEC repeated, "
         "or --mechanisms FILE)",
     )
     g.add_argument("--eps", metavar="E", help="eps of each of the k mechanisms, e.g. 0.1 or 'log(3/2)'")
     g.add_argument("--delta", metavar="D", help="delta of each of the k mechanisms (default 0)")
     g.add_argument("--k", metavar="K", help="number of mechanisms")
     g.add_argument("--mechanism", metavar="SPEC", action="append",
-                   help="one mechanism, repeatable: 'E[,D]' (a generic (E, D)-DP one), "
+                   help="one mechanism (or COUNT equal ones), repeatable: 'E[,D[,COUNT]]' (generic (E, D)-DP), "
                         "'gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]', "
                         "'laplace:scale=B[,sensitivity=D][,q=Q][,count=N]', 'rr:eps=E[,categories=K][,q=Q][,count=N]'")
     g.add_argument("--mechanisms", metavar="FILE",

@@ -2,24 +2,24 @@
 
 Every way a user names mechanisms outside Python values comes through here (docs/contracts.md §2):
 
-* a ``--mechanism`` value: ``'E'``, ``'E,D'`` (a generic (E, D)-DP mechanism) or a spec such as
-  ``'gaussian:sigma=1,count=10'`` (:mod:`exactdp.model.spec`); :func:`mechanism_args` reads a
-  repeated option, in the form of the command that reads it (:data:`MechanismArgForm`);
+* a ``--mechanism`` value: ``'E[,D[,COUNT]]'`` (COUNT generic (E, D)-DP mechanisms) or a spec such
+  as ``'gaussian:sigma=1,count=10'`` (:mod:`exactdp.model.spec`); :func:`mechanism_args` reads a
+  repeated option, the same way for every command;
 * a mechanisms file (``--mechanisms FILE``, ``-`` for standard input): CSV lines
   ``eps,delta[,count]`` or spec lines, or a JSON list (:func:`read_mechanisms_file`);
 * the ``mechanisms`` (and ``after``) list of a batch object (:func:`mechanisms_from_json`);
 * one mechanism without a count, where the count is what is calibrated (:func:`single_mechanism`).
 
-The forms of ``--mechanism`` differ by command today and each command keeps its own:
+One syntax for every command's ``--mechanism``:
 
 >>> str(mechanism_args(["0.1", "0.2,1e-6"]))
 '(0.1, 0) + (0.2, 0.000001)'
->>> str(mechanism_args(["0.1,0,3"], form="budget"))
+>>> str(mechanism_args(["0.1,0,3"]))
 '3 x (0.1, 0)-DP'
->>> mechanism_args(["0.1,0,3"])
+>>> mechanism_args(["0.1,0,3,4"])
 Traceback (most recent call last):
 ...
-exactdp.core.errors.InvalidParameterError: mechanism='0.1,0,3' must be 'E' or 'E,D' (for example '0.1,1e-6')
+exactdp.core.errors.InvalidParameterError: mechanism='0.1,0,3,4' must be 'E[,D[,COUNT]]' (for example '0.1,1e-6' or '0.1,0,10') or a spec such as 'gaussian:sigma=1,count=10'
 >>> str(mechanisms_from_json([["0.1", "0", 2], {"mechanism": "gaussian", "sigma": "2"}], "mechanisms"))
 '2 x (0.1, 0) + gaussian:sigma=2'
 """
@@ -30,7 +30,7 @@ import csv
 import json
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any
 
 from exactdp.core.errors import ExactDPError, InvalidParameterError
 from exactdp.core.files import read_text
@@ -41,7 +41,6 @@ from exactdp.model.mechanisms import SpecificMechanism, normalise_mechanism
 from exactdp.model.spec import parse_mechanism_spec
 
 __all__ = [
-    "MechanismArgForm",
     "MechanismInput",
     "composition_from_args",
     "load_json_exact",
@@ -51,12 +50,6 @@ __all__ = [
     "read_mechanisms_file",
     "single_mechanism",
 ]
-
-#: How a command reads its repeated ``--mechanism`` values (each command keeps the form it has):
-#: ``"pair"``: ``'E'``, ``'E,D'`` or a SPEC (delta, epsilon, check, curve, calibrate --after);
-#: ``"budget"``: as ``"pair"``, and ``'E,D,COUNT'`` (the plan of ``exactdp budget``);
-#: ``"scale"``: ``'E'``, ``'E,D'`` or ``'E,D,COUNT'``, no SPEC (``exactdp calibrate scale``).
-MechanismArgForm = Literal["pair", "budget", "scale"]
 
 #: what :func:`single_mechanism` reads: a mechanism value, a spec or 'E[,D]' string, an (eps[, delta]) pair
 MechanismInput = Mechanism | SpecificMechanism | str | tuple[Any, ...] | list[Any]
@@ -174,36 +167,25 @@ def _spec_of_dict(m: dict[str, Any], what: str) -> str:
     return f"{kind}:" + ",".join(items)
 
 
-def _pair_arg(s: str) -> list[str] | str:
-    """'E', 'E,D' or a SPEC (the form of the query commands' --mechanism)."""
+def _mechanism_arg(s: str, specs: bool) -> list[str] | str:
+    """One ``--mechanism`` value: ``'E[,D[,COUNT]]'`` (its cells as written) or a SPEC."""
     if ":" in s:
+        if not specs:
+            raise InvalidParameterError(f"mechanism={s!r}: this command scales generic mechanisms, give "
+                                        "'E[,D[,COUNT]]' (for example '0.1,1e-6,10')")
         return s.strip()  # a mechanism spec, parsed by Composition
     parts = [p.strip() for p in s.split(",")]
-    if not 1 <= len(parts) <= 2 or not all(parts):
-        raise InvalidParameterError(f"mechanism={s!r} must be 'E' or 'E,D' (for example '0.1,1e-6')")
-    return parts
-
-
-def _budget_arg(s: str) -> list[str] | str:
-    """'E,D,COUNT' (its cells as written), else as :func:`_pair_arg` (the plan of ``exactdp budget``)."""
-    if ":" not in s and s.count(",") == 2:
-        return [x.strip() for x in s.split(",")]
-    return _pair_arg(s)
-
-
-def _scale_arg(s: str) -> list[str]:
-    """'E', 'E,D' or 'E,D,COUNT', no spec (``exactdp calibrate scale``)."""
-    parts = [p.strip() for p in s.split(",")]
     if not 1 <= len(parts) <= 3 or not all(parts):
-        raise InvalidParameterError(f"mechanism={s!r} must be 'E', 'E,D' or 'E,D,COUNT'")
+        raise InvalidParameterError(f"mechanism={s!r} must be 'E[,D[,COUNT]]' (for example '0.1,1e-6' or "
+                                    "'0.1,0,10') or a spec such as 'gaussian:sigma=1,count=10'")
     return parts
 
 
-def mechanism_args(texts: Sequence[str], *, form: MechanismArgForm = "pair") -> Composition:
-    """The composition of repeated ``--mechanism`` values, read in a command's ``form``
-    (:data:`MechanismArgForm`; the forms differ in what they accept and say, by command)."""
-    read = {"pair": _pair_arg, "budget": _budget_arg, "scale": _scale_arg}[form]
-    return Composition.heterogeneous([read(s) for s in texts])
+def mechanism_args(texts: Sequence[str], *, specs: bool = True) -> Composition:
+    """The composition of repeated ``--mechanism`` values, one syntax for every command
+    (docs/contracts.md §2.1): ``'E'``, ``'E,D'``, ``'E,D,COUNT'`` or a SPEC (``specs=False``:
+    generic mechanisms only, as ``exactdp calibrate scale`` needs)."""
+    return Composition.heterogeneous([_mechanism_arg(s, specs) for s in texts])
 
 
 def composition_from_args(eps: Any, delta: Any, k: Any, mechanism: list[str] | None,
@@ -247,9 +229,10 @@ def single_mechanism(m: object) -> Mechanism | SpecificMechanism:
                 raise InvalidParameterError(f"mechanism={m!r}: leave out count=..., the number of runs is what "
                                             "calibrate k finds")
             return mech
-        parts = [p.strip() for p in m.split(",")]
-        if not 1 <= len(parts) <= 2 or not all(parts):
-            raise InvalidParameterError(f"mechanism={m!r} must be a spec such as 'gaussian:sigma=1' or 'E[,D]'")
+        parts = _mechanism_arg(m, specs=False)
+        if len(parts) == 3:
+            raise InvalidParameterError(f"mechanism={m!r}: leave out COUNT, the number of runs is what "
+                                        "calibrate k finds")
         return Mechanism.of(parts[0], parts[1] if len(parts) > 1 else 0)
     if isinstance(m, (tuple, list)) and 1 <= len(m) <= 2:
         return Mechanism.of(m[0], m[1] if len(m) > 1 else 0)
