@@ -56,10 +56,14 @@ def _json_value(v: Any) -> Any:
     return str(v) if isinstance(v, Decimal) else v
 
 
-def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> dict[str, Any]:
+def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS,
+              composition: Composition | None = None) -> dict[str, Any]:
     """Answer one query object (the batch format) and return the result object.
 
-    A ``max_seconds`` key bounds the time spent (:class:`~exactdp.core.errors.TimeBudgetError` past it).
+    A ``max_seconds`` key bounds the time spent, reading the mechanisms included
+    (:class:`~exactdp.core.errors.TimeBudgetError` past it).  ``composition``: the composition the
+    object's ``eps``/``delta``/``k`` or ``mechanisms`` keys stand for, already read (the CLI reads
+    it from its options and files), so that it is not read twice.
     """
     if not isinstance(obj, dict):
         raise InvalidParameterError(f"query={obj!r} must be a JSON object")
@@ -72,8 +76,16 @@ def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> d
     if unknown:
         raise InvalidParameterError(f"keys={unknown} are not query keys; known: {sorted(QUERY_KEYS)}")
     o = {key: _json_value(v) for key, v in obj.items()}
+    with progress.task(query, max_seconds=progress.parse_seconds(o.get("max_seconds"))):
+        return _answer_query(query, obj, o, default_digits, composition)  # the budget covers the reading too
+
+
+def _answer_query(query: str, obj: dict[str, Any], o: dict[str, Any], default_digits: int,
+                  composition: Composition | None) -> dict[str, Any]:
     comp: Composition
-    if "mechanisms" in obj:
+    if composition is not None:
+        comp = composition
+    elif "mechanisms" in obj:
         if any(key in obj for key in ("eps", "delta", "k")):
             raise InvalidParameterError("give either eps/delta/k or mechanisms, not both")
         comp = mechanisms_from_json(obj["mechanisms"], "mechanisms")
@@ -82,31 +94,29 @@ def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS) -> d
     digits = parse_digits(o.get("digits", default_digits))
     method = o.get("method", "optimal")
     options = method_options(method, o.get("eta"))
-    budget = progress.parse_seconds(o.get("max_seconds"))
     inputs = comp.to_inputs()
     result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs}
-    with progress.task(query, max_seconds=budget):
-        if query == "delta":
-            eps_g = parse_eps(_require(o, "at_eps"), "at_eps")
-            inputs["at_eps"] = str(eps_g)
-            enc = get_method(method).delta(comp, eps_g, digits=digits, **options)
-            result.update(_enclosure_fields(enc, digits))
-        elif query == "epsilon":
-            delta_g = parse_delta(_require(o, "at_delta"), "at_delta")
-            inputs["at_delta"] = format_fraction(delta_g)
-            enc = get_method(method).epsilon(comp, delta_g, digits=digits, **options)
-            result.update(_enclosure_fields(enc, digits))
-        else:
-            if method != "optimal":
-                raise InvalidParameterError(f"method={method!r}: check answers only for the optimal method")
-            eps_g = parse_eps(_require(o, "eps_g"), "eps_g")
-            delta_g = parse_delta(_require(o, "delta_g"), "delta_g")
-            inputs["eps_g"], inputs["delta_g"] = str(eps_g), format_fraction(delta_g)
-            start = time.monotonic()
-            private = optimal.is_private(comp, eps_g, delta_g)
-            result.update({"lower": None, "upper": None, "exact": None, "private": private, "digits": None,
-                           "seconds": round(time.monotonic() - start, 3)})
-            return _with_id(result, obj)
+    if query == "delta":
+        eps_g = parse_eps(_require(o, "at_eps"), "at_eps")
+        inputs["at_eps"] = str(eps_g)
+        enc = get_method(method).delta(comp, eps_g, digits=digits, **options)
+        result.update(_enclosure_fields(enc, digits))
+    elif query == "epsilon":
+        delta_g = parse_delta(_require(o, "at_delta"), "at_delta")
+        inputs["at_delta"] = format_fraction(delta_g)
+        enc = get_method(method).epsilon(comp, delta_g, digits=digits, **options)
+        result.update(_enclosure_fields(enc, digits))
+    else:
+        if method != "optimal":
+            raise InvalidParameterError(f"method={method!r}: check answers only for the optimal method")
+        eps_g = parse_eps(_require(o, "eps_g"), "eps_g")
+        delta_g = parse_delta(_require(o, "delta_g"), "delta_g")
+        inputs["eps_g"], inputs["delta_g"] = str(eps_g), format_fraction(delta_g)
+        start = time.monotonic()
+        private = optimal.is_private(comp, eps_g, delta_g)
+        result.update({"lower": None, "upper": None, "exact": None, "private": private, "digits": None,
+                       "seconds": round(time.monotonic() - start, 3)})
+        return _with_id(result, obj)
     if "eta" in options:
         inputs["eta"] = format_fraction(options["eta"])
     result["private"] = None

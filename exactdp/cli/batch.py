@@ -18,7 +18,7 @@ from exactdp import query
 from exactdp.cli.output import EXIT_OK, EXIT_USAGE, err_line, error_message, status_of
 from exactdp.core import progress
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
-from exactdp.core.files import decode_text
+from exactdp.core.files import MAX_LINE_BYTES, bounded_lines, decode_text
 from exactdp.core.numbers import DEFAULT_DIGITS, parse_digits
 from exactdp.model.inputs import load_json_exact
 
@@ -51,15 +51,17 @@ def add_parser(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
 def _input_lines(stdin: Any) -> Iterator[tuple[int, str | None, str | None]]:
     """(physical line number, text or None, decoding error or None) for every line of stdin."""
     buf = getattr(stdin, "buffer", None)
-    if buf is not None:
-        for n, raw in enumerate(buf, 1):
+    for n, (raw, whole) in enumerate(bounded_lines(buf if buf is not None else stdin), 1):
+        if not whole:
+            yield n, None, (f"line {n} is longer than {MAX_LINE_BYTES >> 20} MiB, the longest batch line "
+                            "exactdp reads; split the query or merge equal mechanisms with a count")
+        elif isinstance(raw, bytes):
             try:
                 yield n, decode_text(raw, f"line {n}"), None
             except ExactDPError as e:
                 yield n, None, err_line(e)
-    else:
-        for n, line in enumerate(stdin, 1):
-            yield n, line.lstrip("\ufeff") if n == 1 else line, None
+        else:
+            yield n, raw.lstrip("\ufeff") if n == 1 else raw, None
 
 
 def _answer_line(item: tuple[int, str | None, str | None, int]) -> tuple[dict[str, Any], int]:

@@ -17,6 +17,7 @@ from typing import Any
 from exactdp import query
 from exactdp.cli.options import COMP_USAGE, EPILOG_NUMBERS, EXIT_HELP, add_budget, add_common, add_composition
 from exactdp.cli.output import EXIT_NOT_PRIVATE, EXIT_OK, human
+from exactdp.core import progress
 from exactdp.model.inputs import composition_from_args
 
 __all__ = ["EXAMPLES", "QUERY_COMMANDS", "add_parsers", "run_query_command"]
@@ -89,7 +90,13 @@ def add_parsers(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
 
 def run_query_command(args: argparse.Namespace, what: str) -> int:
     """``exactdp delta``, ``epsilon`` or ``check`` (``what``): the query object of the options,
-    answered by :func:`exactdp.query.run_query`, printed; returns the exit status."""
+    answered by :func:`exactdp.query.run_query`, printed; returns the exit status.  The time budget
+    (``--max-seconds``) covers reading the mechanisms as well as the answer."""
+    with progress.task(what, max_seconds=progress.parse_seconds(args.max_seconds, "--max-seconds")):
+        return _run_query_command(args, what)
+
+
+def _run_query_command(args: argparse.Namespace, what: str) -> int:
     comp = composition_from_args(args.eps, args.delta, args.k, args.mechanism, args.mechanisms)
     obj: dict[str, Any] = {"query": what}
     if what == "check":
@@ -104,8 +111,7 @@ def run_query_command(args: argparse.Namespace, what: str) -> int:
             obj["at_delta"] = args.at_delta
     if args.max_seconds is not None:
         obj["max_seconds"] = args.max_seconds
-    obj.update(comp.to_inputs())
-    result = query.run_query(obj)
+    result = query.run_query(obj, composition=comp)
     if args.json:
         print(json.dumps(result))
     else:

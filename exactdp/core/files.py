@@ -23,12 +23,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from exactdp.core.errors import InvalidParameterError, MissingExtraError
 
-__all__ = ["EXTRAS", "check_output_path", "decode_text", "read_text", "require_extra"]
+__all__ = ["EXTRAS", "MAX_INPUT_BYTES", "MAX_LINE_BYTES", "bounded_lines", "check_output_path", "decode_text", "read_text", "require_extra"]
 
 _BOMS = (
     (b"\xff\xfe\x00\x00", "UTF-32"),
@@ -73,8 +74,67 @@ def decode_text(data: bytes, what: str) -> str:
         ) from None
 
 
-def read_text(path: str | os.PathLike[str], what: str, *, stdin: BinaryIO | None = None) -> str:
-    """The text of an input file (``"-"`` reads standard input), decoded by :func:`decode_text`."""
+#: the most bytes exactdp reads from one input file or standard input (docs/contracts.md §2.1)
+MAX_INPUT_BYTES = 64 * 2**20
+
+
+#: the longest line exactdp reads from a line-by-line input (``exactdp batch``)
+MAX_LINE_BYTES = 8 * 2**20
+
+
+def bounded_lines(stream: Any, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[Any, bool]]:
+    """The lines of ``stream`` (bytes or text), each at most ``limit`` long: ``(line, True)``, or
+    ``(head, False)`` for a longer line, whose rest is read and dropped in pieces (memory stays
+    bounded on ``/dev/zero`` or an endless line; a line that runs past :data:`MAX_INPUT_BYTES`
+    ends the reading with an error).
+
+    >>> import io
+    >>> [(x, ok) for x, ok in bounded_lines(io.BytesIO(b"ab\\n" + b"x" * 10 + b"\\ncd"), limit=4)]
+    [(b'ab\\n', True), (b'xxxx', False), (b'cd', True)]
+    """
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit:
+            yield line, True
+            continue
+        end, dropped = line[-1:], 0
+        while end not in ("\n", b"\n"):
+            piece = stream.readline(limit)
+            if not piece:
+                break
+            dropped += len(piece)
+            if dropped > MAX_INPUT_BYTES:
+                raise InvalidParameterError(f"a line of the input runs past {MAX_INPUT_BYTES >> 20} MiB with no end; "
+                                            "the rest of the input is not read (is it a text file of lines?)")
+            end = piece[-1:]
+        yield line[:limit], False
+
+
+def _read_bounded(stream: BinaryIO, label: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of ``stream``; more is refused by name (memory stays bounded on
+    ``/dev/zero`` or an endless pipe)."""
+    data = stream.read(limit + 1)
+    if data is None:
+        data = b""
+    if len(data) > limit:
+        raise InvalidParameterError(
+            f"{label} holds more than {f'{limit >> 20} MiB' if limit % 2**20 == 0 else f'{limit:,} bytes'}, the most exactdp reads from one input; merge equal "
+            "mechanisms with a count (E,D,COUNT or count=N)")
+    return data
+
+
+def read_text(path: str | os.PathLike[str], what: str, *, stdin: BinaryIO | None = None,
+              limit: int = MAX_INPUT_BYTES) -> str:
+    """The text of an input file (``"-"`` reads standard input), decoded by :func:`decode_text`;
+    at most ``limit`` bytes (:data:`MAX_INPUT_BYTES`), more is refused with one line.
+
+    >>> read_text("/dev/zero", "mechanisms", limit=1000)
+    Traceback (most recent call last):
+    ...
+    exactdp.core.errors.InvalidParameterError: mechanisms='/dev/zero' holds more than 1,000 bytes, the most exactdp reads from one input; merge equal mechanisms with a count (E,D,COUNT or count=N)
+    """
     label = f"{what}={_elided(str(path))}"
     if str(path) == "-":
         if stdin is None and sys.stdin is None:
@@ -82,7 +142,7 @@ def read_text(path: str | os.PathLike[str], what: str, *, stdin: BinaryIO | None
                                         "or give a file name")
         stream = stdin if stdin is not None else sys.stdin.buffer
         try:
-            data = stream.read()
+            data = _read_bounded(stream, f"{what}='-' (standard input)", limit)
         except OSError as e:
             raise InvalidParameterError(f"{what}='-': standard input cannot be read: {e.strerror or e}") from None
         return decode_text(data, f"{what} (standard input)")
@@ -90,7 +150,8 @@ def read_text(path: str | os.PathLike[str], what: str, *, stdin: BinaryIO | None
     try:
         if p.is_dir():
             raise InvalidParameterError(f"{label} is a directory, not a file")
-        data = p.read_bytes()
+        with p.open("rb") as f:
+            data = _read_bounded(f, label, limit)
     except FileNotFoundError:
         raise InvalidParameterError(f"{label} does not exist{_data_hint(str(path))}") from None
     except PermissionError:

@@ -63,6 +63,7 @@ _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 class _Task:
     label: str
     start: float  # float ok: a clock reading, never a result
+    origin: float  # float ok: a clock reading: the start of the outermost task (what a budget counts from)
     deadline: float | None  # float ok: a clock reading
     stream: TextIO | None
     after: float  # float ok: seconds
@@ -92,10 +93,12 @@ def task(label: str, *, max_seconds: float | None = None, stream: TextIO | None 
     if outer is not None and outer.deadline is not None:
         deadline = outer.deadline if deadline is None else min(deadline, outer.deadline)
     out = stderr_if_terminal() if isinstance(stream, str) else stream  # the only string is "auto"
+    origin = now
     if outer is not None:
-        label = f"{outer.label}: {label}"
+        label = outer.label if label == outer.label else f"{outer.label}: {label}"
         out = outer.stream if isinstance(stream, str) else out
-    t = _Task(label, now, deadline, out, after)
+        origin = outer.origin
+    t = _Task(label, now, origin, deadline, out, after)
     token = _current.set(t)
     alarm = _arm_alarm(t) if outer is None and deadline is not None else None
     try:
@@ -120,8 +123,8 @@ def _arm_alarm(t: _Task) -> _Handler:
         return None
 
     def ring(signum: int, frame: object) -> None:
-        raise TimeBudgetError(f"the time budget ran out after {time.monotonic() - t.start:.1f} s ({t.label})",
-                              elapsed=time.monotonic() - t.start)
+        raise TimeBudgetError(f"the time budget ran out after {time.monotonic() - t.origin:.1f} s ({t.label})",
+                              elapsed=time.monotonic() - t.origin)
 
     assert t.deadline is not None
     previous = signal.signal(signal.SIGALRM, ring)
@@ -137,12 +140,12 @@ def tick(what: str = "") -> None:
     now = time.monotonic()
     if t.deadline is not None and now > t.deadline:
         raise TimeBudgetError(
-            f"the time budget ran out after {now - t.start:.1f} s ({t.label}{': ' + what if what else ''})",
-            elapsed=now - t.start,
+            f"the time budget ran out after {now - t.origin:.1f} s ({t.label}{': ' + what if what else ''})",
+            elapsed=now - t.origin,
         )
     if t.stream is not None and now - t.start >= t.after and now - t.last_draw >= 0.25:
         t.last_draw = now
-        line = f"exactdp: {t.label}{': ' + what if what else ''} ({now - t.start:.0f} s)"
+        line = f"exactdp: {t.label}{': ' + what if what else ''} ({now - t.origin:.0f} s)"
         line = line[:150]
         pad = max(0, t.width - len(line))
         t.width = max(t.width, len(line))

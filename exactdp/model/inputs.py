@@ -27,11 +27,14 @@ exactdp.core.errors.InvalidParameterError: mechanism='0.1,0,3,4' must be 'E[,D[,
 from __future__ import annotations
 
 import csv
+import functools
+import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
+from exactdp.core import progress
 from exactdp.core.errors import ExactDPError, InvalidParameterError
 from exactdp.core.files import read_text
 from exactdp.core.numbers import format_fraction
@@ -81,10 +84,49 @@ def load_json_exact(text: str) -> Any:
                                     "takes)") from None
 
 
+#: the most distinct mechanisms one input holds (equal lines are one; about 1 KB of memory each)
+MAX_DISTINCT_MECHANISMS = 10**6
+
+
+class _Groups:
+    """Mechanisms as they are read: equal ones merged in order of first appearance, each distinct
+    text parsed once, the count of distinct ones bounded (:data:`MAX_DISTINCT_MECHANISMS`)."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.counts: dict[Any, int] = {}
+        self.parsed: dict[Any, tuple[Any, int]] = {}
+
+    def add(self, key: Any, entry: Any, at: Callable[[str], str]) -> None:
+        """Add ``entry`` (an entry of :meth:`Composition.heterogeneous`), parsed the first time its
+        hashable ``key`` is seen; a parse error is re-raised with its message passed through ``at``."""
+        got = self.parsed.get(key)
+        if got is None:
+            try:
+                got = Composition.heterogeneous([entry]).groups[0]
+            except ExactDPError as e:
+                raise InvalidParameterError(at(_err_line(e))) from None
+            if len(self.parsed) < MAX_DISTINCT_MECHANISMS:
+                self.parsed[key] = got
+        mech, count = got
+        if mech not in self.counts and len(self.counts) >= MAX_DISTINCT_MECHANISMS:
+            raise InvalidParameterError(
+                f"{self.where} has more than {MAX_DISTINCT_MECHANISMS:,} distinct mechanisms, the most one input "
+                "may hold; merge equal ones with a count (E,D,COUNT or count=N)")
+        self.counts[mech] = self.counts.get(mech, 0) + count
+
+    def composition(self) -> Composition:
+        return Composition(tuple(self.counts.items()))
+
+
 def read_mechanisms_file(path: str) -> Composition:
     """The composition of a mechanisms file (``-``: standard input): a JSON list (or an object with
-    a ``mechanisms`` key) as :func:`mechanisms_from_json`, else CSV lines ``eps,delta[,count]`` or
-    spec lines; blank lines, ``#`` comments and an ``eps,...`` header line are skipped."""
+    a ``mechanisms`` key) as :func:`mechanisms_from_json`, else CSV lines ``eps[,delta[,count]]`` or
+    spec lines; blank lines, ``#`` comments and an ``eps,...`` header line are skipped.
+
+    The file is bounded (:data:`~exactdp.core.files.MAX_INPUT_BYTES`, and at most
+    :data:`MAX_DISTINCT_MECHANISMS` distinct mechanisms); equal lines are parsed once and merged,
+    and the reading counts against the current time budget (docs/contracts.md §2.1)."""
     text = read_text(path, "mechanisms")
     where = "standard input" if path == "-" else repr(path)
     stripped = text.strip()
@@ -98,9 +140,20 @@ def read_mechanisms_file(path: str) -> Composition:
         if isinstance(data, dict):
             data = data.get("mechanisms")
         return mechanisms_from_json(data, f"mechanisms file {where}")
-    rows = []
-    lines = text.splitlines()
-    for lineno, line in enumerate(lines, 1):
+    del stripped
+    groups = _Groups(f"mechanisms file {where}")
+    header_allowed = True
+    for lineno, line in enumerate(io.StringIO(text), 1):
+        if lineno % 4096 == 0:
+            progress.tick(f"reading the mechanisms, line {lineno:,}")
+        key = line.strip()
+        if not key or key.startswith("#"):
+            continue
+        at = functools.partial("mechanisms file {} line {}: {}".format, where, lineno)
+        if ":" in key:  # a mechanism spec: the whole line, commas included
+            groups.add(key, key, at)
+            header_allowed = False
+            continue
         try:
             row = next(csv.reader([line], strict=True), [])
         except csv.Error as e:
@@ -108,24 +161,17 @@ def read_mechanisms_file(path: str) -> Composition:
         cells = [c.strip() for c in row]
         if not cells or not any(cells) or cells[0].startswith("#"):
             continue
-        if ":" in cells[0]:  # a mechanism spec: the whole line, commas included
-            try:
-                rows.append(Composition.heterogeneous([line.strip()]).groups[0])
-            except ExactDPError as e:
-                raise InvalidParameterError(f"mechanisms file {where} line {lineno}: {_err_line(e)}") from None
-            continue
-        if not rows and cells[0].lower() in ("eps", "epsilon"):
+        if header_allowed and cells[0].lower() in ("eps", "epsilon"):
+            header_allowed = False
             continue  # header
+        header_allowed = False
         if not 1 <= len(cells) <= 3:
             raise InvalidParameterError(
-                f"mechanisms file {where} line {lineno}: {line.strip()!r} must be 'eps,delta[,count]'")
-        try:
-            rows.append(Composition.heterogeneous([cells]).groups[0])
-        except ExactDPError as e:
-            raise InvalidParameterError(f"mechanisms file {where} line {lineno}: {_err_line(e)}") from None
-    if not rows:
+                f"mechanisms file {where} line {lineno}: {key!r} must be 'eps[,delta[,count]]'")
+        groups.add(tuple(cells), cells, at)
+    if not groups.counts:
         raise InvalidParameterError(f"mechanisms file {where} has no mechanism lines")
-    return Composition(tuple(rows))
+    return groups.composition()
 
 
 def mechanisms_from_json(data: Any, what: str) -> Composition:
@@ -134,8 +180,10 @@ def mechanisms_from_json(data: Any, what: str) -> Composition:
     ``{"mechanism": KIND, key: value, ...}``; ``what`` names the list in error messages."""
     if not isinstance(data, list):
         raise InvalidParameterError(f"{what} must be a list of [eps, delta(, count)] entries")
-    rows: list[Any] = []
+    groups = _Groups(what)
     for i, m in enumerate(data):
+        if i % 4096 == 4095:
+            progress.tick(f"reading the mechanisms, entry {i + 1:,}")
         if isinstance(m, dict) and "mechanism" in m:
             m = _spec_of_dict(m, f"{what}[{i}]")
         elif isinstance(m, dict):
@@ -148,8 +196,16 @@ def mechanisms_from_json(data: Any, what: str) -> Composition:
             m = [str(v) if isinstance(v, Decimal) else v for v in m]
         elif not isinstance(m, (str, int)) or isinstance(m, bool):
             raise InvalidParameterError(f"{what}[{i}]={m!r} must be [eps, delta(, count)] or a mechanism spec")
-        rows.append(m)
-    return Composition.heterogeneous(rows)
+        groups.add(tuple(m) if isinstance(m, list) else (m,), m,
+                   functools.partial(_renumbered, f"{what}[{i}]"))
+    if not groups.counts:
+        raise InvalidParameterError(f"{what}=[] must be a non-empty list")
+    return groups.composition()
+
+
+def _renumbered(name: str, message: str) -> str:
+    """An error about the one entry ``mechanisms[0]`` said of the entry ``name``."""
+    return name + message.removeprefix("mechanisms[0]") if message.startswith("mechanisms[0]") else message
 
 
 def _spec_of_dict(m: dict[str, Any], what: str) -> str:

@@ -88,7 +88,7 @@ def test_batch_to_a_full_disk(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["1e300", "1e400", "1000000001"])
 def test_an_absurd_time_budget_is_refused_by_name(value: str, tmp_path: Path) -> None:
     r = _sh(f"{EXE} epsilon --eps 0.1 --k 30 --at-delta 1e-5 --max-seconds {value}", tmp_path)
-    _one_line_usage_error(r, "max_seconds=", "at most 10^9 seconds")
+    _one_line_usage_error(r, "--max-seconds=", "at most 10^9 seconds")
     ok = _sh(f"{EXE} epsilon --eps 0.1 --k 30 --at-delta 1e-5 --max-seconds 1000000000 --digits 5", tmp_path)
     assert ok.returncode == 0, ok.stderr
 
