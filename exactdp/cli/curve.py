@@ -64,11 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _row(x: str, enc: Enclosure) -> dict[str, Any]:
-    d = enc.to_json()
-    return {"at": x, "lower": d["lower"], "upper": d["upper"], "exact": d["exact"],
-            "float_lower": d["float_lower"], "float_upper": d["float_upper"], "digits": enc.digits,
-            "algorithm": enc.algorithm}
+def _row(x: str, enc: Enclosure, digits: int) -> dict[str, Any]:
+    d = enc.to_json(requested=digits)  # "digits": what the printed ends certify (docs/contracts.md §4)
+    row = {"at": x, "lower": d["lower"], "upper": d["upper"], "exact": d["exact"],
+           "float_lower": d["float_lower"], "float_upper": d["float_upper"], "digits": d["digits"],
+           "algorithm": enc.algorithm}
+    if "digits_requested" in d:
+        row["digits_requested"] = d["digits_requested"]
+    return row
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ds = delta_points(args.delta_from, args.delta_to, args.points)
                 encs = epsilon_curve(comp, ds, digits=digits, max_seconds=budget)
                 labels = [format_fraction(d) for d in ds]
-        rows = [_row(x, e) for x, e in zip(labels, encs)]
+        rows = [_row(x, e, digits) for x, e in zip(labels, encs)]
         if args.plot:
             _plot(rows, comp, "delta" if eps_dir else "epsilon", args.plot)
     except (ExactDPError, PrecisionError, ValueError) as e:
@@ -129,9 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         what = "delta at eps_g" if eps_dir else "eps_g at delta_g"
         print(f"optimal {what} for {comp}:")
-        for r in rows:
+        for r, enc in zip(rows, encs):
             exact = r["exact"]
-            val = exact if exact is not None and len(exact) <= 40 else f"[{r['lower']}, {r['upper']}]"
+            val = exact if exact is not None and len(exact) <= 40 else f"[{enc.lower_str()}, {enc.upper_str()}]"
             print(f"  {r['at']:>24}  {val}")
     if args.plot:
         print(f"plot written to {args.plot}", file=sys.stderr)

@@ -15,6 +15,7 @@ spent), 5 an internal error (a bug: please report it), 130 interrupted.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -60,8 +61,11 @@ def human(result: dict[str, Any], comp_text: str) -> str:
     head = f"{result['method']} {name} for {comp_text} {where}"
     if result.get("exact") is not None:
         body = f"{name} = {shown(result['exact'])} (exact)"
-        if "/" in result["exact"] or len(result["exact"]) > _SHOW_MAX:
+        if "/" in result["exact"]:
             body += f"\n  {result['lower']} <= {name} <= {result['upper']}"
+        elif len(result["exact"]) > _SHOW_MAX:  # lower == upper == exact: a short bracket to read
+            q = Fraction(Decimal(result["exact"]))  # Decimal: no int-digits limit
+            body += f"\n  {decimal_string(q, 20, 'down')} <= {name} <= {decimal_string(q, 20, 'up')}"
     elif result["lower"] == "inf":
         body = f"{name} = inf (no finite eps_g is certified at this delta_g)"
     else:
