@@ -191,3 +191,28 @@ def test_an_exact_long_decimal_is_printed_whole_in_lower_and_upper() -> None:
     assert Fraction(r["exact"]) == want and r["lower"] == r["upper"] == r["exact"] and r["digits"] == 5
     text = human(r, "150 x (1, 0.1)-DP")
     assert all(len(line) < 200 for line in text.splitlines()), text
+
+
+def test_plot_curve_draws_the_certified_band_for_a_notebook() -> None:
+    # issue 25 §4: a plot helper for curves (exactdp.plots.plot_curve, the plot extra)
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from exactdp.api.curve import delta_curve, epsilon_curve
+    from exactdp.plots import plot_curve
+
+    comp = Composition.homogeneous("1", 0, 5)
+    pts = ["1", "log(3)", "2"]
+    encs = delta_curve(comp, pts, digits=6)
+    ax = plot_curve(pts, encs, ax=Figure().add_subplot())
+    (band,) = ax.collections
+    ys = band.get_paths()[0].vertices[:, 1]
+    assert min(ys) <= min(e.float_lower() for e in encs) and max(ys) >= max(e.float_upper() for e in encs)
+    assert ax.get_xlabel() == "eps_g" and ax.get_yscale() == "log"
+    ax = plot_curve(["1e-3", "1e-6"], epsilon_curve(comp, ["1e-3", "1e-6"], digits=6), direction="epsilon",
+                    ax=Figure().add_subplot())
+    assert ax.get_ylabel() == "delta_g"
+    with pytest.raises(InvalidParameterError):
+        plot_curve(pts, encs[:2], ax=Figure().add_subplot())
+    with pytest.raises(InvalidParameterError):
+        plot_curve(pts, encs, direction="sideways", ax=Figure().add_subplot())
