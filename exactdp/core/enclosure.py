@@ -51,7 +51,7 @@ def _fmt_end(x: Fraction | float, digits: int, direction: Literal["down", "up"])
     return decimal_string(x, digits, direction)
 
 
-#: the most significant digits a repr or notebook view prints of each end (the fields keep them all)
+#: about how many significant digits a repr or notebook view prints of each end (the fields keep them all)
 _REPR_DIGITS = 17
 #: the longest exact value a repr or notebook view prints whole
 _REPR_EXACT_CHARS = 40
@@ -381,7 +381,7 @@ class Enclosure:
         return round(float(self), ndigits)  # float ok: display only
 
     def __repr__(self) -> str:
-        """A short readable form: the bracket to at most 17 significant digits (rounded outward, so
+        """A short readable form: the bracket to about 17 significant digits (rounded outward, so
         still an enclosure) and the digits the enclosure certifies (:meth:`certified_digits`), or
         the exact value (shortened past 40 characters).
 
@@ -441,7 +441,8 @@ class Enclosure:
         return self._short(format_fraction(self.exact))
 
     def _short_ends(self) -> tuple[str, str]:
-        """Both ends rounded outward to at most :data:`_REPR_DIGITS` significant digits."""
+        """Both ends rounded outward to about :data:`_REPR_DIGITS` significant digits (a few more
+        where the bracket needs them to keep its width, as :meth:`lower_str`)."""
         if self.digits <= _REPR_DIGITS:
             return self._printed()
         return Enclosure(self.lower, self.upper, _REPR_DIGITS)._printed()
