@@ -75,9 +75,20 @@ def human(result: dict[str, Any], comp_text: str) -> str:
     if result.get("algorithm"):
         body += f"\n  (algorithm: {result['algorithm']})"
     if result.get("digits_requested") is not None:
+        why = ("the bracket reaches 0, so it bounds the value without certifying a digit of it"
+               if result["digits"] == 0 and _reaches_zero(result) else
+               "within the time budget; --max-seconds gives it more")
         body += (f"\n  ({result['digits']} significant digits certified of the {result['digits_requested']} "
-                 "requested, within the time budget; --max-seconds gives it more)")
+                 f"requested, {why})")
     return head + "\n  " + body
+
+
+def _reaches_zero(result: dict[str, Any]) -> bool:
+    """Whether the printed bracket of a result contains or touches 0."""
+    lo, hi = result.get("lower"), result.get("upper")
+    if not isinstance(lo, str) or not isinstance(hi, str) or "inf" in lo or "inf" in hi:
+        return False
+    return Decimal(lo) <= 0 <= Decimal(hi)
 
 
 def err_line(e: BaseException) -> str:

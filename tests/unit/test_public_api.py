@@ -181,6 +181,18 @@ def test_query_digits_never_overstate_the_printed_bracket() -> None:
     assert ("digits_requested" in r) == (r["digits"] < 30)
 
 
+def test_the_text_says_why_a_bracket_at_zero_certifies_no_digit() -> None:
+    # a bracket [0, u] certifies no digit however long it runs: the text does not blame the time budget
+    from exactdp.cli.output import human
+
+    base = {"query": "delta", "method": "optimal", "inputs": {"at_eps": "1"}, "exact": None, "algorithm": "pld"}
+    at_zero = human({**base, "lower": "0", "upper": "5.1e-57", "digits": 0, "digits_requested": 30}, "c")
+    assert "0 significant digits certified of the 30 requested, the bracket reaches 0" in at_zero
+    assert "time budget" not in at_zero
+    wide = human({**base, "lower": "0.003896727", "upper": "0.00499001", "digits": 0, "digits_requested": 30}, "c")
+    assert "(0 significant digits certified of the 30 requested, within the time budget" in wide
+
+
 def test_an_exact_long_decimal_is_printed_whole_in_lower_and_upper() -> None:
     # issue 25 §3: lower/upper were rounded away from the exact 1 - 0.9^150 (152 digits) at --digits 5
     from exactdp.cli.output import human
