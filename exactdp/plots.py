@@ -1,4 +1,9 @@
-"""Figures of the golden tables (matplotlib, Agg, byte-deterministic).
+"""Figures: the golden tables' (matplotlib, Agg, byte-deterministic) and a certified curve's.
+
+:func:`plot_curve` draws what :func:`exactdp.api.curve.delta_curve` or
+:func:`~exactdp.api.curve.epsilon_curve` returned, in a notebook or into a file (``exactdp curve
+--plot`` draws with it): the band between the directed floats of each enclosure, so the true curve
+lies inside what is drawn.
 
 Every figure is drawn from the rows of its table (the directed float bounds, which is all a plot
 needs) with matplotlib's object API (no pyplot state), default rcParams plus a fixed set
@@ -13,10 +18,15 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from exactdp.core.enclosure import Enclosure
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.files import require_extra
+from exactdp.core.numbers import ExactReal, parse_delta, parse_eps
+
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
 
-__all__ = ["FIGURES", "FIXED_RC", "render"]
+__all__ = ["FIGURES", "FIXED_RC", "plot_curve", "render"]
 
 #: rcParams fixed for every figure (on top of matplotlib's defaults, not the user's matplotlibrc).
 FIXED_RC: dict[RcKeyType, Any] = {
@@ -200,3 +210,67 @@ def render(name: str, rows: Rows, fmt: str) -> bytes:
         buf = io.BytesIO()
         fig.savefig(buf, format=fmt, metadata=_METADATA[fmt])
     return buf.getvalue()
+
+
+# -- a certified curve, for notebooks and ``exactdp curve --plot`` ---------------------------------
+
+def _x(p: ExactReal | Fraction) -> float:
+    """A point's coordinate (an eps_g, possibly log(q), or a delta_g); plotting only."""
+    if isinstance(p, Fraction):
+        return float(p)  # float ok: plotting only
+    q = p.rational_value()
+    if q is not None:
+        return float(q)  # float ok: plotting only
+    return float(p.arb().mid())  # float ok: plotting only
+
+
+def plot_curve(points: Sequence[Any], enclosures: Sequence[Enclosure], *, direction: str = "delta",
+               ax: Any = None, label: str | None = None) -> Any:
+    """Draw a certified privacy curve and return the matplotlib ``Axes`` (needs the ``plot`` extra).
+
+    ``points`` are the eps_g of a :func:`~exactdp.api.curve.delta_curve` (``direction="delta"``:
+    delta against eps_g, log scale) or the delta_g of an :func:`~exactdp.api.curve.epsilon_curve`
+    (``direction="epsilon"``: eps_g against delta_g, log scale), and ``enclosures`` what it
+    returned.  The band is ``[float_lower, float_upper]`` of each point (directed floats: the true
+    curve lies inside it, docs/contracts.md §1.3), the line its upper side.  ``ax``: draw there
+    (default: a new pyplot figure, which a notebook shows).
+
+    >>> from matplotlib.figure import Figure
+    >>> from exactdp import Composition
+    >>> from exactdp.api.curve import delta_curve
+    >>> pts = ["1", "2", "3"]
+    >>> ax = plot_curve(pts, delta_curve(Composition.homogeneous("1", 0, 5), pts, digits=6), ax=Figure().add_subplot())
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('eps_g', 'delta')
+    """
+    if direction not in ("delta", "epsilon"):
+        raise InvalidParameterError(f"direction={direction!r} must be 'delta' or 'epsilon'")
+    if len(points) != len(enclosures) or not points:
+        raise InvalidParameterError(f"{len(points)} points and {len(enclosures)} enclosures: give one of each, "
+                                    "at least one")
+    if not all(isinstance(e, Enclosure) for e in enclosures):
+        raise InvalidParameterError("enclosures must be the Enclosure objects a curve returned")
+    if ax is None:
+        plt = require_extra("matplotlib.pyplot", "plot_curve")
+        _, ax = plt.subplots(figsize=(6, 4))
+    else:
+        require_extra("matplotlib", "plot_curve")
+    parse = parse_eps if direction == "delta" else parse_delta
+    xs = [_x(parse(p, "eps_g" if direction == "delta" else "delta_g")) for p in points]
+    lo = [e.float_lower() for e in enclosures]
+    hi = [e.float_upper() for e in enclosures]
+    band = label or "certified [lower, upper]"
+    if direction == "delta":
+        ax.fill_between(xs, lo, hi, alpha=0.4, label=band)
+        ax.plot(xs, hi, lw=1)
+        ax.set_xlabel("eps_g")
+        ax.set_ylabel("delta")
+    else:
+        ax.fill_betweenx(xs, lo, hi, alpha=0.4, label=band)
+        ax.plot(hi, xs, lw=1)
+        ax.set_ylabel("delta_g")
+        ax.set_xlabel("eps_g")
+    if direction == "epsilon" or any(y > 0 for y in hi):
+        ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    return ax

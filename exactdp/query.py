@@ -136,11 +136,9 @@ def _require(o: dict[str, Any], key: str) -> Any:
 
 
 def _enclosure_fields(enc: Enclosure, digits: int) -> dict[str, Any]:
-    out = enc.to_json()
-    out["digits"] = min(digits, enc.digits)
-    if out["digits"] < digits and not enc.is_infinite:
-        out["digits_requested"] = digits  # a bracketing engine stopped early: say so
-    return out
+    # "digits": what the printed lower and upper certify, never more than the query asked for;
+    # "digits_requested" beside it when fewer (a bracketing engine stopped early: say so)
+    return enc.to_json(requested=digits)
 
 
 # -- calibration ----------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import (
     DEFAULT_DIGITS,
+    ExactInput,
     ExactReal,
     parse_delta,
     parse_digits,
@@ -51,25 +52,31 @@ def _uses_pld(comp: Composition) -> bool:
 
 def _curve(comp: Any, points: Sequence[Any], parse: Callable[[Any, str], Any], name: str,
            pld_curve: Callable[..., list[Enclosure]], one: Callable[..., Enclosure], digits: Any,
-           max_seconds: float | None) -> list[Enclosure]:
+           max_seconds: ExactInput | float | None) -> list[Enclosure]:
     """The shared body of the two curves: one PLD build for every point, or one exact query each."""
     comp = Composition.of(comp)
     pts = [parse(p, name) for p in points]
     digits = parse_digits(digits)
+    budget = progress.parse_seconds(max_seconds)
     if not pts:
         raise InvalidParameterError(f"the list of {name} points is empty: give at least one point")
-    if _uses_pld(comp):
-        return pld_curve(comp, pts, digits=digits, max_seconds=max_seconds)
-    out = []
-    for i, p in enumerate(pts):
-        progress.tick(f"point {i + 1}/{len(pts)}")
-        out.append(one(comp, p, digits=digits))
-    return out
+    with progress.budgeted("curve", budget):
+        if _uses_pld(comp):
+            return pld_curve(comp, pts, digits=digits, max_seconds=budget)
+        out = []
+        for i, p in enumerate(pts):
+            progress.tick(f"point {i + 1}/{len(pts)}")
+            out.append(one(comp, p, digits=digits))
+        return out
 
 
 def delta_curve(comp: Any, eps_list: Sequence[Any], *, digits: int = DEFAULT_DIGITS,
-                max_seconds: float | None = None) -> list[Enclosure]:
-    """The optimal total delta at every eps_g of ``eps_list`` (each a certified enclosure)."""
+                max_seconds: ExactInput | float | None = None) -> list[Enclosure]:
+    """The optimal total delta at every eps_g of ``eps_list`` (each a certified enclosure).
+
+    ``max_seconds`` bounds the whole curve as ``--max-seconds`` does: the PLD engine returns the
+    brackets it certified by then, an exact engine raises :class:`~exactdp.core.errors.TimeBudgetError`.
+    """
     from exactdp.api.optimal import optimal_delta
     from exactdp.engines.pld.engine import pld_delta_curve
 
@@ -77,8 +84,9 @@ def delta_curve(comp: Any, eps_list: Sequence[Any], *, digits: int = DEFAULT_DIG
 
 
 def epsilon_curve(comp: Any, deltas: Sequence[Any], *, digits: int = DEFAULT_DIGITS,
-                  max_seconds: float | None = None) -> list[Enclosure]:
-    """The optimal eps_g at every total delta_g of ``deltas`` (+inf where none is private)."""
+                  max_seconds: ExactInput | float | None = None) -> list[Enclosure]:
+    """The optimal eps_g at every total delta_g of ``deltas`` (+inf where none is private);
+    ``max_seconds`` as for :func:`delta_curve`."""
     from exactdp.api.optimal import optimal_epsilon
     from exactdp.engines.pld.engine import pld_epsilon_curve
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import (
@@ -112,31 +113,39 @@ def _options(spec: MethodSpec, options: dict[str, ExactInput | None]) -> dict[st
 
 
 def delta(comp: CompositionInput, eps_g: ExactInput, *, method: str = "optimal",
-          digits: CountInput = DEFAULT_DIGITS, **options: ExactInput | None) -> Enclosure:
+          digits: CountInput = DEFAULT_DIGITS, max_seconds: ExactInput | float | None = None,
+          **options: ExactInput | None) -> Enclosure:
     """The smallest total delta that ``method`` certifies for ``comp`` at ``eps_g``.
 
-    ``comp`` is anything :meth:`Composition.of` accepts.
+    ``comp`` is anything :meth:`Composition.of` accepts; ``max_seconds`` bounds the time as
+    ``--max-seconds`` does (:func:`exactdp.core.progress.budgeted`).
 
     >>> print(delta(("0.1", 0, 30), "1", method="basic", digits=10))
     1
     """
     spec = get_method(method)
     c = Composition.of(comp)
-    return spec.delta(c, parse_eps(eps_g, "eps_g"), digits=parse_digits(digits), **_options(spec, options))
+    x, d, opts = parse_eps(eps_g, "eps_g"), parse_digits(digits), _options(spec, options)
+    with progress.budgeted("delta", max_seconds):
+        return spec.delta(c, x, digits=d, **opts)
 
 
 def epsilon(comp: CompositionInput, delta_g: ExactInput, *, method: str = "optimal",
-            digits: CountInput = DEFAULT_DIGITS, **options: ExactInput | None) -> Enclosure:
+            digits: CountInput = DEFAULT_DIGITS, max_seconds: ExactInput | float | None = None,
+            **options: ExactInput | None) -> Enclosure:
     """The eps that ``method`` certifies for ``comp`` at total ``delta_g`` (+inf when none).
 
-    ``comp`` is anything :meth:`Composition.of` accepts.
+    ``comp`` is anything :meth:`Composition.of` accepts; ``max_seconds`` bounds the time as
+    ``--max-seconds`` does (:func:`exactdp.core.progress.budgeted`).
 
     >>> print(epsilon(("0.1", 0, 30), "1e-3", method="basic", digits=10))
     3
     """
     spec = get_method(method)
     c = Composition.of(comp)
-    return spec.epsilon(c, parse_delta(delta_g, "delta_g"), digits=parse_digits(digits), **_options(spec, options))
+    d_g, d, opts = parse_delta(delta_g, "delta_g"), parse_digits(digits), _options(spec, options)
+    with progress.budgeted("epsilon", max_seconds):
+        return spec.epsilon(c, d_g, digits=d, **opts)
 
 
 def method_options(method: str, eta: object) -> dict[str, Any]:

@@ -3,12 +3,18 @@
 Which engine answers is the dispatch table of :mod:`exactdp.route` (KOV15 Thm 3.3 for k equal
 generic mechanisms, Murtagh-Vadhan Thm 1.5 for any list, the Gaussian closed form, the certified
 PLD engine for everything else); these functions parse the inputs, route, and ask the engine.
+
+``max_seconds=`` bounds the time as the command line's ``--max-seconds`` does (read by
+:func:`exactdp.core.progress.parse_seconds`): an exact engine raises
+:class:`~exactdp.core.errors.TimeBudgetError` past it, the PLD engine returns the bracket it
+certified by then (``certified_digits()`` says how many digits it holds).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, ExactReal, parse_delta, parse_digits, parse_eps
 from exactdp.model.composition import Composition, CompositionInput
@@ -17,7 +23,8 @@ from exactdp.route import route
 __all__ = ["is_private", "optimal_delta", "optimal_epsilon"]
 
 
-def optimal_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS) -> Enclosure:
+def optimal_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
+                  max_seconds: ExactInput | float | None = None) -> Enclosure:
     """The optimal total delta at eps_g (KOV15 Thm 3.3 / MV Thm 1.5), certified or exact.
 
     ``comp`` is anything :meth:`Composition.of` accepts.
@@ -28,13 +35,15 @@ def optimal_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInp
     c = Composition.of(comp)
     x = parse_eps(eps_g, "eps_g")
     d = parse_digits(digits)
-    r = route(c)
-    enc = r.engine.delta(c, x, d, r.payload)
+    with progress.budgeted("delta", max_seconds):
+        r = route(c)
+        enc = r.engine.delta(c, x, d, r.payload)
     # a probability: the generic engines' brackets are clamped to [0, 1] here
     return enc.clamped(Fraction(0), Fraction(1)) if c.is_generic else enc
 
 
-def optimal_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS) -> Enclosure:
+def optimal_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
+                    max_seconds: ExactInput | float | None = None) -> Enclosure:
     """The optimal eps at total delta_g (+inf exactly when delta_g < 1 - prod(1 - delta_i)).
 
     KOV15 Thm 3.3 / MV Thm 1.5; ``comp`` is anything :meth:`Composition.of` accepts.
@@ -45,11 +54,13 @@ def optimal_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: Coun
     c = Composition.of(comp)
     d_g = parse_delta(delta_g, "delta_g")
     d = parse_digits(digits)
-    r = route(c)
-    return r.engine.epsilon(c, d_g, d, r.payload)
+    with progress.budgeted("epsilon", max_seconds):
+        r = route(c)
+        return r.engine.epsilon(c, d_g, d, r.payload)
 
 
-def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput) -> bool:
+def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput, *,
+               max_seconds: ExactInput | float | None = None) -> bool:
     """Exactly whether ``comp`` is (eps_g, delta_g)-DP (never a guess; docs/contracts.md §1.5).
 
     >>> is_private(("0.1", "0.001", 30), "0.85", "0.05")
@@ -58,5 +69,6 @@ def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput) -
     c = Composition.of(comp)
     eps_g_r: ExactReal = parse_eps(eps_g, "eps_g")
     delta_g_q: Fraction = parse_delta(delta_g, "delta_g")
-    r = route(c)
-    return r.engine.decide(c, eps_g_r, delta_g_q, r.payload)
+    with progress.budgeted("check", max_seconds):
+        r = route(c)
+        return r.engine.decide(c, eps_g_r, delta_g_q, r.payload)

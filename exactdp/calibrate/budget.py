@@ -67,7 +67,8 @@ class BudgetReport:
 
     def to_json(self) -> dict[str, Any]:
         def enc(e: Enclosure) -> dict[str, Any]:
-            return {"lower": e.lower_str(), "upper": e.upper_str()}
+            lo, hi = e.printed_ends()
+            return {"lower": lo, "upper": hi}
 
         out: dict[str, Any] = {
             "query": "budget",

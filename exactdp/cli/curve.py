@@ -13,10 +13,8 @@ import argparse
 import csv
 import io
 import json
-import math
 import sys
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 from exactdp.api.curve import MAX_POINTS, delta_curve, delta_points, eps_points, epsilon_curve
@@ -64,11 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _row(x: str, enc: Enclosure) -> dict[str, Any]:
-    d = enc.to_json()
-    return {"at": x, "lower": d["lower"], "upper": d["upper"], "exact": d["exact"],
-            "float_lower": d["float_lower"], "float_upper": d["float_upper"], "digits": enc.digits,
-            "algorithm": enc.algorithm}
+def _row(x: str, enc: Enclosure, digits: int) -> dict[str, Any]:
+    d = enc.to_json(requested=digits)  # "digits": what the printed ends certify (docs/contracts.md §4)
+    row = {"at": x, "lower": d["lower"], "upper": d["upper"], "exact": d["exact"],
+           "float_lower": d["float_lower"], "float_upper": d["float_upper"], "digits": d["digits"],
+           "algorithm": enc.algorithm}
+    if "digits_requested" in d:
+        row["digits_requested"] = d["digits_requested"]
+    return row
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -99,14 +100,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if eps_dir:
                 xs = eps_points(args.eps_from, args.eps_to, args.points)
                 encs = delta_curve(comp, xs, digits=digits, max_seconds=budget)
-                labels = [str(x) for x in xs]
+                labels, pts = [str(x) for x in xs], list[Any](xs)
             else:
                 ds = delta_points(args.delta_from, args.delta_to, args.points)
                 encs = epsilon_curve(comp, ds, digits=digits, max_seconds=budget)
-                labels = [format_fraction(d) for d in ds]
-        rows = [_row(x, e) for x, e in zip(labels, encs)]
+                labels, pts = [format_fraction(d) for d in ds], list[Any](ds)
+        rows = [_row(x, e, digits) for x, e in zip(labels, encs)]
         if args.plot:
-            _plot(rows, comp, "delta" if eps_dir else "epsilon", args.plot)
+            _plot(pts, encs, comp, "delta" if eps_dir else "epsilon", args.plot)
     except (ExactDPError, PrecisionError, ValueError) as e:
         print(f"exactdp curve: {error_message(e, None)}", file=sys.stderr)
         return status_of(e) if isinstance(e, ExactDPError) else 2
@@ -129,40 +130,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         what = "delta at eps_g" if eps_dir else "eps_g at delta_g"
         print(f"optimal {what} for {comp}:")
-        for r in rows:
+        for r, enc in zip(rows, encs):
             exact = r["exact"]
-            val = exact if exact is not None and len(exact) <= 40 else f"[{r['lower']}, {r['upper']}]"
+            val = exact if exact is not None and len(exact) <= 40 else f"[{enc.lower_str()}, {enc.upper_str()}]"
             print(f"  {r['at']:>24}  {val}")
     if args.plot:
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 
 
-def _plot(rows: list[dict[str, Any]], comp: Composition, direction: str, path: str) -> None:
+def _plot(xs: Sequence[Any], encs: list[Enclosure], comp: Composition, direction: str, path: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    # float ok: drawing only; the band is the certified [lower, upper] at each point
-    xs = [float(Fraction(r["at"])) for r in rows]  # float ok: plot coordinates
-    lo = [float(r["float_lower"]) if r["float_lower"] != "inf" else math.inf for r in rows]  # float ok
-    hi = [float(r["float_upper"]) if r["float_upper"] != "inf" else math.inf for r in rows]  # float ok
+    from exactdp.plots import plot_curve
+
     fig, ax = plt.subplots(figsize=(6, 4))
-    if direction == "delta":
-        ax.fill_between(xs, lo, hi, alpha=0.4, label="certified [lower, upper]")
-        ax.plot(xs, hi, lw=1)
-        ax.set_xlabel("eps_g")
-        ax.set_ylabel("delta")
-        ax.set_yscale("log")
-    else:
-        ax.fill_betweenx(xs, lo, hi, alpha=0.4, label="certified [lower, upper]")
-        ax.plot(hi, xs, lw=1)
-        ax.set_ylabel("delta_g")
-        ax.set_xlabel("eps_g")
-        ax.set_yscale("log")
+    plot_curve(xs, encs, direction=direction, ax=ax)
     ax.set_title(f"{str(comp)[:70]}", fontsize=8)
-    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

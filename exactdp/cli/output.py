@@ -15,6 +15,7 @@ spent), 5 an internal error (a bug: please report it), 130 interrupted.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -60,8 +61,11 @@ def human(result: dict[str, Any], comp_text: str) -> str:
     head = f"{result['method']} {name} for {comp_text} {where}"
     if result.get("exact") is not None:
         body = f"{name} = {shown(result['exact'])} (exact)"
-        if "/" in result["exact"] or len(result["exact"]) > _SHOW_MAX:
+        if "/" in result["exact"]:
             body += f"\n  {result['lower']} <= {name} <= {result['upper']}"
+        elif len(result["exact"]) > _SHOW_MAX:  # lower == upper == exact: a short bracket to read
+            q = Fraction(Decimal(result["exact"]))  # Decimal: no int-digits limit
+            body += f"\n  {decimal_string(q, 20, 'down')} <= {name} <= {decimal_string(q, 20, 'up')}"
     elif result["lower"] == "inf":
         body = f"{name} = inf (no finite eps_g is certified at this delta_g)"
     else:
@@ -71,9 +75,20 @@ def human(result: dict[str, Any], comp_text: str) -> str:
     if result.get("algorithm"):
         body += f"\n  (algorithm: {result['algorithm']})"
     if result.get("digits_requested") is not None:
+        why = ("the bracket reaches 0, so it bounds the value without certifying a digit of it"
+               if result["digits"] == 0 and _reaches_zero(result) else
+               "within the time budget; --max-seconds gives it more")
         body += (f"\n  ({result['digits']} significant digits certified of the {result['digits_requested']} "
-                 "requested, within the time budget; --max-seconds gives it more)")
+                 f"requested, {why})")
     return head + "\n  " + body
+
+
+def _reaches_zero(result: dict[str, Any]) -> bool:
+    """Whether the printed bracket of a result contains or touches 0."""
+    lo, hi = result.get("lower"), result.get("upper")
+    if not isinstance(lo, str) or not isinstance(hi, str) or "inf" in lo or "inf" in hi:
+        return False
+    return Decimal(lo) <= 0 <= Decimal(hi)
 
 
 def err_line(e: BaseException) -> str:

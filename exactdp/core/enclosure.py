@@ -3,10 +3,17 @@
 An :class:`Enclosure` is what every inexact answer of exactdp is (docs/contracts.md §1): exact
 rational endpoints ``lower <= true value <= upper``, printed rounded outward.  :func:`certify`
 evaluates an Arb ball at rising precision until it is narrow enough.
+
+An enclosure behaves like a number where a number is asked for (docs/contracts.md §4.1): as a
+``float`` it is the float64 nearest the exact midpoint of ``[lower, upper]`` (the value itself when
+exact), ``format(e, ".3f")`` and ``round(e, 3)`` format and round that same float, and
+:meth:`Enclosure.float_lower` / :meth:`Enclosure.float_upper` are the safe sides.  There is no
+arithmetic and no ordering: an interval has none that would not pretend.
 """
 
 from __future__ import annotations
 
+import html
 import math
 import sys
 from collections.abc import Callable
@@ -23,6 +30,7 @@ from exactdp.core.numbers import (
     DEFAULT_DIGITS,
     INF,
     MAX_PREC,
+    CountInput,
     ExactInput,
     arb_of_fraction,
     decimal_string,
@@ -41,6 +49,39 @@ def _fmt_end(x: Fraction | float, digits: int, direction: Literal["down", "up"])
     if isinstance(x, float):
         return "inf" if x > 0 else "-inf"
     return decimal_string(x, digits, direction)
+
+
+#: about how many significant digits a repr or notebook view prints of each end (the fields keep them all)
+_REPR_DIGITS = 17
+#: the longest exact value a repr or notebook view prints whole
+_REPR_EXACT_CHARS = 40
+
+
+def _decimal_fraction(s: str) -> Fraction:
+    """A printed decimal end as the exact rational it states (Decimal: no int-digits limit)."""
+    return Fraction(Decimal(s))
+
+
+def _digits_certified(lo: Fraction, hi: Fraction, cap: int) -> int:
+    """The largest n <= cap with hi - lo <= 10^-n min(|lo|, |hi|) (0 when 0 is in [lo, hi], lo < hi).
+
+    >>> _digits_certified(Fraction(1), Fraction(101, 100), 30), _digits_certified(Fraction(1), Fraction(2), 30)
+    (2, 0)
+    """
+    if lo == hi:
+        return cap
+    if lo <= 0 <= hi:
+        return 0
+    ratio = min(abs(lo), abs(hi)) / (hi - lo)
+    t = ratio.numerator // ratio.denominator  # 10^n <= ratio exactly when 10^n <= floor(ratio)
+    if t == 0:
+        return 0
+    n = max(0, (t.bit_length() - 1) * 1233 // 4096)  # 1233/4096 ~ log10(2): an estimate, corrected below
+    while n > 0 and 10**n > t:
+        n -= 1
+    while 10 ** (n + 1) <= t:
+        n += 1
+    return min(n, cap)
 
 
 def _short_exact(q: Fraction | None, digits: int) -> str | None:
@@ -217,9 +258,60 @@ class Enclosure:
             f = math.nextafter(f, math.inf)
         return f
 
-    def to_json(self) -> dict[str, Any]:
-        """The result keys of the JSON contract (docs/contracts.md §4)."""
-        lo, hi = self._printed()
+    def printed_ends(self) -> tuple[str, str]:
+        """``lower`` and ``upper`` as the JSON prints them (docs/contracts.md §4): an exact value
+        with a terminating decimal expansion (or a bracket of one such point) exactly at both ends,
+        however long, anything else rounded outward as :meth:`lower_str` and :meth:`upper_str`.
+
+        >>> Enclosure.exact_value(Fraction(123456789, 10**9), digits=3).printed_ends()
+        ('0.123456789', '0.123456789')
+        >>> Enclosure.exact_value(Fraction(1, 3), digits=3).printed_ends()
+        ('0.3333', '0.3334')
+        """
+        q = self.exact if self.exact is not None else self.lower if self.lower == self.upper else None
+        if isinstance(q, Fraction):  # an exact value (or a bracket of one point)
+            s = format_fraction(q)
+            if "/" not in s:
+                return s, s
+        return self._printed()
+
+    def certified_digits(self, requested: CountInput | None = None) -> int:
+        """The significant digits the printed ends certify: the largest ``n <= requested`` with
+        ``upper - lower <= 10^-n min(|lower|, |upper|)``, computed exactly on the decimal strings
+        :meth:`printed_ends` gives (docs/contracts.md §4).
+
+        ``requested`` defaults to :attr:`digits` (the precision asked of the engine; this count is
+        never above it).  An exact value (and an exact +inf) certifies all of them; a bracket that
+        contains or touches 0 with nonzero width certifies none, and so does a half-infinite one.
+
+        >>> Enclosure(Fraction(0), Fraction(51, 10**58), 30).certified_digits()
+        0
+        >>> Enclosure(Fraction("0.003896727"), Fraction("0.00499001"), 30).certified_digits()
+        0
+        >>> Enclosure(Fraction("1.8277"), Fraction("1.8293"), 30).certified_digits()
+        3
+        >>> Enclosure.exact_value(Fraction(1, 3), 12).certified_digits(), Enclosure.infinite(7).certified_digits()
+        (12, 7)
+        """
+        cap = self.digits if requested is None else parse_digits(requested, "requested")
+        if self.exact is not None or self.is_infinite:
+            return cap
+        lo_s, hi_s = self.printed_ends()
+        if "inf" in lo_s or "inf" in hi_s:
+            return 0
+        return _digits_certified(_decimal_fraction(lo_s), _decimal_fraction(hi_s), cap)
+
+    def to_json(self, requested: CountInput | None = None) -> dict[str, Any]:
+        """The result keys of the JSON contract (docs/contracts.md §4).
+
+        ``"digits"`` is :meth:`certified_digits` of ``requested`` (default :attr:`digits`), and
+        ``"digits_requested"`` is added when fewer were certified.
+
+        >>> js = Enclosure(Fraction("1.8277"), Fraction("1.8293"), 3).to_json(requested=8)
+        >>> js["lower"], js["upper"], js["digits"], js["digits_requested"]
+        ('1.8277', '1.8293', 3, 8)
+        """
+        lo, hi = self.printed_ends()
         out: dict[str, Any] = {
             "lower": lo,
             "upper": hi,
@@ -231,7 +323,10 @@ class Enclosure:
             out["exact_log"] = f"log({format_fraction(self.exact_log)})"
         if self.algorithm is not None:
             out["algorithm"] = self.algorithm
-        out["digits"] = self.digits
+        cap = self.digits if requested is None else parse_digits(requested, "requested")
+        out["digits"] = self.certified_digits(cap)
+        if out["digits"] < cap:
+            out["digits_requested"] = cap
         return out
 
     def __str__(self) -> str:
@@ -241,6 +336,116 @@ class Enclosure:
             return "inf"
         lo, hi = self._printed()
         return f"[{lo}, {hi}]"
+
+    # a number where a number is asked for (docs/contracts.md §4.1)
+    def __float__(self) -> float:
+        """The float64 nearest the exact midpoint ``(lower + upper) / 2`` (ties to even).
+
+        The value itself, correctly rounded, when exact; ``inf`` when an end is +inf, ``-inf`` when
+        an end is -inf (``nan`` for both).  Not a bound: :meth:`float_lower` and
+        :meth:`float_upper` are the safe sides.
+
+        >>> e = Enclosure(Fraction(1, 3), Fraction(2, 3))
+        >>> float(e), float(Enclosure.exact_value(Fraction(1, 10))), float(Enclosure.infinite())
+        (0.5, 0.1, inf)
+        """
+        lo, hi = self.lower, self.upper
+        if isinstance(hi, float) and hi > 0:
+            return math.inf if not (isinstance(lo, float) and lo < 0) else math.nan  # (-inf, inf): no midpoint
+        if isinstance(lo, float) or isinstance(hi, float):
+            return -math.inf
+        mid = (lo + hi) / 2
+        try:
+            return mid.numerator / mid.denominator  # float ok: correctly rounded, documented as not a bound
+        except OverflowError:
+            return math.inf if mid > 0 else -math.inf
+
+    def __format__(self, spec: str) -> str:
+        """``format(e, spec)``: ``str(e)`` for the empty spec, else the float nearest the midpoint
+        (the ``float`` of ``e``, not a bound) formatted with ``spec``; the bracket is ``str(e)``.
+
+        >>> e = Enclosure(Fraction(84630263447, 10**11), Fraction(84630263448, 10**11), 10)
+        >>> f"{e:.3f}", format(e, ".2e"), f"{e}"
+        ('0.846', '8.46e-01', '[0.84630263447, 0.84630263448]')
+        """
+        if not spec:
+            return str(self)
+        return format(float(self), spec)  # float ok: display only, documented as not a bound
+
+    def __round__(self, ndigits: int | None = None) -> int | float:
+        """``round(e, n)`` rounds the ``float`` of ``e`` as ``round`` does: a float (an int for ``round(e)``).
+
+        >>> round(Enclosure(Fraction(84630263447, 10**11), Fraction(84630263448, 10**11), 10), 3)
+        0.846
+        """
+        return round(float(self), ndigits)  # float ok: display only
+
+    def __repr__(self) -> str:
+        """A short readable form: the bracket to about 17 significant digits (rounded outward, so
+        still an enclosure) and the digits the enclosure certifies (:meth:`certified_digits`), or
+        the exact value (shortened past 40 characters).
+
+        >>> Enclosure(Fraction(84630263447, 10**11), Fraction(84630263448, 10**11), 10, algorithm="kov15")
+        Enclosure([0.84630263447, 0.84630263448], digits=10, algorithm='kov15')
+        >>> Enclosure.exact_value(Fraction(1, 3))
+        Enclosure(exact=1/3)
+        >>> Enclosure.log_of(Fraction(3, 2), 5)
+        Enclosure([0.405465, 0.405466], digits=5, exact_log=log(1.5))
+        >>> Enclosure(Fraction(0), Fraction(51, 10**58), 30, algorithm="pld")
+        Enclosure([0, 0.0000000000000000000000000000000000000000000000000000000051], digits=0 (of 30 requested), algorithm='pld')
+        """
+        extra = [f"algorithm={self.algorithm!r}"] if self.algorithm is not None else []
+        if self.exact is not None:
+            return f"Enclosure({', '.join([f'exact={self._short_value()}', *extra])})"
+        if self.is_infinite:
+            return f"Enclosure({', '.join(['exact=inf', *extra])})"
+        lo, hi = self._short_ends()
+        n = self.certified_digits()
+        parts = [f"[{lo}, {hi}]", f"digits={n}" + (f" (of {self.digits} requested)" if n < self.digits else "")]
+        if self.exact_log is not None:
+            parts.append(f"exact_log=log({self._short(format_fraction(self.exact_log))})")
+        return f"Enclosure({', '.join(parts + extra)})"
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the bracket (or exact value) and how many digits it certifies.
+
+        >>> Enclosure.exact_value(Fraction(1, 3))._repr_html_()
+        '<span class="exactdp-enclosure">1/3 <small>(exact)</small></span>'
+        >>> Enclosure(Fraction(1), Fraction(2), 3)._repr_html_()
+        '<span class="exactdp-enclosure">[1, 2] <small>(0 of 3 significant digits certified)</small></span>'
+        """
+        if self.exact is not None:
+            body, note = self._short_value(), "exact"
+        elif self.is_infinite:
+            body, note = "inf", "exact"
+        else:
+            lo, hi = self._short_ends()
+            n = self.certified_digits()
+            body = f"[{lo}, {hi}]"
+            note = f"{n} of {self.digits} significant digits certified"
+            if self.exact_log is not None:
+                note += f"; exactly log({self._short(format_fraction(self.exact_log))})"
+        if self.algorithm is not None:
+            note += f"; {self.algorithm}"
+        return f'<span class="exactdp-enclosure">{html.escape(body)} <small>({html.escape(note)})</small></span>'
+
+    @staticmethod
+    def _short(s: str) -> str:
+        if len(s) <= _REPR_EXACT_CHARS:
+            return s
+        return f"{s[:20]}...{s[-8:]} ({len(s)} characters)"
+
+    def _short_value(self) -> str:
+        """The exact value, whole when short, else its first and last characters and its length."""
+        assert self.exact is not None
+        return self._short(format_fraction(self.exact))
+
+    def _short_ends(self) -> tuple[str, str]:
+        """Both ends rounded outward to about :data:`_REPR_DIGITS` significant digits (a few more
+        where the bracket needs them to keep its width, as :meth:`lower_str`)."""
+        if self.digits <= _REPR_DIGITS:
+            return self._printed()
+        return Enclosure(self.lower, self.upper, _REPR_DIGITS)._printed()
 
 
 def _json_float(x: float) -> float | str:

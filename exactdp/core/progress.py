@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 import threading
@@ -23,24 +24,28 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from fractions import Fraction
 from types import FrameType
 from typing import Any, Literal, TextIO
 
 from exactdp.core.errors import InvalidParameterError, TimeBudgetError
 from exactdp.core.numbers import parse_rational
 
-__all__ = ["MAX_SECONDS", "elapsed", "parse_seconds", "remaining", "stderr_if_terminal", "task", "tick"]
+__all__ = ["MAX_SECONDS", "budgeted", "elapsed", "parse_seconds", "remaining", "stderr_if_terminal", "task", "tick"]
 
 #: the largest time budget taken, in seconds (about 31 years); the platform's alarm clock ends not far above
 MAX_SECONDS = 10**9
 
 
 def parse_seconds(x: object, name: str = "max_seconds") -> float | None:
-    """A time budget: None (no budget), or a positive exact number of seconds, at most
+    """A time budget: None (no budget), or a positive number of seconds, at most
     :data:`MAX_SECONDS`, as the float a clock takes (the one reader of every ``max_seconds``).
 
-    >>> parse_seconds("1.5"), parse_seconds(None)
-    (1.5, None)
+    A finite Python float is taken at its exact value (a clock budget, never a result: the one
+    place exactdp takes a float input); every other input is read as an exact number.
+
+    >>> parse_seconds("1.5"), parse_seconds(None), parse_seconds(0.5)
+    (1.5, None, 0.5)
     >>> parse_seconds("1e300")
     Traceback (most recent call last):
     ...
@@ -48,7 +53,9 @@ def parse_seconds(x: object, name: str = "max_seconds") -> float | None:
     """
     if x is None:
         return None
-    s = parse_rational(x, name)
+    if isinstance(x, float) and not math.isfinite(x):  # float ok: a clock budget, never a result
+        raise InvalidParameterError(f"{name}={x!r} must be a finite number of seconds")
+    s = Fraction(x) if isinstance(x, float) else parse_rational(x, name)
     if s <= 0:
         raise InvalidParameterError(f"{name}={x!r} must be a positive number of seconds")
     if s > MAX_SECONDS:
@@ -113,6 +120,29 @@ def task(label: str, *, max_seconds: float | None = None, stream: TextIO | None 
             t.stream.flush()
         elif outer is not None:
             outer.width = max(outer.width, t.width)
+
+
+@contextmanager
+def budgeted(label: str, max_seconds: object) -> Iterator[None]:
+    """Run the body within ``max_seconds`` (read by :func:`parse_seconds`): the ``max_seconds=`` of
+    the Python entry points, with the meaning of the command line's ``--max-seconds``.
+
+    None runs the body as it is (no task); a budget runs it as a :func:`task` (progress as the
+    command line's), so :class:`~exactdp.core.errors.TimeBudgetError` is raised past it.
+
+    >>> with budgeted("demo", "10"):
+    ...     0 < remaining() <= 10
+    True
+    >>> with budgeted("demo", None):
+    ...     remaining() is None
+    True
+    """
+    budget = parse_seconds(max_seconds)
+    if budget is None:
+        yield
+        return
+    with task(label, max_seconds=budget):
+        yield
 
 
 def _arm_alarm(t: _Task) -> _Handler:

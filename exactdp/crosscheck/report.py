@@ -175,7 +175,7 @@ def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
     note = rep.note + (f"; {v.note}" if v.note else "")
     return Finding(**base, reported=_reported_str(rep.value), exact_lower=v.optimum.lower_str(),
                    exact_upper=v.optimum.upper_str(), verdict=v.verdict, relative_gap=v.relative_gap,
-                   note=note, seconds=round(secs, 3), digits=v.optimum.digits)
+                   note=note, seconds=round(secs, 3), digits=v.optimum.certified_digits())
 
 
 def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle: Oracle | None = None,

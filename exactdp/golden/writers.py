@@ -52,7 +52,7 @@ def enclosure_cells(enc: Enclosure) -> dict[str, str]:
         "upper": enc.upper_str(),
         "exact": format_fraction(enc.exact) if enc.exact is not None else "",
         "exact_log": f"log({format_fraction(enc.exact_log)})" if enc.exact_log is not None else "",
-        "digits": str(enc.digits),
+        "digits": str(enc.certified_digits()),  # what lower and upper certify (docs/contracts.md §4)
         "float_lower": repr(enc.float_lower()),  # float ok: directed float64 bound, written exactly by repr
         "float_upper": repr(enc.float_upper()),  # float ok: directed float64 bound, written exactly by repr
     }

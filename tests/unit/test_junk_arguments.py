@@ -132,6 +132,8 @@ CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "Enclosure.log_of": (Enclosure.log_of, (Fraction(2),), {"digits": 5}),
     "Enclosure.contains": (Enclosure(Fraction(1), Fraction(2)).contains, ("1.5",), {}),
     "Enclosure.clamped": (Enclosure(Fraction(1), Fraction(2)).clamped, (Fraction(0), Fraction(1)), {}),
+    "Enclosure.certified_digits": (Enclosure(Fraction(1), Fraction(2)).certified_digits, (5,), {}),
+    "Enclosure.to_json": (Enclosure(Fraction(1), Fraction(2)).to_json, (5,), {}),
     "from_float": (from_float, (0.5,), {}),
     "parse_eps": (parse_eps, ("0.1",), {}),
     "parse_delta": (parse_delta, ("0.1",), {}),

@@ -388,3 +388,125 @@ def test_a_numpy_float_gets_the_same_advice_as_a_python_float() -> None:
         assert parse_eps(np.float32(0.1)).value == Fraction(np.float32(0.1).item())
     with pytest.raises(InexactInputError):  # a longdouble is not a float's value: refused, never rounded
         parse_eps(np.longdouble("0.1"))
+
+
+# -- an enclosure where a number is asked for; honest "digits" (issue 25 §3, §4) -------------------
+
+def _nearest_float_is(f: float, q: Fraction) -> bool:
+    """Whether f is a float64 nearest q (checked against both neighbours, exactly)."""
+    here = abs(Fraction(f) - q)
+    return all(abs(Fraction(g) - q) >= here for g in (math.nextafter(f, -math.inf), math.nextafter(f, math.inf)))
+
+
+@given(st.fractions(min_value=Fraction(-10**30), max_value=Fraction(10**30), max_denominator=10**40),
+       st.fractions(min_value=0, max_value=10**10, max_denominator=10**40))
+@settings(max_examples=300, deadline=None)
+def test_float_format_round_are_the_float_nearest_the_midpoint(lo: Fraction, w: Fraction) -> None:
+    e = Enclosure(lo, lo + w, 10)
+    f = float(e)
+    assert _nearest_float_is(f, lo + w / 2)
+    assert e.float_lower() <= f <= e.float_upper()  # the midpoint lies inside, so its nearest float does too
+    assert format(e, ".3e") == format(f, ".3e") and f"{e:.6f}" == f"{f:.6f}" and format(e, "") == str(e)
+    assert round(e, 3) == round(f, 3) and isinstance(round(e, 3), float)
+    assert round(e) == round(f) and isinstance(round(e), int)
+
+
+def test_float_of_exact_and_infinite_values() -> None:
+    assert float(Enclosure.exact_value(Fraction(1, 3))) == 1 / 3  # the correctly rounded value
+    assert float(Enclosure.exact_value(Fraction(1, 10))) == 0.1
+    assert float(Enclosure.infinite()) == math.inf and float(Enclosure(Fraction(1), math.inf)) == math.inf
+    assert float(Enclosure(Fraction(10**400), Fraction(10**400 + 1))) == math.inf  # beyond float64: overflows
+    assert float(Enclosure.exact_value(Fraction(1, 10**400))) == 0.0
+    e = Enclosure.log_of(Fraction(3, 2), 25)
+    assert f"{e:.10f}" == "0.4054651081" and round(e, 4) == 0.4055  # log(1.5) = 0.40546510810816...
+
+
+def test_repr_is_short_and_readable() -> None:
+    e = Enclosure(Fraction(84630263447, 10**11), Fraction(84630263448, 10**11), 10, algorithm="kov15")
+    assert repr(e) == "Enclosure([0.84630263447, 0.84630263448], digits=10, algorithm='kov15')"
+    assert repr(Enclosure.exact_value(Fraction(1, 3))) == "Enclosure(exact=1/3)"
+    assert repr(Enclosure.infinite()) == "Enclosure(exact=inf)"
+    huge = Enclosure.exact_value(Fraction(1, 3**5000), algorithm="kov15-exact")
+    r = repr(huge)
+    assert len(r) < 120 and "characters" in r and r.endswith("algorithm='kov15-exact')")
+    wide = Enclosure.log_of(Fraction(3, 2), 1000)  # 1000 digits requested: the repr prints 17-18 of each end
+    lo_s, hi_s = repr(wide).split("[")[1].split("]")[0].split(", ")
+    assert len(r) < 120 and _dec(lo_s) <= wide.lower and _dec(hi_s) >= wide.upper  # still outward
+    assert "digits=1000" in repr(wide)
+
+
+def test_repr_html_escapes_and_says_what_is_certified() -> None:
+    e = Enclosure(Fraction(1), Fraction(101, 100), 5, algorithm="<b>&")
+    h = e._repr_html_()
+    assert h.startswith("<span") and h.endswith("</span>") and "<b>" not in h and "&lt;b&gt;&amp;" in h
+    assert "[1, 1.01]" in h and "2 of 5 significant digits certified" in h
+    assert "(exact)" in Enclosure.exact_value(Fraction(1, 3))._repr_html_()
+
+
+def _honest_digits(lo_s: str, hi_s: str, exact: str | None, requested: int) -> int:
+    """The reference: the digits the printed strings certify, by the definition, with Fraction."""
+    if exact is not None or lo_s == hi_s:
+        return requested
+    if "inf" in lo_s or "inf" in hi_s:
+        return 0
+    lo, hi = Fraction(Decimal(lo_s)), Fraction(Decimal(hi_s))
+    if lo <= 0 <= hi:
+        return 0
+    n = 0
+    while n < requested and (hi - lo) * 10 ** (n + 1) <= min(abs(lo), abs(hi)):
+        n += 1
+    return n
+
+
+@given(st.fractions(min_value=Fraction(-10**6), max_value=Fraction(10**6), max_denominator=10**20),
+       st.fractions(min_value=0, max_value=10, max_denominator=10**20), st.integers(1, 40), st.integers(1, 40))
+@settings(max_examples=400, deadline=None)
+def test_json_digits_never_overstate_the_printed_bracket(lo: Fraction, w: Fraction, d: int, asked: int) -> None:
+    e = Enclosure(lo, lo + w, d)
+    js = e.to_json(requested=asked)
+    want = _honest_digits(js["lower"], js["upper"], js["exact"], asked)
+    assert js["digits"] == want == e.certified_digits(asked)
+    assert (js.get("digits_requested") == asked) == (want < asked)
+    assert e.to_json()["digits"] == _honest_digits(js["lower"], js["upper"], js["exact"], d)
+
+
+def test_digits_of_the_issue_examples() -> None:
+    # [0, 5.1e-57]: touches 0, nothing certified; a relative width of 0.28: not even one digit
+    for lo, hi in ((Fraction(0), Fraction(51, 10**58)), (Fraction("0.003896727"), Fraction("0.00499001")),
+                   (Fraction(-1, 10**9), Fraction(1, 10**9)), (Fraction(1), math.inf)):
+        js = Enclosure(lo, hi, 1).to_json(requested=30)
+        assert js["digits"] == 0 and js["digits_requested"] == 30, js
+    js = Enclosure(Fraction(1), Fraction(1001, 1000), 3).to_json(requested=30)  # width exactly 10^-3
+    assert js["digits"] == 3 and js["digits_requested"] == 30
+    js = Enclosure.infinite(30).to_json(requested=30)
+    assert js["digits"] == 30 and "digits_requested" not in js
+    js = Enclosure(Fraction(101), Fraction(101), 1).to_json(requested=5)  # one point: printed exactly
+    assert js["lower"] == js["upper"] == "101" and js["digits"] == 5
+
+
+@pytest.mark.parametrize("q", [Fraction(123456789123456789, 10**18), Fraction(1, 2**200), Fraction(-7, 2**70),
+                               Fraction(10**50 + 1, 10**3), Fraction(259066368, 10**9)])
+def test_an_exact_terminating_value_is_printed_exactly_at_both_ends(q: Fraction) -> None:
+    # issue 25 §3: lower/upper were rounded away from an exact value longer than `digits`
+    for d in (1, 3, 30):
+        js = Enclosure.exact_value(q, d).to_json()
+        assert js["exact"] == format_fraction(q) and "/" not in js["exact"]
+        assert _dec(js["lower"]) == _dec(js["upper"]) == q and js["lower"] == js["exact"], (q, d, js)
+        assert js["digits"] == d and "digits_requested" not in js
+
+
+@pytest.mark.parametrize("q", [Fraction(1, 3), Fraction(-22, 7), Fraction(10**40, 3), Fraction(1, 3**700)])
+def test_an_exact_non_terminating_value_is_bracketed_tightly(q: Fraction) -> None:
+    for d in (1, 5, 30):
+        js = Enclosure.exact_value(q, d).to_json()
+        lo, hi = _dec(js["lower"]), _dec(js["upper"])
+        assert lo < q < hi and (hi - lo) <= Fraction(1, 10**d) * min(abs(lo), abs(hi))
+        assert js["exact"] == format_fraction(q) and js["digits"] == d
+
+
+def test_exact_log_values_keep_their_certified_ends() -> None:
+    e = Enclosure.log_of(Fraction(9, 4), 12)
+    js = e.to_json()
+    assert js["exact_log"] == "log(2.25)" and js["exact"] is None and js["digits"] == 12
+    assert _dec(js["lower"]) <= e.lower and _dec(js["upper"]) >= e.upper
+    assert js["lower"] == e.lower_str() and js["upper"] == e.upper_str()
