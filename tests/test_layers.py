@@ -248,6 +248,33 @@ def test_floats_are_marked_and_off_the_certified_return_paths(graph: Graph) -> N
     assert float_findings(graph) == []
 
 
+def imports_of_the_derivations(root: Path) -> list[str]:
+    """Import statements of the symbolic derivations (``proofs``, shipped as ``exactdp.proofs``).
+
+    They sit outside the layers (docs/architecture.md): a client of the public functions, loaded by
+    name only when ``exactdp proofs`` runs, so no module of the package may import them."""
+    pkg = root.name
+    shipped = (f"{pkg}.proofs", "proofs")
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        mod = _module_name(path, root)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                src = _resolve(mod, path.name == "__init__.py", node.level, node.module)
+                names = [src] + [f"{src}.{a.name}" for a in node.names]
+            else:
+                continue
+            if any(n == s or n.startswith(s + ".") for n in names for s in shipped):
+                bad.append(f"{mod} imports the derivations (line {node.lineno})")
+    return bad
+
+
+def test_no_module_imports_the_derivations() -> None:
+    assert imports_of_the_derivations(PACKAGE) == []
+
+
 # -- the checks can fail: a small package that breaks each rule ------------------------------------
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -282,3 +309,19 @@ def test_the_checks_catch_a_broken_package(tmp_path: Path) -> None:
     assert any("a float without a '# float ok: why' mark: return math.log(2)" in f for f in fl)
     assert any("a float mark on a return of e" in f for f in fl)
     assert any("builds an Enclosure" in f for f in fl)
+
+
+def test_the_derivations_check_catches_an_import(tmp_path: Path) -> None:
+    pkg = _write(tmp_path, {
+        "__init__.py": "",
+        "cli/__init__.py": "",
+        "cli/a.py": "def f():\n    import exactdp.proofs.cli\n",
+        "cli/b.py": "from exactdp import proofs\n",
+        "cli/c.py": "from .. import proofs\nimport proofs\nimport importlib\nimportlib.import_module('exactdp.proofs')\n",
+    })
+    assert imports_of_the_derivations(pkg) == [
+        "exactdp.cli.a imports the derivations (line 2)",
+        "exactdp.cli.b imports the derivations (line 1)",
+        "exactdp.cli.c imports the derivations (line 1)",
+        "exactdp.cli.c imports the derivations (line 2)",
+    ]

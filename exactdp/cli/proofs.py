@@ -1,15 +1,19 @@
-"""``exactdp proofs``: run the symbolic derivations of ``proofs/`` from the installed command.
+"""``exactdp proofs``: run the symbolic derivations (the repository's ``proofs/``) from the installed command.
 
-The derivations live in the ``proofs`` package of a source checkout, beside ``exactdp/``; a wheel
-does not ship them.  This command finds that package next to the imported ``exactdp`` (a checkout,
-or an editable install of one) or anywhere importable, and hands it the rest of the command line
-(``exactdp proofs --verbose`` is ``python -m proofs --verbose``).  When there is no ``proofs``
-package it prints one line saying how to run them from a source checkout and exits 2; without
-sympy, ``proofs`` itself prints one line naming the extra to install and exits 2.
+The derivations live in ``proofs/`` at the root of the repository (``python -m proofs`` in a
+checkout); the wheel ships the same files as the subpackage ``exactdp.proofs`` (pyproject.toml maps
+``proofs/`` there), and sympy comes with the ``proofs`` extra: ``pip install 'exactdp[proofs]'``
+then ``exactdp proofs``.  This command imports ``exactdp.proofs`` (a wheel, or an editable install),
+else the ``proofs`` package of the source checkout this exactdp was imported from, and hands it the
+rest of the command line (``exactdp proofs --verbose`` is ``python -m proofs --verbose``).  Without
+sympy the derivations print one line naming the extra to install and exit 2; an installation that
+lacks them altogether says the same in one line (exit 2).  Nothing here imports the derivations
+statically: they sit outside the layers (docs/architecture.md) and use exactdp's public functions.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,11 +24,13 @@ __all__ = ["NOT_INSTALLED", "main"]
 PROG = "exactdp proofs"
 EXIT_USAGE = 2
 
-#: The one line printed when the ``proofs`` package is not importable (an installed wheel).
+#: The subpackage of the wheel that holds the derivations (the repository's proofs/, mapped).
+SHIPPED = "exactdp.proofs"
+
+#: The one line printed when the derivations are in neither place (an installation that lost them).
 NOT_INSTALLED = (
-    f"{PROG}: error: the symbolic derivations (proofs/) are not part of an installed exactdp; "
-    "run them from a source checkout: git clone <the exactdp repository> && cd exactdp && "
-    "pip install -e '.[proofs]' && python -m proofs"
+    f"{PROG}: error: this installation of exactdp lacks its symbolic derivations ({SHIPPED}); "
+    "reinstall it with the proofs extra: pip install 'exactdp[proofs]'"
 )
 
 
@@ -34,32 +40,41 @@ def _checkout_root() -> Path | None:
     return root if (root / "proofs" / "__init__.py").is_file() else None
 
 
+def _import(name: str) -> ModuleType | None:
+    """``name`` and its ``cli`` submodule, or None when ``name`` is not importable or is not the derivations."""
+    try:
+        module = importlib.import_module(name)
+        cli = importlib.import_module(name + ".cli")
+    except ModuleNotFoundError as e:
+        if e.name in (name, name + ".cli"):
+            return None
+        raise
+    return module if callable(getattr(cli, "main", None)) else None  # else some other package called so
+
+
 def _import_proofs() -> ModuleType | None:
-    """exactdp's ``proofs`` package (with its ``cli``), or None when it is not importable."""
+    """The derivations: the wheel's ``exactdp.proofs``, else the checkout's ``proofs``, else None."""
+    shipped = _import(SHIPPED)
+    if shipped is not None:
+        return shipped
     root = _checkout_root()
-    added = root is not None and str(root) not in sys.path
+    if root is None:
+        return None
+    added = str(root) not in sys.path
     if added:
         sys.path.insert(0, str(root))
     try:
-        import proofs
-        import proofs.cli
-    except ModuleNotFoundError as e:
-        if e.name in ("proofs", "proofs.cli"):
-            return None
-        raise
+        return _import("proofs")
     finally:
         if added:
             sys.path.remove(str(root))
-    if not callable(getattr(proofs.cli, "main", None)):  # some other package called "proofs"
-        return None
-    module: ModuleType = proofs  # proofs/ is not type-checked (pyproject): it is a module all the same
-    return module
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run ``proofs`` with ``argv``; exit status 2 with one line when it is not available."""
+    """Run the derivations with ``argv``; exit status 2 with one line when they are not available."""
     proofs = _import_proofs()
     if proofs is None:
         print(NOT_INSTALLED, file=sys.stderr)
         return EXIT_USAGE
-    return int(proofs.cli.main(list(argv), prog=PROG))
+    cli = importlib.import_module(proofs.__name__ + ".cli")
+    return int(cli.main(list(argv), prog=PROG))

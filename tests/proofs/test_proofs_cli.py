@@ -1,5 +1,6 @@
 """The command line of proofs/: progress on a terminal, one-line errors without sympy or without the
-proofs package (an installed wheel), ``exactdp proofs``, and every example of proofs/README.md."""
+derivations, ``exactdp proofs`` from a checkout and from a wheel-like install (proofs/ ships as
+exactdp.proofs), and every example of proofs/README.md."""
 
 from __future__ import annotations
 
@@ -131,30 +132,68 @@ def test_import_proofs_does_not_import_sympy() -> None:
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(), timeout=60).returncode == 0
 
 
-# -- without the proofs package (an installed wheel) ----------------------------------------------
+# -- an installed wheel: proofs/ ships as exactdp.proofs (pyproject package-dir) ----------------
 
-def test_exactdp_proofs_without_the_package_in_process(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    monkeypatch.setitem(sys.modules, "proofs", None)  # import proofs now raises ImportError
-    assert exactdp.cli.main(["proofs"]) == 2
-    line = _one_line_error(capsys.readouterr().err, "exactdp proofs: error: ")
-    assert line == exactdp.cli.proofs.NOT_INSTALLED
-    assert "git clone" in line and "pip install -e '.[proofs]'" in line and "python -m proofs" in line
+def _wheel_like_site(tmp_path: Path, with_proofs: bool) -> Path:
+    """exactdp copied into a site directory as the wheel installs it: proofs/ as exactdp/proofs."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "exactdp", site / "exactdp", ignore=shutil.ignore_patterns("_tables", "__pycache__"))
+    if with_proofs:
+        shutil.copytree(ROOT / "proofs", site / "exactdp" / "proofs", ignore=shutil.ignore_patterns("__pycache__"))
+    return site
+
+
+def _run_from_site(tmp_path: Path, site: Path, args: list[str], *path: Path) -> subprocess.CompletedProcess[str]:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    # as a wheel installs it: without the import hook of this checkout's editable install, which maps
+    # exactdp.proofs to proofs/ wherever exactdp itself comes from
+    code = ("import sys; "
+            "sys.meta_path[:] = [f for f in sys.meta_path if not str(getattr(f, '__module__', '')).startswith('__editable__')]; "
+            "import exactdp, exactdp.cli; "
+            f"assert exactdp.__file__.startswith({str(site)!r}), exactdp.__file__; "
+            f"sys.exit(exactdp.cli.main({['proofs', *args]!r}))")
+    pythonpath = os.pathsep.join(str(p) for p in (*path, site))
+    return subprocess.run([sys.executable, "-c", code], cwd=work, env=_env(PYTHONPATH=pythonpath),
+                          capture_output=True, text=True, timeout=120)
 
 
 def test_exactdp_proofs_from_a_wheel_like_install(tmp_path: Path) -> None:
-    """exactdp copied alone into a site directory, as a wheel installs it: no proofs/ beside it."""
-    site = tmp_path / "site"
-    shutil.copytree(ROOT / "exactdp", site / "exactdp", ignore=shutil.ignore_patterns("_tables", "__pycache__"))
-    work = tmp_path / "work"
-    work.mkdir()
-    code = ("import sys, exactdp, exactdp.cli; "
-            f"assert exactdp.__file__.startswith({str(site)!r}), exactdp.__file__; "
-            "sys.exit(exactdp.cli.main(['proofs', '--list']))")
-    r = subprocess.run([sys.executable, "-c", code], cwd=work, env=_env(PYTHONPATH=str(site)),
-                       capture_output=True, text=True, timeout=120)
+    """The installed command finds the derivations the wheel ships (exactdp.proofs), away from any checkout."""
+    site = _wheel_like_site(tmp_path, with_proofs=True)
+    r = _run_from_site(tmp_path, site, ["--list"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == proofs.derivation_names()
+    r = _run_from_site(tmp_path, site, ["steinke_rho_footnote"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("PASS steinke_rho_footnote: ")
+
+
+def test_exactdp_proofs_from_a_wheel_like_install_without_sympy(tmp_path: Path) -> None:
+    site = _wheel_like_site(tmp_path, with_proofs=True)
+    r = _run_from_site(tmp_path, site, [], _blocker(tmp_path))
     assert r.returncode == 2, r.stdout + r.stderr
     assert r.stdout == ""
-    assert _one_line_error(r.stderr, "exactdp proofs: error: ") == exactdp.cli.proofs.NOT_INSTALLED
+    assert NO_SYMPY in _one_line_error(r.stderr, "exactdp proofs: error: ")
+
+
+def test_exactdp_proofs_without_the_derivations(tmp_path: Path) -> None:
+    """An installation that lost exactdp.proofs: one line naming the extra, no placeholder address."""
+    site = _wheel_like_site(tmp_path, with_proofs=False)
+    r = _run_from_site(tmp_path, site, ["--list"])
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stdout == ""
+    line = _one_line_error(r.stderr, "exactdp proofs: error: ")
+    assert line == exactdp.cli.proofs.NOT_INSTALLED
+    assert NO_SYMPY in line and "<" not in line and "git clone" not in line
+
+
+def test_exactdp_proofs_without_the_derivations_in_process(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setitem(sys.modules, "exactdp.proofs", None)  # import now raises ImportError
+    monkeypatch.setitem(sys.modules, "proofs", None)
+    assert exactdp.cli.main(["proofs"]) == 2
+    line = _one_line_error(capsys.readouterr().err, "exactdp proofs: error: ")
+    assert line == exactdp.cli.proofs.NOT_INSTALLED and NO_SYMPY in line
 
 
 def test_exactdp_proofs_from_the_checkout_outside_it(tmp_path: Path) -> None:
