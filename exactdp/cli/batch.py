@@ -34,8 +34,12 @@ JSON numbers are read as the decimal text they are written as (0.1 is exactly 1/
 Each line gets one result line, in order; a bad line gets {"error": "..."} and the batch goes on.
 Blank lines are skipped.
 
-example:
-  printf '%s\\n' '{"query":"epsilon","eps":"0.1","delta":"0.001","k":30,"at_delta":"0.05"}' | exactdp batch"""
+--jobs N answers in N processes, --executor dask://HOST:PORT on a Dask cluster, --shard I/N only
+the lines I, I+N, I+2N, ... (each result then carries its "line"); docs/cluster.md.
+
+examples:
+  printf '%s\\n' '{"query":"epsilon","eps":"0.1","delta":"0.001","k":30,"at_delta":"0.05"}' | exactdp batch
+  printf '%s\\n' '{"query":"delta","eps":"0.1","k":30,"at_eps":"1","id":1}' '{"query":"delta","eps":"0.2","k":9,"at_eps":"1","id":2}' | exactdp batch --jobs 2 --shard 2/2"""
 
 
 #: query lines per task sent to a worker (local processes; a Dask cluster, where a round trip costs more)
