@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from exactdp import query
 from exactdp.cli.output import EXIT_OK, EXIT_USAGE, err_line, error_message, status_of
-from exactdp.core import progress
+from exactdp.core import executor, progress
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
 from exactdp.core.files import MAX_LINE_BYTES, bounded_lines, decode_text
 from exactdp.core.numbers import DEFAULT_DIGITS, parse_digits
@@ -34,8 +34,16 @@ JSON numbers are read as the decimal text they are written as (0.1 is exactly 1/
 Each line gets one result line, in order; a bad line gets {"error": "..."} and the batch goes on.
 Blank lines are skipped.
 
-example:
-  printf '%s\\n' '{"query":"epsilon","eps":"0.1","delta":"0.001","k":30,"at_delta":"0.05"}' | exactdp batch"""
+--jobs N answers in N processes, --executor dask://HOST:PORT on a Dask cluster, --shard I/N only
+the lines I, I+N, I+2N, ... (each result then carries its "line"); docs/cluster.md.
+
+examples:
+  printf '%s\\n' '{"query":"epsilon","eps":"0.1","delta":"0.001","k":30,"at_delta":"0.05"}' | exactdp batch
+  printf '%s\\n' '{"query":"delta","eps":"0.1","k":30,"at_eps":"1","id":1}' '{"query":"delta","eps":"0.2","k":9,"at_eps":"1","id":2}' | exactdp batch --jobs 2 --shard 2/2"""
+
+
+#: query lines per task sent to a worker (local processes; a Dask cluster, where a round trip costs more)
+_CHUNK = {"local": 4, "dask": 16}
 
 
 def add_parser(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
@@ -46,6 +54,12 @@ def add_parser(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
                    help=f"default significant digits for lines without 'digits' (default {DEFAULT_DIGITS})")
     p.add_argument("--jobs", default="1", metavar="N",
                    help="answer the queries in N parallel processes (the output keeps the input order)")
+    p.add_argument("--executor", default=None, metavar="URL",
+                   help="where the queries are answered: 'local' (default: --jobs processes) or "
+                        "dask://HOST:PORT, a running Dask scheduler (pip install 'exactdp[dask]'); docs/cluster.md")
+    p.add_argument("--shard", default=None, metavar="I/N",
+                   help="answer only the I-th of N round-robin slices of the query lines (lines I, I+N, ...); "
+                        "each result then says its input line number ('line'), so shards merge by sorting on it")
 
 
 def _input_lines(stdin: Any) -> Iterator[tuple[int, str | None, str | None]]:
@@ -64,9 +78,17 @@ def _input_lines(stdin: Any) -> Iterator[tuple[int, str | None, str | None]]:
             yield n, raw.lstrip("\ufeff") if n == 1 else raw, None
 
 
-def _answer_line(item: tuple[int, str | None, str | None, int]) -> tuple[dict[str, Any], int]:
-    """The result object of one batch line and the exit status it stands for."""
-    n, line, decode_error, default_digits = item
+def _answer_line(item: tuple[int, str | None, str | None, int, bool]) -> tuple[dict[str, Any], int]:
+    """The result object of one batch line and the exit status it stands for (with its line
+    number under ``--shard``)."""
+    out, status = _answer(item)
+    if item[4]:
+        out["line"] = item[0]
+    return out, status
+
+
+def _answer(item: tuple[int, str | None, str | None, int, bool]) -> tuple[dict[str, Any], int]:
+    n, line, decode_error, default_digits, _numbered = item
     if decode_error is not None:
         return {"error": decode_error}, EXIT_USAGE
     assert line is not None
@@ -93,13 +115,15 @@ def run_batch(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
     """``exactdp batch``: one result line per input line, in order; returns the largest exit
     status of the lines (a "not private" answer counts as 0)."""
     default_digits = parse_digits(args.digits) if args.digits is not None else DEFAULT_DIGITS
-    jobs = parse_digits(args.jobs, "jobs")
+    spec = executor.parse_executor(args.executor, parse_digits(args.jobs, "jobs"))
+    which = executor.parse_shard(args.shard)
     if stdin is None:
         raise InvalidParameterError("batch reads its queries from standard input, which is closed; "
                                     "for example: exactdp batch < queries.jsonl")
-    items: Iterable[tuple[int, str | None, str | None, int]] = (
-        (n, line, err, default_digits) for n, line, err in _input_lines(stdin)
-        if err is not None or (line is not None and line.strip()))
+    numbered = which is not None
+    items: Iterable[tuple[int, str | None, str | None, int, bool]] = executor.shard((
+        (n, line, err, default_digits, numbered) for n, line, err in _input_lines(stdin)
+        if err is not None or (line is not None and line.strip())), which)
     worst = EXIT_OK
     count = bad = 0
 
@@ -113,16 +137,10 @@ def run_batch(args: argparse.Namespace, stdin: Any, stdout: TextIO) -> int:
             stdout.flush()
             progress.tick(f"{count} lines answered")
 
-    with progress.task("batch"):
-        if jobs > 1:
-            import multiprocessing
-
-            ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
-                                              else "spawn")
-            with ctx.Pool(jobs) as pool:
-                emit(pool.imap(_answer_line, items, chunksize=1))  # imap keeps the input order
-        else:
-            emit(map(_answer_line, items))
+    with progress.task("batch"), executor.open_executor(spec) as ex:
+        # in input order, as each is known; chunks spare light lines a round trip each
+        emit(executor.map_ordered(_answer_line, items, ex, chunk_size=_CHUNK[spec.kind],
+                                  on_wait=lambda: progress.tick(f"{count} lines answered")))
     if sys.stderr.isatty() or count > 100 or bad:
         print(f"exactdp batch: {count} queries, {bad} failed", file=sys.stderr)
     return worst

@@ -1,7 +1,10 @@
-"""``exactdp crosscheck [LIBRARY ...] [--json FILE] [--markdown FILE] [--html FILE] [--quick]``.
+"""``exactdp crosscheck [LIBRARY ...] [--json FILE] [--markdown FILE] [--html FILE] [--quick] [--jobs N] ...``.
 
 Runs the sweep of :mod:`exactdp.crosscheck.cases` through the peer libraries' accountants and
-judges every answer against the certified optimum (docs/peers/README.md).  Progress goes to
+judges every answer against the certified optimum (docs/peers/README.md).  Each library call runs
+in a child process under ``--memory-limit`` and ``--call-timeout``; the JSON and Markdown reports
+are rewritten (atomically) as findings come in, so a run that is killed leaves a valid partial
+report (``"complete": false``).  Progress goes to
 stderr when it is a terminal.  Exit status (docs/contracts.md §3): 0 nothing unsound, 1 at least
 one ``unsound`` answer (so a CI job can gate on it), 2 a usage error, 5 an internal error.
 """
@@ -50,17 +53,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="time budget of one certified bracket or decision on a mechanism composition "
                         "(default 3 with --quick, 10 otherwise)")
     p.add_argument("--list", action="store_true", help="list the libraries and cases, and exit")
+    p.add_argument("--jobs", default="1", metavar="N", help="check in N parallel processes (default 1)")
+    p.add_argument("--executor", default=None, metavar="URL",
+                   help="where the checks run: 'local' (default: --jobs processes) or dask://HOST:PORT, a running "
+                        "Dask scheduler (pip install 'exactdp[dask]'); docs/cluster.md")
+    p.add_argument("--shard", default=None, metavar="I/N",
+                   help="check only the I-th of N round-robin slices of the (API, case) pairs (array jobs; "
+                        "the findings of the N reports together are those of the whole run)")
+    p.add_argument("--memory-limit", default="4G", metavar="SIZE",
+                   help="memory one library call may take beyond the run's own, in a child process (default 4G; "
+                        "'none': no child process, no limit); past it: an error finding 'out of memory'")
+    p.add_argument("--call-timeout", type=float, default=600.0, metavar="S",
+                   help="seconds one library call may take (default 600); past it: an error finding 'timeout'")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``exactdp crosscheck``; returns the exit status (see ``EXIT_STATUSES``)."""
     import math
+    import time
 
     from exactdp.crosscheck.adapters import adapter_names, get_adapter
     from exactdp.crosscheck.cases import sweep
     from exactdp.crosscheck.report import (
         CachedOracle,
+        Report,
         run_crosscheck,
         summary,
         to_html,
@@ -86,13 +103,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"exactdp crosscheck: error: max-seconds={args.max_seconds} must be a number of seconds > 0",
               file=sys.stderr)
         return 2
-    from exactdp.core.errors import ExactDPError
+    from exactdp.core.errors import ExactDPError, InvalidParameterError
+    from exactdp.core.executor import parse_executor, parse_shard
     from exactdp.core.files import check_output_path
+    from exactdp.crosscheck.isolate import Limits, parse_memory
 
     try:  # before the sweep: a report that cannot be written is a one-line error, not lost work
         for opt, path in (("json", args.json), ("markdown", args.markdown), ("html", args.html)):
             if path and path != "-":
                 check_output_path(path, opt)
+        spec = parse_executor(args.executor, args.jobs)
+        shard = parse_shard(args.shard)
+        memory = parse_memory(args.memory_limit)
+        if not (math.isfinite(args.call_timeout) and args.call_timeout > 0):
+            raise InvalidParameterError(f"call-timeout={args.call_timeout} must be a number of seconds > 0")
+        limits = Limits(memory, args.call_timeout) if memory is not None else None
     except ExactDPError as exc:
         print(f"exactdp crosscheck: error: {exc}", file=sys.stderr)
         return 2
@@ -105,7 +130,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(c.describe())
         return 0
     budget = args.max_seconds if args.max_seconds is not None else (3.0 if args.quick else 10.0)
-    report = run_crosscheck(adapters, cases, oracle=CachedOracle(args.digits, max_seconds=budget))
+    last = [0.0]
+
+    def partial(rep: Report) -> None:  # the reports so far, rewritten atomically at most every 2 s
+        if time.monotonic() - last[0] < 2.0:
+            return
+        if args.json and args.json != "-":
+            write_json(rep, args.json, complete=False)
+        if args.markdown and args.markdown != "-":
+            write_text(to_markdown(rep), args.markdown)
+        last[0] = time.monotonic()
+
+    try:
+        report = run_crosscheck(adapters, cases, oracle=CachedOracle(args.digits, max_seconds=budget), limits=limits,
+                                executor=spec, shard=shard, on_finding=partial)
+    except ExactDPError as exc:  # e.g. no Dask scheduler at the address, or distributed not installed
+        print(f"exactdp crosscheck: error: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         write_json(report, args.json)
     md = to_markdown(report)

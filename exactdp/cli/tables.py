@@ -1,6 +1,6 @@
 """``exactdp tables``: build, verify, list and export the golden tables.
 
-    exactdp tables build  [--out DIR] [--jobs N] [--only NAME ...] [--no-figures] [--quiet]
+    exactdp tables build  [--out DIR] [--jobs N] [--executor URL] [--only NAME ...] [--no-figures] [--quiet]
     exactdp tables verify [--dir DIR] [--jobs N] [--only NAME ...] [--manifest-only] [--strict] [--quiet]
     exactdp tables export NAME --format latex|markdown|csv|json [--columns C,C,...] [--dir DIR]
     exactdp tables list
@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "files its manifest lists are replaced, each atomically, and no other file is touched.")
     b.add_argument("--out", metavar="DIR", help="output directory (default: the repository's tables/)")
     b.add_argument("--jobs", type=_jobs, default=1, metavar="N", help="worker processes (default 1)")
+    b.add_argument("--executor", default=None, metavar="URL",
+                   help="where the rows are computed: 'local' (default: --jobs processes) or dask://HOST:PORT, "
+                        "a running Dask scheduler (pip install 'exactdp[dask]'); docs/cluster.md")
     b.add_argument("--only", nargs="+", metavar="NAME",
                    help="rebuild only these tables; the others keep their files and manifest entries")
     b.add_argument("--no-figures", action="store_true",
@@ -110,11 +113,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     try:
         if args.command == "build":
+            from exactdp.core.executor import parse_executor
             from exactdp.golden.build import build
             from exactdp.golden.manifest import unlisted_files
 
+            spec = parse_executor(args.executor, args.jobs)
             out = build(args.out, jobs=args.jobs, tables=args.only, figures=not args.no_figures,
-                        progress=not args.quiet)
+                        progress=not args.quiet, executor=spec)
             others = unlisted_files(out)
             kept = f" (left {len(others)} other file(s) as they were: {_names(others)})" if others else ""
             print(f"exactdp tables: wrote {out}{kept}", file=sys.stderr)

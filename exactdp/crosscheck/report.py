@@ -14,16 +14,18 @@ import json
 import sys
 import time
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, TextIO
 
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import PrecisionError
+from exactdp.core.executor import ExecutorSpec
 from exactdp.core.numbers import INF, ExactReal, format_fraction
 from exactdp.crosscheck.adapters import Adapter, NotApplicable, Skipped
 from exactdp.crosscheck.cases import Case
+from exactdp.crosscheck.isolate import Limits, PeerLimitError, call_isolated
 from exactdp.testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, judge
 from exactdp.testing.oracle import InvalidClaimError, Oracle
 
@@ -32,6 +34,7 @@ __all__ = [
     "CachedOracle",
     "Finding",
     "Report",
+    "check_remote",
     "run_crosscheck",
     "summary",
     "to_html",
@@ -134,8 +137,11 @@ def _reported_str(x: Any) -> str | None:
         return str(x)[:200]
 
 
-def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
-    """Ask one API one case and judge the answer; None when the API cannot express the case."""
+def run_api(api: Any, case: Case, oracle: Oracle, limits: Limits | None = None) -> Finding | None:
+    """Ask one API one case and judge the answer; None when the API cannot express the case.
+
+    With ``limits`` the library is called in a child process under them (:mod:`exactdp.crosscheck.isolate`):
+    a call past its memory or time limit is an ``error`` finding (``out of memory: ...``, ``timeout: ...``)."""
     import logging
 
     logging.getLogger("absl").setLevel(logging.ERROR)  # dp_accounting's per-order warnings
@@ -147,7 +153,7 @@ def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
             warnings.simplefilter("ignore")  # peers' RuntimeWarnings would drown the progress lines
             logging.disable(logging.WARNING)  # and so would their logging warnings
             try:
-                rep = api.run(case)
+                rep = api.run(case) if limits is None else call_isolated(api.run, case, limits)
             finally:
                 logging.disable(logging.NOTSET)
     except NotApplicable:
@@ -155,6 +161,9 @@ def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
     except Skipped as exc:
         return Finding(**base, reported=None, exact_lower=None, exact_upper=None, verdict="skipped",
                        note=str(exc)[:300], seconds=round(time.perf_counter() - t0, 3))
+    except PeerLimitError as exc:  # past its memory or time limit: recorded, the sweep goes on
+        return Finding(**base, reported=None, exact_lower=None, exact_upper=None, verdict="error",
+                       error=str(exc)[:500], seconds=round(time.perf_counter() - t0, 3))
     except Exception as exc:  # noqa: BLE001 - a peer may raise anything; recorded as its error, the sweep goes on
         return Finding(**base, reported=None, exact_lower=None, exact_upper=None, verdict="error",
                        error=f"{type(exc).__name__}: {exc}"[:500], seconds=round(time.perf_counter() - t0, 3))
@@ -178,11 +187,32 @@ def run_api(api: Any, case: Case, oracle: Oracle) -> Finding | None:
                    note=note, seconds=round(secs, 3), digits=v.optimum.certified_digits())
 
 
+_ORACLES: dict[tuple[int, Any], Oracle] = {}  # a worker process's oracles, by (digits, max_seconds)
+
+
+def check_remote(item: tuple[Adapter, str, Case, int, Any, Limits | None]) -> Finding | None:
+    """One (API, case) of the sweep in a worker process (local or Dask): :func:`run_api` with
+    the worker's own cached oracle of those digits and that budget."""
+    adapter, api_name, case, digits, max_seconds, limits = item
+    api = next(a for a in adapter.apis() if a.name == api_name)
+    oracle = _ORACLES.setdefault((digits, max_seconds), CachedOracle(digits, max_seconds=max_seconds))
+    return run_api(api, case, oracle, limits)
+
+
 def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle: Oracle | None = None,
-                   progress: TextIO | None | str = "auto") -> Report:
+                   progress: TextIO | None | str = "auto", limits: Limits | None = None,
+                   executor: ExecutorSpec | None = None, shard: tuple[int, int] | None = None,
+                   on_finding: Callable[[Report], None] | None = None) -> Report:
     """Run every case through every API of every available adapter; judge each answer exactly.
 
-    Progress lines go to ``progress`` (by default standard error when it is a terminal)."""
+    ``limits`` runs each library call in a child process under them (:mod:`exactdp.crosscheck.isolate`);
+    ``executor`` (:func:`exactdp.core.executor.parse_executor`) spreads the (API, case) pairs over
+    processes or a Dask cluster, the findings kept in sweep order; ``shard`` (I, N) keeps the I-th of
+    N round-robin slices of those pairs; ``on_finding`` is called with the report after each
+    finding (an incremental report).  Progress lines go to ``progress`` (by default standard
+    error when it is a terminal)."""
+    from exactdp.core.executor import map_ordered, open_executor
+    from exactdp.core.executor import shard as take_shard
     from exactdp.core.progress import stderr_if_terminal
 
     out = stderr_if_terminal() if progress == "auto" else progress
@@ -194,6 +224,7 @@ def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle
         if out is not None:
             print(msg, file=out, flush=True)  # type: ignore[arg-type]
 
+    work: list[tuple[Adapter, Any, Case]] = []
     for ad in adapters:
         ok, note = ad.available()
         if not ok:
@@ -209,17 +240,25 @@ def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle
             continue
         report.libraries.append({"library": ad.library, "available": True, "version": note})
         say(f"[crosscheck] {ad.library} {note}: {len(apis)} APIs x {len(cases)} cases")
-        for api in apis:
-            for case in cases:
-                f = run_api(api, case, oracle)
-                if f is None:
-                    report.not_applicable += 1
-                    continue
-                report.findings.append(f)
-                extra = f" ({f.relative_gap})" if f.relative_gap and f.verdict != "sound" else ""
-                extra += f" [{f.error}]" if f.error else ""
-                say(f"[crosscheck]   {f.verdict:14s} {api.name} | {case.name}: reported {f.reported}, "
-                    f"optimum [{f.exact_lower}, {f.exact_upper}]{extra}")
+        work += [(ad, api, case) for api in apis for case in cases]
+    work = list(take_shard(work, shard))
+    with open_executor(executor or ExecutorSpec()) as ex:
+        if ex is None:
+            found = map_ordered(lambda w: run_api(w[1], w[2], oracle, limits), work, None)
+        else:
+            items = [(ad, api.name, case, oracle.digits, oracle.max_seconds, limits) for ad, api, case in work]
+            found = map_ordered(check_remote, items, ex, chunk_size=1)
+        for (_, api, case), f in zip(work, found):
+            if f is None:
+                report.not_applicable += 1
+                continue
+            report.findings.append(f)
+            if on_finding is not None:
+                on_finding(report)
+            extra = f" ({f.relative_gap})" if f.relative_gap and f.verdict != "sound" else ""
+            extra += f" [{f.error}]" if f.error else ""
+            say(f"[crosscheck]   {f.verdict:14s} {api.name} | {case.name}: reported {f.reported}, "
+                f"optimum [{f.exact_lower}, {f.exact_upper}]{extra}")
     report.seconds = round(time.perf_counter() - start, 1)
     return report
 
@@ -236,14 +275,16 @@ def summary(report: Report) -> dict[str, Any]:
     return out
 
 
-def to_json(report: Report) -> dict[str, Any]:
-    """The JSON report: ``{"findings": [...], "libraries": [...], "summary": {...}, "rules": {...}}``."""
+def to_json(report: Report, *, complete: bool = True) -> dict[str, Any]:
+    """The JSON report: ``{"findings": [...], "libraries": [...], "summary": {...}, "rules": {...},
+    "complete": ...}`` (``complete`` false in a report written while the run goes on)."""
     return {
         "findings": [f.to_json() for f in report.findings],
         "libraries": report.libraries,
         "summary": summary(report),
         "rules": {"fp_ulps": FP_ULPS, "loose_relative": format_fraction(LOOSE_REL), "verdicts": list(VERDICTS),
                   "seconds": report.seconds},
+        "complete": complete,
     }
 
 
@@ -398,12 +439,23 @@ def to_html(report: Report) -> str:
 
 
 def write_text(text: str, path: str) -> None:
+    """``text`` into the file ``path`` (``-``: standard output), atomically: a reader (or a run
+    killed meanwhile) sees the old file or the new one, never half of one."""
     if path == "-":
         sys.stdout.write(text)
-    else:
-        with open(path, "w", encoding="utf-8") as fh:
+        return
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=".exactdp-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
-def write_json(report: Report, path: str) -> None:
-    write_text(json.dumps(to_json(report), indent=2, sort_keys=False) + "\n", path)
+def write_json(report: Report, path: str, *, complete: bool = True) -> None:
+    write_text(json.dumps(to_json(report, complete=complete), indent=2, sort_keys=False) + "\n", path)

@@ -1,7 +1,8 @@
 """Build the golden tables: compute every row, then update the tables folder file by file, safely.
 
 Determinism: rows come from fixed grids in a fixed order; ``--jobs N`` computes them in worker
-processes with ``imap`` (results come back in submission order); the writers are pure functions
+processes, ``--executor dask://HOST:PORT`` on a Dask cluster (:mod:`exactdp.core.executor`; results
+come back in submission order); the writers are pure functions
 of the rows; nothing depends on time, locale or machine.
 
 Safety: a build never deletes, moves or overwrites a file it did not write.
@@ -28,7 +29,6 @@ Safety: a build never deletes, moves or overwrites a file it did not write.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import shutil
 import sys
@@ -40,6 +40,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from exactdp.core.errors import InvalidParameterError, MissingExtraError
+from exactdp.core.executor import ExecutorSpec, map_ordered, open_executor
 from exactdp.core.files import require_extra
 from exactdp.golden.manifest import (
     MANIFEST_NAME,
@@ -153,54 +154,36 @@ class Progress:
             self._width = 0
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+_CHUNK = 8  # rows per task sent to a worker process (a Dask worker: the same)
 
 
-_CHUNK = 8  # rows per task sent to a worker process
+def _compute(item: tuple[str, RowSpec]) -> dict[str, str]:
+    name, r = item
+    try:
+        return compute_row(r)
+    except Exception as e:
+        raise type(e)(f"table {name}: row {r}: {e}") from e
 
 
-def _compute_chunk(specs: Sequence[RowSpec]) -> list[dict[str, str]]:
-    return [compute_row(r) for r in specs]
-
-
-def compute_tables(specs: Sequence[TableSpec], *, jobs: int = 1,
-                   progress: Progress | None = None) -> dict[str, list[dict[str, str]]]:
-    """Every row of every table in ``specs``, in table order (``jobs`` worker processes)."""
+def compute_tables(specs: Sequence[TableSpec], *, jobs: int = 1, progress: Progress | None = None,
+                   executor: ExecutorSpec | None = None) -> dict[str, list[dict[str, str]]]:
+    """Every row of every table in ``specs``, in table order (``jobs`` worker processes, or the
+    ``executor``: docs/cluster.md)."""
     work: list[tuple[str, RowSpec]] = [(t.name, r) for t in specs for r in t.rows()]
     if progress is not None:
         progress.total = len(work)
         progress.show(work[0][0] if work else "")
     out: dict[str, list[dict[str, str]]] = {t.name: [] for t in specs}
-    row_specs = [r for _, r in work]
-    if jobs > 1 and len(work) > 1:
-        chunks = [row_specs[i:i + _CHUNK] for i in range(0, len(row_specs), _CHUNK)]
-        names = iter([name for name, _ in work])
-        with _pool_context().Pool(jobs) as pool:
-            # imap returns results in submission order, whatever order the workers finish in.
-            # Chunks are made here (imap's own chunksize hides next(timeout), which keeps the
-            # progress line's elapsed time moving while a slow row is computed).
-            results = pool.imap(_compute_chunk, chunks)
-            for _ in chunks:
-                while True:
-                    try:
-                        done = results.next(timeout=0.25)
-                        break
-                    except multiprocessing.TimeoutError:
-                        if progress is not None:
-                            progress.refresh()
-                for row in done:
-                    name = next(names)
-                    out[name].append(row)
-                    if progress is not None:
-                        progress.update(1, name)
-    else:
-        for name, r in work:
-            try:
-                out[name].append(compute_row(r))
-            except Exception as e:
-                raise type(e)(f"table {name}: row {r}: {e}") from e
+    spec = executor or ExecutorSpec("local", _check_jobs(jobs))
+    if spec.kind == "local" and len(work) <= 1:
+        spec = ExecutorSpec("local", 1)
+    with open_executor(spec) as ex:
+        # results come back in submission order, whatever order the workers finish in; while a
+        # slow row is computed, on_wait keeps the progress line's elapsed time moving
+        rows = map_ordered(_compute, work, ex, chunk_size=_CHUNK,
+                           on_wait=progress.refresh if progress is not None else None)
+        for (name, _), row in zip(work, rows):
+            out[name].append(row)
             if progress is not None:
                 progress.update(1, name)
     return out
@@ -561,12 +544,13 @@ def _commit(root: Path, stage: Path, backup: Path, files: Sequence[str], remove:
             d.rmdir()  # e.g. figures/ once its last figure is gone (exactdp made it)
 
 
-def run_build(plan: BuildPlan, *, jobs: int = 1, progress: Progress | None = None) -> Path:
+def run_build(plan: BuildPlan, *, jobs: int = 1, progress: Progress | None = None,
+              executor: ExecutorSpec | None = None) -> Path:
     """Compute the rows of ``plan`` and update its folder (see the module docstring); returns it."""
     from exactdp.core.version import __version__
 
     try:
-        rows = compute_tables(plan.specs, jobs=jobs, progress=progress)
+        rows = compute_tables(plan.specs, jobs=jobs, progress=progress, executor=executor)
         if progress is not None:
             progress.status("writing")
         created = not plan.out.exists()
@@ -594,13 +578,14 @@ def run_build(plan: BuildPlan, *, jobs: int = 1, progress: Progress | None = Non
 
 def build(out: Path | str | None = None, *, jobs: int = 1, tables: Sequence[str] | None = None,
           figures: bool = True, progress: bool = True, stream: TextIO | None = None,
-          specs: Sequence[TableSpec] | None = None) -> Path:
+          specs: Sequence[TableSpec] | None = None, executor: ExecutorSpec | None = None) -> Path:
     """Regenerate the tables (all, or the named ones) into ``out`` (default: the repo's tables/).
 
     Returns the output directory (absolute).  Everything is checked before any row is computed
     (:func:`plan_build`); files are replaced one by one, each atomically, and only files exactdp
     wrote are ever replaced or removed (see the module docstring).  ``specs`` builds other tables
-    than the project's (used by the tests); ``tables`` then names some of them.
+    than the project's (used by the tests); ``tables`` then names some of them; ``executor`` (from
+    :func:`exactdp.core.executor.parse_executor`) computes the rows elsewhere than ``jobs`` local processes.
     """
     plan = plan_build(out, jobs=jobs, tables=tables, figures=figures, specs=specs)
-    return run_build(plan, jobs=jobs, progress=Progress(0, stream=stream, enabled=progress))
+    return run_build(plan, jobs=jobs, progress=Progress(0, stream=stream, enabled=progress), executor=executor)

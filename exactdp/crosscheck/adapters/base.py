@@ -80,6 +80,10 @@ class Adapter:
         except Exception:  # noqa: BLE001 - an odd install's metadata may fail any way; the version is only shown
             return True, "unknown version"
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its built APIs (closures): a worker process builds its own."""
+        return {**self.__dict__, "apis_cache": None}
+
     def apis(self) -> list[Api]:
         """The library's APIs under test, built (and the library imported) on first use."""
         if self.apis_cache is None:
