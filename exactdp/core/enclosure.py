@@ -18,7 +18,6 @@ import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -36,6 +35,7 @@ from exactdp.core.numbers import (
     decimal_string,
     format_fraction,
     fraction_of_arb_endpoints,
+    fraction_of_decimal_string,
     parse_digits,
     parse_rational,
 )
@@ -58,8 +58,8 @@ _REPR_EXACT_CHARS = 40
 
 
 def _decimal_fraction(s: str) -> Fraction:
-    """A printed decimal end as the exact rational it states (Decimal: no int-digits limit)."""
-    return Fraction(Decimal(s))
+    """A printed decimal end as the exact rational it states (no int-digits limit)."""
+    return fraction_of_decimal_string(s)
 
 
 def _digits_certified(lo: Fraction, hi: Fraction, cap: int) -> int:
@@ -219,7 +219,7 @@ class Enclosure:
         for n in range(self.digits, self.digits + 7):
             lo, hi = decimal_string(self.lower, n, "down"), decimal_string(self.upper, n, "up")
             best = (lo, hi)
-            a, b = Fraction(Decimal(lo)), Fraction(Decimal(hi))  # Decimal: no int-digits limit
+            a, b = fraction_of_decimal_string(lo), fraction_of_decimal_string(hi)
             m = min(abs(a), abs(b))
             if a == b or (m > 0 and not (a < 0 < b) and b - a <= target * m):
                 break

@@ -41,6 +41,7 @@ __all__ = [
     "exact_floats_enabled",
     "format_fraction",
     "fraction_of_arb_endpoints",
+    "fraction_of_decimal_string",
     "from_float",
     "parse_delta",
     "parse_digits",
@@ -339,11 +340,23 @@ def parse_eps(x: object, name: str = "eps") -> ExactReal:
     Traceback (most recent call last):
     ...
     exactdp.core.errors.InvalidParameterError: eps='-1' must satisfy eps >= 0
+    >>> parse_eps("1e1000").sign(), parse_eps("1e1001").sign()
+    Traceback (most recent call last):
+    ...
+    exactdp.core.errors.InvalidParameterError: eps='1e1001' is above 10^1000, the largest eps exactdp takes (e^eps would need more bits than the precision cap; an eps above 50 already allows any answer with odds beyond 10^21)
     """
     r = ExactReal.parse(x, name)
     if r.sign() < 0:
         raise InvalidParameterError(f"{name}={x!r} must satisfy {name} >= 0")
+    if r.kind == "rational" and r.value > MAX_EPS:
+        raise InvalidParameterError(f"{name}={x!r} is above 10^1000, the largest eps exactdp takes (e^eps would need "
+                                    "more bits than the precision cap; an eps above 50 already allows any answer "
+                                    "with odds beyond 10^21)")
     return r
+
+
+#: the largest eps taken (docs/contracts.md §1.1): e^eps for a larger one is past the precision cap
+MAX_EPS = 10**1000
 
 
 def parse_delta(x: object, name: str = "delta") -> Fraction:
@@ -446,13 +459,38 @@ def decimal_string(q: Fraction, digits: int, direction: Literal["down", "up", "e
     a = -q if neg else q
     e = _floor_log10(a)
     scale = digits - 1 - e  # a * 10^scale has `digits` integer digits
-    n = a * (Fraction(10) ** scale)
+    num, den = (a.numerator * _pow10(scale), a.denominator) if scale >= 0 else (a.numerator, a.denominator * _pow10(-scale))
     round_up = (direction == "up") != neg  # magnitude rounded up?
-    m = -((-n.numerator) // n.denominator) if round_up else n.numerator // n.denominator
+    m = -((-num) // den) if round_up else num // den
     if len(_istr(m)) > digits:  # 9.99 rounded up to 10.0: drop one digit (exact, it ends in 0)
         m //= 10
         scale -= 1
+    if abs(e) >= EXPONENT_FROM:  # 1.2e-1950000, not two million zeros (docs/contracts.md §4)
+        return ("-" if neg else "") + _place_point(m, len(_istr(m)) - 1) + f"e{len(_istr(m)) - 1 - scale:+d}"
     return ("-" if neg else "") + _place_point(m, scale)
+
+
+def fraction_of_decimal_string(s: str) -> Fraction:
+    """The exact rational a decimal string states (``"-0.25"``, ``"1.5e-1950000"``), with GMP's
+    powers of 10 (``Fraction(Decimal(s))`` takes seconds on an exponent in the millions).
+
+    >>> fraction_of_decimal_string("-1.25e-3"), fraction_of_decimal_string("12.5")
+    (Fraction(-1, 800), Fraction(25, 2))
+    """
+    sign, digits, exp = Decimal(s).as_tuple()
+    if not isinstance(exp, int):
+        raise InvalidParameterError(f"value={s!r} is not a finite decimal")
+    m = int(fmpz("".join(map(str, digits)) or "0")) * (-1 if sign else 1)  # fmpz: no 4300-digit limit
+    return Fraction(m * _pow10(exp)) if exp >= 0 else Fraction(m, _pow10(-exp))
+
+
+#: magnitudes from 10^EXPONENT_FROM up, or 10^-EXPONENT_FROM down, are written with an exponent
+EXPONENT_FROM = 1000
+
+
+def _pow10(n: int) -> int:
+    """10**n for n >= 0 (GMP's power: fast for the millions of digits of a deep tail)."""
+    return int(fmpz(10) ** n)
 
 
 def _istr(n: int) -> str:
@@ -460,13 +498,29 @@ def _istr(n: int) -> str:
     return str(fmpz(n))
 
 
+#: log10(2) to 64 bits, below it: 0.30102999566398119521... (the estimate is then off by at most 2)
+_LOG10_2_Q64 = 5553023288523357132
+
+
+def _below_pow10(a: Fraction, e: int) -> bool:
+    """Whether a < 10^e, exactly, with integers."""
+    if e >= 0:
+        return a.numerator < a.denominator * _pow10(e)
+    return a.numerator * _pow10(-e) < a.denominator
+
+
 def _floor_log10(a: Fraction) -> int:
-    """floor(log10(a)) for a > 0, exactly (estimated from bit lengths, then corrected)."""
-    e = (a.numerator.bit_length() - a.denominator.bit_length()) * 1233 // 4096  # 1233/4096 ~ log10(2)
-    while Fraction(10) ** e > a:
-        e -= 1
-    while Fraction(10) ** (e + 1) <= a:
+    """floor(log10(a)) for a > 0, exactly: estimated from bit lengths (off by at most 2), then
+    corrected by exact integer comparisons.
+
+    >>> _floor_log10(Fraction(999)), _floor_log10(Fraction(1000)), _floor_log10(Fraction(1, 1001))
+    (2, 3, -4)
+    """
+    e = ((a.numerator.bit_length() - a.denominator.bit_length()) * _LOG10_2_Q64) >> 64
+    while not _below_pow10(a, e + 1):
         e += 1
+    while _below_pow10(a, e):
+        e -= 1
     return e
 
 
