@@ -117,3 +117,140 @@ def test_subsampled_kary_rr_rational_eps_against_mpmath() -> None:
         enc = optimal_delta(["rr:eps=1,categories=3,q=0.5,count=2"], "0.5", digits=20)
         assert M(enc.lower) <= best <= M(enc.upper)
         assert M(enc.upper) - M(enc.lower) <= best * mpmath.mpf(10) ** -19
+
+
+# -- 1. exact 0 and the exact +inf mass above every finite loss --------------------------------------
+
+def _delta(specs: list[str], eps: str, digits: int = 30):  # type: ignore[no-untyped-def]
+    from exactdp import optimal_delta
+    return optimal_delta(specs, eps, digits=digits)
+
+
+@pytest.mark.parametrize("eps", ["1", "0.2", "5"])
+def test_laplace_delta_is_exactly_zero_above_the_largest_loss(eps: str) -> None:
+    """`laplace:scale=10,count=2 --at-eps 1` gave [0, 5.1e-57]: the largest loss is 2/10, so delta is 0."""
+    enc = _delta(["laplace:scale=10,count=2"], eps)
+    assert enc.exact == 0 and enc.lower == enc.upper == 0
+
+
+def test_laplace_delta_just_below_the_largest_loss_is_positive() -> None:
+    enc = _delta(["laplace:scale=10,count=2"], "0.19", digits=5)
+    assert enc.exact is None and F(enc.lower) > 0  # the engine still answers below the largest loss
+
+
+def test_huge_count_above_the_largest_loss_is_exactly_zero() -> None:
+    enc = _delta(["laplace:scale=10,count=1000000000000000", "rr:eps=1,categories=5,count=7"],
+                 "100000000000008")
+    assert enc.exact == 0
+
+
+@pytest.mark.parametrize("specs,pairs,x", [
+    # generic with delta, subsampled generic (both orders), k-ary rr, mixed: e^eps = x above every loss
+    (["approx:eps=log(2),delta=1/10,count=2"], [([generic(F(2), F(1, 10))], 2)], F(4)),
+    (["approx:eps=log(2),delta=1/10,q=1/2,count=2"], [(subsampled(generic(F(2), F(1, 10)), F(1, 2)), 2)], F(4)),
+    (["approx:eps=log(2),delta=1/10,q=1/2,count=2", "rr:eps=log(3),categories=3"],
+     [(subsampled(generic(F(2), F(1, 10)), F(1, 2)), 2), ([kary_rr(F(3), 3)] * 2, 1)], F(12)),
+    (["approx:eps=0.01,delta=0.1,q=0.01,count=2"], None, None),
+])
+def test_delta_above_every_loss_is_the_inf_mass_exactly(specs: list[str], pairs, x) -> None:  # type: ignore[no-untyped-def]
+    """`approx:eps=0.01,delta=0.1,q=0.01,count=2` at eps 1 gave [0, 0.001999]: it is exactly 0.001999."""
+    if pairs is None:  # the issue's example: 1 - (1 - q delta)^2 in the remove order, 0 in the add order
+        enc = _delta(specs, "1")
+        assert enc.exact == 1 - (1 - F(1, 1000)) ** 2 == F("0.001999")
+        return
+    # brute force: every order of the composition (each group's pair list is [remove, add] or [same, same])
+    orders = []
+    for o in range(2):
+        run: list[Pair] = []
+        for plist, count in pairs:
+            run += [plist[o] if len(plist) > 1 else plist[0]] * count
+        orders.append(brute_force_delta(run, x))
+    truth = max(orders)
+    enc = _delta(specs, f"log({x})")
+    assert enc.exact == truth and truth > 0
+
+
+def test_check_decides_at_the_inf_mass() -> None:
+    from exactdp import is_private
+    comp = ["approx:eps=0.01,delta=0.1,q=0.01,count=2"]
+    assert is_private(comp, "1", "0.001999")
+    assert not is_private(comp, "1", "0.001998999999999999999999999")
+
+
+def test_inf_mass_of_a_huge_count_is_a_certified_bracket() -> None:
+    enc = _delta(["approx:eps=0.01,delta=0.1,q=0.01,count=1000000"], "100000", digits=20)
+    with mpmath.workdps(60):
+        truth = 1 - (1 - mpmath.mpf(1) / 1000) ** 1000000
+        assert M(enc.lower) <= truth <= M(enc.upper)
+        assert M(enc.upper) - M(enc.lower) <= truth * mpmath.mpf(10) ** -20
+
+
+# -- 2. pure DP at delta_g = 0, and eps at delta_g equal to the +inf mass ------------------------------
+
+def _eps(specs: list[str], delta: str, digits: int = 30):  # type: ignore[no-untyped-def]
+    return optimal_epsilon(specs, delta, digits=digits)
+
+
+@pytest.mark.parametrize("specs,truth", [
+    (["laplace:scale=1,count=2"], F(2)),  # the issue: [0, inf]
+    (["laplace:scale=10"], F(1, 10)),     # one run: it said +inf
+    (["laplace:scale=4,sensitivity=3,count=3", "approx:eps=0.5", "rr:eps=0.25,categories=7,count=2"],
+     F(9, 4) + F(1, 2) + F(1, 2)),
+])
+def test_pure_composition_at_delta_zero_is_the_sum(specs: list[str], truth: Fraction) -> None:
+    enc = _eps(specs, "0")
+    assert enc.exact == truth
+
+
+def test_pure_logs_at_delta_zero_are_exact_logs_by_brute_force() -> None:
+    """rr (k = 3, subsampled, both orders) and a generic pure pair: eps(0) = log max P/Q over outputs."""
+    specs = ["rr:eps=log(3),categories=3,q=1/2,count=2", "approx:eps=log(2)"]
+    best = Fraction(0)
+    for pair in subsampled(kary_rr(F(3), 3), F(1, 2)):
+        run = [pair, pair, generic(F(2), F(0))]
+        for outs in itertools.product(*[range(len(p)) for p, _ in run]):
+            P = Q = F(1)
+            for (p, q), o in zip(run, outs):
+                P, Q = P * p[o], Q * q[o]
+            if P > 0:
+                best = max(best, P / Q)
+    enc = _eps(specs, "0")
+    assert enc.exact_log == best
+    assert brute_force_delta([subsampled(kary_rr(F(3), 3), F(1, 2))[0]] * 2 + [generic(F(2), F(0))], best) == 0
+
+
+def test_subsampled_laplace_at_delta_zero_against_mpmath() -> None:
+    """eps(0) = max(log(1 - q + q e^eps), -log(1 - q + q e^-eps)) per step (remove, add orders)."""
+    enc = _eps(["laplace:scale=10,q=1/2,count=3"], "0", digits=25)
+    with mpmath.workdps(60):
+        e, q = mpmath.mpf(1) / 10, mpmath.mpf(1) / 2
+        truth = 3 * max(mpmath.log(1 - q + q * mpmath.exp(e)), -mpmath.log(1 - q + q * mpmath.exp(-e)))
+        assert M(enc.lower) <= truth <= M(enc.upper)
+        assert M(enc.upper) - M(enc.lower) <= truth * mpmath.mpf(10) ** -25
+
+
+@pytest.mark.parametrize("specs", [["laplace:scale=1", "gaussian:sigma=10"], ["approx:eps=1,delta=1e-9,count=2"],
+                                   ["gaussian:sigma=1,q=0.5,count=2"]])
+def test_delta_zero_with_an_unbounded_or_inf_loss_is_infinite(specs: list[str]) -> None:
+    enc = _eps(specs, "0")
+    assert enc.is_infinite
+
+
+def test_eps_at_the_inf_mass_is_the_largest_finite_loss() -> None:
+    """delta_g equal to the +inf mass: eps is the largest finite loss, checked by brute force."""
+    pair = generic(F(2), F(1, 10))
+    dg = 1 - (1 - F(1, 10)) ** 2
+    enc = _eps(["approx:eps=log(2),delta=1/10,count=2"], str(dg))
+    assert enc.exact_log == 4
+    assert brute_force_delta([pair, pair], F(4)) == dg
+    assert brute_force_delta([pair, pair], F(4) * (1 - F(1, 10**12))) > dg
+
+
+def test_check_decides_pure_dp_at_delta_zero() -> None:
+    from exactdp import is_private
+    comp = ["laplace:scale=1,count=2", "rr:eps=log(3),categories=3"]
+    assert not is_private(comp, "2", "0")
+    with mpmath.workdps(40):
+        assert mpmath.mpf("1.09861228866810969") < mpmath.log(3) < mpmath.mpf("1.09861228866810970")
+    assert is_private(comp, "3.09861228866810970", "0")  # eps(0) = 2 + log 3, just below
+    assert not is_private(comp, "3.09861228866810969", "0")  # just above
