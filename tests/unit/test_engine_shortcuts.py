@@ -254,3 +254,25 @@ def test_check_decides_pure_dp_at_delta_zero() -> None:
         assert mpmath.mpf("1.09861228866810969") < mpmath.log(3) < mpmath.mpf("1.09861228866810970")
     assert is_private(comp, "3.09861228866810970", "0")  # eps(0) = 2 + log 3, just below
     assert not is_private(comp, "3.09861228866810969", "0")  # just above
+
+
+# -- 3. the binned lower end keeps the +inf mass -----------------------------------------------------
+
+@pytest.mark.parametrize("eps", ["1", "0.3", "5"])
+def test_binned_lower_end_counts_the_inf_mass_alone(eps: str) -> None:
+    """A lower law with finite losses 0 and 0.1 and +inf mass 1/4: above every finite loss every finite
+    cut loses, and the lower end must still be the +inf mass (it was 0 below that: the subsampled
+    `approx` example at eps 1 gave [0, 0.001999])."""
+    from flint import arb, arb_poly, ctx
+
+    from exactdp.core.numbers import ExactReal, fraction_of_arb_endpoints
+    from exactdp.engines.pld.laws import Law
+    from exactdp.engines.pld.queries import delta_lower
+
+    h = F(1, 10)
+    with ctx.workprec(128):
+        # P-masses 1/2 at loss 0, 1/4 at 0.1; tilted Q-masses Q_j e^{jh}: Q = (1/2, 1/4 e^{-0.1}) + 1/4 at -inf
+        law = Law(h, 0, arb_poly([arb(1) / 2, arb(1) / 4]), arb_poly([arb(1) / 2, arb(1) / 4]), arb(1) / 4,
+                  upper=False, exact=False, moved=arb(0))
+        lo, _ = fraction_of_arb_endpoints(delta_lower(law, ExactReal.parse(eps).arb()))
+    assert lo == F(1, 4)
