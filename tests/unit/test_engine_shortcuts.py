@@ -276,3 +276,29 @@ def test_binned_lower_end_counts_the_inf_mass_alone(eps: str) -> None:
                   upper=False, exact=False, moved=arb(0))
         lo, _ = fraction_of_arb_endpoints(delta_lower(law, ExactReal.parse(eps).arb()))
     assert lo == F(1, 4)
+
+
+# -- the issue's command lines ------------------------------------------------------------------------
+
+def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    from exactdp.cli import main
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 2
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+@pytest.mark.parametrize("argv,want", [
+    (["delta", "--mechanism", "laplace:scale=10,count=2", "--at-eps", "1", "--json"], '"exact": "0"'),
+    (["epsilon", "--mechanism", "laplace:scale=1,count=2", "--at-delta", "0", "--json"], '"exact": "2"'),
+    (["delta", "--mechanism", "approx:eps=0.01,delta=0.1,q=0.01,count=2", "--at-eps", "1", "--json"],
+     '"exact": "0.001999"'),
+    (["check", "--mechanism", "approx:eps=0.01,delta=0.1,q=0.01,count=2", "--eps-g", "1", "--delta-g", "0.001999"],
+     "is private"),
+    (["check", "--mechanism", "laplace:scale=1,count=2", "--eps-g", "2", "--delta-g", "0"], "is private"),
+])
+def test_issue_command_lines(argv: list[str], want: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, text = _cli(argv, capsys)
+    assert code == 0 and want in text, text
