@@ -72,7 +72,8 @@ def decreasing_root(f: Callable[[arb], arb], lo: Fraction, hi: Fraction, digits:
             d = arb_of_fraction(max(width / 1024, abs(x) * target / 16, Fraction(1, 2 ** (prec - 4))))
             fx = f(xa)
             df = (f(xa + d) - f(xa - d)) / (2 * d)
-        xn = x - _mid(fx / df) if (fx.is_finite() and df.is_finite() and df.mid() != 0) else (a + b) / 2
+        ratio = fx / df  # not finite when df's ball holds 0 (a flat f at low precision): bisect then
+        xn = x - _mid(ratio) if ratio.is_finite() else (a + b) / 2
         step = abs(xn - x)
         if not a < xn < b:
             xn, step = (a + b) / 2, (b - a) / 4

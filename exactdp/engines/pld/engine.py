@@ -41,6 +41,7 @@ from exactdp.core.numbers import (
     fraction_of_arb_endpoints,
 )
 from exactdp.engines.pld.build import Built, finest_build
+from exactdp.engines.pld.extremes import decision_shortcut, delta_shortcut, epsilon_shortcut
 from exactdp.engines.pld.plan import plan
 from exactdp.engines.pld.queries import delta_lower, delta_upper, epsilon_lower, epsilon_upper
 from exactdp.engines.pld.refine import UNDECIDED_WHY, bracket_width, decide, lower_rational, refine, time_budget
@@ -124,6 +125,9 @@ def pld_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGI
     """
     _check_comp(comp)
     eps_g = ExactReal.parse(eps_g, "eps_g")
+    short = delta_shortcut(comp, eps_g, digits)  # eps_g above every finite loss (docs/pld.md §11)
+    if short is not None:
+        return short
     single = single_step_models(comp)
     if single is not None:
         return single_delta(single, eps_g, digits)
@@ -163,6 +167,9 @@ def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_D
     """
     _check_comp(comp)
     delta_g = Fraction(delta_g)
+    short = epsilon_shortcut(comp, delta_g, digits)  # delta_g at a +inf mass, pure DP at 0 (docs/pld.md §11)
+    if short is not None:
+        return short
     single = single_step_models(comp)
     if single is not None:
         return single_epsilon(single, delta_g, digits)
@@ -217,6 +224,21 @@ def pld_delta_curve(comp: Composition, eps_list: list[ExactReal], *, digits: int
     """
     _check_comp(comp)
     eps_list = [ExactReal.parse(e, "eps") for e in eps_list]
+    shorts = [delta_shortcut(comp, e, digits) for e in eps_list]  # docs/pld.md §11
+    if all(x is not None for x in shorts):
+        return [x for x in shorts if x is not None]
+    eps_list = [e for e, x in zip(eps_list, shorts) if x is None]
+    return _merge(shorts, _delta_curve(comp, eps_list, digits, max_seconds))
+
+
+def _merge(shorts: list[Enclosure | None], rest: list[Enclosure]) -> list[Enclosure]:
+    """The shortcut answers where there are some, the engine's in order elsewhere."""
+    it = iter(rest)
+    return [x if x is not None else next(it) for x in shorts]
+
+
+def _delta_curve(comp: Composition, eps_list: list[ExactReal], digits: int,
+                 max_seconds: float | None) -> list[Enclosure]:
     if single_step_models(comp) is not None:
         return [pld_delta(comp, e, digits=digits) for e in eps_list]
     with ctx.workprec(64):
@@ -243,6 +265,15 @@ def pld_epsilon_curve(comp: Composition, deltas: list[Fraction], *, digits: int 
     """Certified eps at every delta_g of ``deltas`` from one build (refined for the smallest delta_g)."""
     _check_comp(comp)
     deltas = [Fraction(d) for d in deltas]
+    shorts = [epsilon_shortcut(comp, d, digits) for d in deltas]  # docs/pld.md §11
+    if all(x is not None for x in shorts):
+        return [x for x in shorts if x is not None]
+    return _merge(shorts, _epsilon_curve(comp, [d for d, x in zip(deltas, shorts) if x is None], digits,
+                                         max_seconds))
+
+
+def _epsilon_curve(comp: Composition, deltas: list[Fraction], digits: int,
+                   max_seconds: float | None) -> list[Enclosure]:
     if single_step_models(comp) is not None:
         return [pld_epsilon(comp, d, digits=digits) for d in deltas]
     first = pld_epsilon(comp, min(deltas), digits=digits, max_seconds=max_seconds, floors=False)
@@ -282,6 +313,9 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
     _check_comp(comp)
     eps_g = ExactReal.parse(eps_g, "eps_g")
     delta_g = Fraction(delta_g)
+    short = decision_shortcut(comp, eps_g, delta_g)  # the exact ends decide (docs/pld.md §11.4)
+    if short is not None:
+        return short
     single = single_step_models(comp)
     if single is not None:
         lo_s, hi_s = Fraction(0), Fraction(1)

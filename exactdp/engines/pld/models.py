@@ -350,7 +350,12 @@ class Subsampled(LossModel):
         return ("poisson", self.q, self.base.key())
 
     def _g_pos(self, p: Position) -> Position:
+        """g(position), exact (``log(1 - q + q r)``) when the base position is ``log r``, r rational:
+        in particular g(0) = 0 exactly, which no ball can place on a grid (docs/pld.md §11.4)."""
         q = self.q
+        r = p.linlog.exp_exact() if p.linlog is not None else None
+        if r is not None:
+            return Position(linlog=LinLog(Fraction(0), 1 - q + q * r))
 
         def fn() -> arb:
             qa = arb_of_fraction(q)
@@ -365,8 +370,7 @@ class Subsampled(LossModel):
             out.append((self._g_pos(pos), (1 - qa) * qm + qa * pm, qm))
         qi = self.base.q_minus_inf()  # the base's -inf atom (Q-mass only) lands at log(1-q)
         if not qi.is_zero():
-            lq = Fraction(1) - self.q
-            out.append((Position(fn=lambda: arb_of_fraction(lq).log()), (1 - qa) * qi, qi))
+            out.append((Position(linlog=LinLog(Fraction(0), 1 - self.q)), (1 - qa) * qi, qi))
         return out
 
     def has_continuous(self) -> bool:

@@ -139,14 +139,15 @@ def delta_lower(law: Law, eps: arb) -> arb:
         return delta_upper(replace(law, upper=True), eps)
     a = eps.exp()
     cuts = _best_cuts(law, lambda sp, sq: sp - sq, shift=eps)  # sq scaled by e^eps: SP - e^eps SQ
-    best: arb | None = None
+    # the empty cut, T = {+inf} alone, gives p_inf: every finite cut may lose (eps above every finite
+    # loss), and the +inf mass is still delta's lower end (docs/pld.md §11.3)
+    best: arb = law.p_inf
     for j0 in cuts:
         SP, _ = _tail_sums(law.P, j0, arb(1))
         SQ = _q_tail(law, j0)
         v = law.p_inf + SP - a * SQ
-        if best is None or v.lower() > best.lower():
+        if v.lower() > best.lower():
             best = v
-    assert best is not None
     return best
 
 
