@@ -302,3 +302,19 @@ def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
 def test_issue_command_lines(argv: list[str], want: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, text = _cli(argv, capsys)
     assert code == 0 and want in text, text
+
+
+@pytest.mark.parametrize(("spec", "truth"), [("laplace:scale=10", Fraction(1, 10)), ("laplace:scale=3,sensitivity=2",
+                                                                                    Fraction(2, 3)),
+                                             ("approx:eps=0.5,delta=0.1", Fraction(1, 2))])
+def test_single_step_eps_at_the_inf_mass_is_the_largest_finite_loss(spec: str, truth: Fraction) -> None:
+    """delta(eps) = p_inf + E[(1 - e^(eps - L))_+] reaches p_inf at the largest finite loss: a Laplace
+    at delta_g 0 is 1/scale (the single-step engine said +inf when the law has a continuous part)."""
+    from exactdp.engines.pld.single_step import single_epsilon, single_step_models
+    from exactdp.model.composition import Composition
+
+    models = single_step_models(Composition.of(spec))
+    assert models is not None
+    for m in models:
+        e = single_epsilon([m], m.p_inf_exact(), 10)
+        assert e.exact == truth, (spec, e)

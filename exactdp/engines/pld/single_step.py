@@ -15,6 +15,7 @@ from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import ExactReal, arb_of_fraction, fraction_of_arb_endpoints
 from exactdp.core.roots import decreasing_root, sign_at
+from exactdp.engines.pld import extremes
 from exactdp.engines.pld.models import LossModel, Position, model_of
 from exactdp.model.composition import Composition
 
@@ -97,10 +98,15 @@ def _single_epsilon_one(model: LossModel, delta_g: Fraction, digits: int) -> Enc
     if sign_at(f, Fraction(0)) <= 0:
         return Enclosure.exact_value(Fraction(0), digits, alg)
     if p_inf == delta_g:
-        # delta decreases to p_inf: a continuous part never reaches it; atoms alone reach it at the
-        # largest atom, which is then the answer (delta > delta_g just below it)
+        # delta(eps) = p_inf + E_P[(1 - e^(eps - L))_+] over the finite losses reaches p_inf exactly
+        # from the essential supremum of the finite losses on (docs/pld.md §11): below it P[L > eps] > 0
+        sup = extremes.finite_sup(model)
+        if sup is not None:
+            return sup.enclosure(digits)
         if model.has_continuous():
-            return Enclosure.infinite(digits, alg)
+            raise PrecisionError("the largest finite loss of this mechanism is not known exactly, and eps "
+                                 "at delta_g = its +inf mass is that loss")
+        # atoms alone reach it at the largest atom, which is then the answer
         with ctx.workprec(64):
             tops = [pos for pos, pm, qm in model.atoms()]
         top = tops[0]
