@@ -289,7 +289,7 @@ def judge(
             return out("loose" if lo is not None and lo > LOOSE_REL else "sound", lo, hi)
         ok = False if claim < opt.lower else private(claim)
         if ok is None:
-            return out("undecided", note=f"the claim lies inside the certified bracket (digits {opt.digits})")
+            return out("undecided", note=f"the claim lies inside the certified bracket (digits {opt.certified_digits()})")
     if ok:
         lo, hi = _excess(opt, claim)
         return out("sound", Fraction(0), hi)
