@@ -23,6 +23,7 @@ from typing import NoReturn
 
 from exactdp.calibrate.budget import budget, draw
 from exactdp.cli.output import error_message, status_of
+from exactdp.core import progress
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
 from exactdp.core.files import check_output_path, require_extra
 from exactdp.model.composition import Composition
@@ -65,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--next-delta", metavar="D", default="0",
                    help="delta of the one more mechanism whose largest eps is reported (default 0)")
     p.add_argument("--plot", metavar="FILE", help="draw the spending curve (PNG, SVG or PDF; needs matplotlib)")
-    p.add_argument("--max-seconds", metavar="S", help="time budget of each calibration")
+    p.add_argument("--max-seconds", metavar="S", help="time budget of the whole command, reading the plan included (default: none)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
@@ -90,14 +91,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(e.code or 0) if not isinstance(e.code, str) else 2
     start = time.monotonic()
     try:
-        plan = _plan(args)
-        if args.plot is not None:  # checked before any work
-            require_extra("matplotlib", "exactdp budget --plot")
-            check_output_path(args.plot, "plot")
-        report = budget(plan, args.target_eps, args.target_delta, next_mechanism=args.next,
-                        next_delta=args.next_delta, max_seconds=args.max_seconds)
-        if args.plot is not None:
-            draw(report, args.plot)
+        # one budget for the whole command, reading the plan included (docs/contracts.md §2.1)
+        with progress.task("budget", max_seconds=progress.parse_seconds(args.max_seconds, "--max-seconds")):
+            plan = _plan(args)
+            if args.plot is not None:  # checked before any work
+                require_extra("matplotlib", "exactdp budget --plot")
+                check_output_path(args.plot, "plot")
+            report = budget(plan, args.target_eps, args.target_delta, next_mechanism=args.next,
+                            next_delta=args.next_delta, max_seconds=args.max_seconds)
+            if args.plot is not None:
+                draw(report, args.plot)
     except KeyboardInterrupt:
         print("exactdp: interrupted", file=sys.stderr)
         return 130

@@ -26,6 +26,7 @@ from typing import NoReturn
 
 from exactdp.calibrate.result import Calibration
 from exactdp.cli.output import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE, error_message, status_of
+from exactdp.core import progress
 from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.model.composition import Composition
 from exactdp.model.inputs import composition_from_args, mechanism_args, read_mechanisms_file
@@ -204,7 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.monotonic()
     query = "check" if args.what == "k" else "calibrate"
     try:
-        r = calibrate_args(args)
+        # the budget covers reading the mechanisms too (docs/contracts.md §2.1)
+        with progress.task("calibrate", max_seconds=progress.parse_seconds(getattr(args, "max_seconds", None),
+                                                                          "--max-seconds")):
+            r = calibrate_args(args)
     except KeyboardInterrupt:
         print("exactdp: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -76,38 +76,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``exactdp curve``: returns the exit status (docs/contracts.md §3)."""
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
-        comp = composition_from_args(args.eps, args.delta, args.k, args.mechanism, args.mechanisms)
-        eps_dir = args.eps_from is not None or args.eps_to is not None
-        del_dir = args.delta_from is not None or args.delta_to is not None
-        if eps_dir == del_dir:
-            raise InvalidParameterError("give either --eps-from/--eps-to or --delta-from/--delta-to")
-        if eps_dir and (args.eps_from is None or args.eps_to is None):
-            raise InvalidParameterError("--eps-from and --eps-to go together")
-        if del_dir and (args.delta_from is None or args.delta_to is None):
-            raise InvalidParameterError("--delta-from and --delta-to go together")
-        digits = parse_digits(args.digits)
-        budget = progress.parse_seconds(args.max_seconds)
-        if args.plot:
-            from exactdp.core.files import check_output_path, require_extra
+        # the budget covers reading the mechanisms too (docs/contracts.md §2.1)
+        with progress.task("curve", max_seconds=progress.parse_seconds(args.max_seconds, "--max-seconds")):
+            comp = composition_from_args(args.eps, args.delta, args.k, args.mechanism, args.mechanisms)
+            eps_dir = args.eps_from is not None or args.eps_to is not None
+            del_dir = args.delta_from is not None or args.delta_to is not None
+            if eps_dir == del_dir:
+                raise InvalidParameterError("give either --eps-from/--eps-to or --delta-from/--delta-to")
+            if eps_dir and (args.eps_from is None or args.eps_to is None):
+                raise InvalidParameterError("--eps-from and --eps-to go together")
+            if del_dir and (args.delta_from is None or args.delta_to is None):
+                raise InvalidParameterError("--delta-from and --delta-to go together")
+            digits = parse_digits(args.digits)
+            budget = progress.parse_seconds(args.max_seconds)
+            if args.plot:
+                from exactdp.core.files import check_output_path, require_extra
 
-            check_output_path(args.plot, "plot")
-            require_extra("matplotlib", "--plot")
-        if args.csv and args.csv != "-":
-            from exactdp.core.files import check_output_path
+                check_output_path(args.plot, "plot")
+                require_extra("matplotlib", "--plot")
+            if args.csv and args.csv != "-":
+                from exactdp.core.files import check_output_path
 
-            check_output_path(args.csv, "csv")
-        with progress.task("curve", max_seconds=budget):
-            if eps_dir:
-                xs = eps_points(args.eps_from, args.eps_to, args.points)
-                encs = delta_curve(comp, xs, digits=digits, max_seconds=budget)
-                labels, pts = [str(x) for x in xs], list[Any](xs)
-            else:
-                ds = delta_points(args.delta_from, args.delta_to, args.points)
-                encs = epsilon_curve(comp, ds, digits=digits, max_seconds=budget)
-                labels, pts = [format_fraction(d) for d in ds], list[Any](ds)
-        rows = [_row(x, e, digits) for x, e in zip(labels, encs)]
-        if args.plot:
-            _plot(pts, encs, comp, "delta" if eps_dir else "epsilon", args.plot)
+                check_output_path(args.csv, "csv")
+            with progress.task("curve", max_seconds=budget):
+                if eps_dir:
+                    xs = eps_points(args.eps_from, args.eps_to, args.points)
+                    encs = delta_curve(comp, xs, digits=digits, max_seconds=budget)
+                    labels, pts = [str(x) for x in xs], list[Any](xs)
+                else:
+                    ds = delta_points(args.delta_from, args.delta_to, args.points)
+                    encs = epsilon_curve(comp, ds, digits=digits, max_seconds=budget)
+                    labels, pts = [format_fraction(d) for d in ds], list[Any](ds)
+            rows = [_row(x, e, digits) for x, e in zip(labels, encs)]
+            if args.plot:
+                _plot(pts, encs, comp, "delta" if eps_dir else "epsilon", args.plot)
     except (ExactDPError, PrecisionError, ValueError) as e:
         print(f"exactdp curve: {error_message(e, None)}", file=sys.stderr)
         return status_of(e) if isinstance(e, ExactDPError) else 2

@@ -67,12 +67,24 @@ def test_a_batch_line_over_the_limit_is_that_line_s_error(tmp_path: Path) -> Non
     assert r.returncode == 2
 
 
-def test_the_budget_covers_reading_a_long_list(tmp_path: Path) -> None:
-    """2x10^5 distinct mechanisms take several seconds to read alone: a 2 s budget stops the reading."""
-    f = tmp_path / "many.csv"
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    f = tmp_path_factory.mktemp("many") / "many.csv"
     f.write_text("".join(f"0.{i + 1:06d},0\n" for i in range(200_000)))
-    r, wall = _sh(f"{EXE} epsilon --mechanisms {f} --at-delta 1e-5 --max-seconds 2", tmp_path)
-    _one_line(r, 3, "time budget ran out after")
+    return f
+
+
+@pytest.mark.parametrize("command", ["epsilon --at-delta 1e-5", "check --eps-g 1 --delta-g 1e-5",
+                                     "curve --eps-from 1 --eps-to 2 --points 2",
+                                     "calibrate scale --target-eps 1 --target-delta 1e-5",
+                                     "budget --target-eps 1 --target-delta 1e-5"])
+def test_the_budget_covers_reading_a_long_list(command: str, many: Path, tmp_path: Path) -> None:
+    """2x10^5 distinct mechanisms take several seconds to read alone: a 2 s budget stops the reading
+    (curve, calibrate and budget ran 11 s, 27 s and 218 s with --max-seconds 2)."""
+    what, rest = command.split(" ", 1) if not command.startswith("calibrate") else ("calibrate scale",
+                                                                                    command[16:])
+    r, wall = _sh(f"{EXE} {what} --mechanisms {many} {rest} --max-seconds 2", tmp_path)
+    _one_line(r, 4 if what == "check" else 3, "time budget ran out after")  # check: 4, undecided
     said = float(r.stderr.split("ran out after ")[1].split(" s")[0])
     assert 2 <= said <= wall, (said, wall, r.stderr)
     assert wall < 8, (wall, r.stderr)  # reading alone took over 10 s before the budget covered it
