@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from exactdp.api.accountant import Accountant
 from exactdp.api.methods import METHODS, delta, epsilon, method_names
 from exactdp.api.optimal import is_private, optimal_delta, optimal_epsilon
 from exactdp.calibrate import (
@@ -18,6 +19,7 @@ from exactdp.calibrate import (
     calibrate_q,
     calibrate_scale,
     calibrate_sigma,
+    get_noise_multiplier,
 )
 from exactdp.calibrate.certsearch import InfeasibleTargetError
 from exactdp.core.enclosure import Enclosure
@@ -32,6 +34,7 @@ from exactdp.core.errors import (
 from exactdp.core.numbers import DEFAULT_DIGITS, INF, ExactReal, from_float, parse_delta, parse_eps
 from exactdp.core.version import __version__
 from exactdp.model.composition import Composition
+from exactdp.model.dp_event import from_dp_event, to_dp_event
 from exactdp.model.generic import ApproxDP, Mechanism, PureDP
 from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
 
@@ -39,6 +42,7 @@ __all__ = [
     "DEFAULT_DIGITS",
     "INF",
     "METHODS",
+    "Accountant",
     "ApproxDP",
     "Calibration",
     "Composition",
@@ -66,11 +70,14 @@ __all__ = [
     "calibrate_sigma",
     "delta",
     "epsilon",
+    "from_dp_event",
     "from_float",
+    "get_noise_multiplier",
     "is_private",
     "method_names",
     "optimal_delta",
     "optimal_epsilon",
     "parse_delta",
     "parse_eps",
+    "to_dp_event",
 ]

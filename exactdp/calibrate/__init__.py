@@ -41,7 +41,7 @@ from exactdp.calibrate.certsearch import InfeasibleTargetError, Proof
 from exactdp.calibrate.count import calibrate_k
 from exactdp.calibrate.driver import DEFAULT_GAP_EXACT, DEFAULT_GAP_PLD, DEFAULT_SECONDS
 from exactdp.calibrate.eps import calibrate_eps, calibrate_scale
-from exactdp.calibrate.noise import calibrate_laplace_scale, calibrate_q, calibrate_sigma
+from exactdp.calibrate.noise import calibrate_laplace_scale, calibrate_q, calibrate_sigma, get_noise_multiplier
 from exactdp.calibrate.result import Calibration
 
 __all__ = [
@@ -57,4 +57,5 @@ __all__ = [
     "calibrate_q",
     "calibrate_scale",
     "calibrate_sigma",
+    "get_noise_multiplier",
 ]

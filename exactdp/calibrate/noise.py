@@ -35,7 +35,9 @@ from exactdp.calibrate.eps import calibrate_eps
 from exactdp.calibrate.probes import probe_for
 from exactdp.calibrate.result import Calibration
 from exactdp.core import progress
+from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import (
+    CountInput,
     ExactInput,
     arb_of_fraction,
     decimal_string,
@@ -45,7 +47,7 @@ from exactdp.core.numbers import (
 )
 from exactdp.model.composition import Composition
 
-__all__ = ["calibrate_laplace_scale", "calibrate_q", "calibrate_sigma"]
+__all__ = ["calibrate_laplace_scale", "calibrate_q", "calibrate_sigma", "get_noise_multiplier"]
 
 
 def calibrate_sigma(k: ExactInput, target_eps: ExactInput, target_delta: ExactInput, *, q: ExactInput = 1,
@@ -201,3 +203,29 @@ def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta:
                      polish=dominated_probe(comp_of, eps_g, delta_g, None))
     return finish("laplace-scale", False, res, inputs=inputs, engine="pld", gap=g, run=run, probe=probe,
                    round_to=r_to, comparison=tuple(comparison))
+
+
+def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput, sample_rate: ExactInput,
+                         steps: CountInput | None = None, epochs: ExactInput | None = None,
+                         gap: ExactInput | None = None, max_seconds: ExactInput | None = None) -> Calibration:
+    """Opacus's ``get_noise_multiplier``, certified: the smallest noise multiplier sigma such that
+    ``steps`` Poisson-subsampled Gaussian steps at ``sample_rate`` (DP-SGD) meet (target_epsilon,
+    target_delta), as :func:`calibrate_sigma` (docs/calibration.md §2.3, docs/interop.md).
+
+    ``epochs`` instead of ``steps`` means ``floor(epochs / sample_rate)`` steps, as Opacus counts
+    them.  The result's float is the certified-safe sigma rounded up (``Calibration.__float__``).
+
+    >>> r = get_noise_multiplier(target_epsilon=1, target_delta="1e-5", sample_rate=1, steps=100)
+    >>> r.value_str, float(r) >= r.value
+    ('37.306326', True)
+    """
+    q = parse_rate(sample_rate)
+    if (steps is None) == (epochs is None):
+        raise InvalidParameterError("give either steps or epochs (Opacus's get_noise_multiplier takes one of them)")
+    if epochs is not None:
+        n = math.floor(parse_positive(epochs, "epochs") / q)
+        if n < 1:
+            raise InvalidParameterError(f"epochs={epochs!r} at sample_rate={sample_rate!r} is less than one step")
+    else:
+        n = parse_k(steps, "steps")
+    return calibrate_sigma(n, target_epsilon, target_delta, q=q, gap=gap, max_seconds=max_seconds)

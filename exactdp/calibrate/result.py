@@ -6,6 +6,7 @@ text (:func:`human`) states the question, the answer and both certificates.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -65,6 +66,25 @@ class Calibration:
             return self.exact
         return self.relative_gap is not None and self.gap_requested is not None and \
             self.relative_gap <= self.gap_requested
+
+    def __float__(self) -> float:
+        """The certified-safe value as a float, rounded toward safety: up for a "smallest" answer
+        (a sigma or scale: anything larger also meets the target), down for a "largest" one (an
+        eps, k or q: anything smaller also does).
+
+        >>> from fractions import Fraction
+        >>> from exactdp.calibrate.noise import calibrate_sigma
+        >>> r = calibrate_sigma(100, "1", "1e-5")
+        >>> float(r) >= r.value and Fraction(float(r)) - r.value < Fraction(1, 10**14)
+        True
+        """
+        x = Fraction(self.value)
+        f = float(x)  # float ok: corrected below to round toward the safe side
+        if self.direction == "smallest" and Fraction(f) < x:
+            f = math.nextafter(f, math.inf)
+        elif self.direction == "largest" and Fraction(f) > x:
+            f = math.nextafter(f, -math.inf)
+        return f
 
     def to_json(self) -> dict[str, Any]:
         """The JSON result (docs/calibration.md §4)."""

@@ -1,0 +1,86 @@
+"""An accountant object in the style of dp_accounting and Opacus, answering with certified enclosures.
+
+``acc = Accountant(); acc.compose(event, count); acc.get_epsilon(delta)`` keeps a ledger of what
+was run (dp_accounting ``DpEvent`` objects, mechanism specs, mechanisms, compositions) and answers
+the optimal eps or delta of all of it so far (:func:`exactdp.api.optimal.optimal_epsilon` and
+``optimal_delta``): an :class:`~exactdp.core.enclosure.Enclosure` that contains the true value,
+never a float that might sit on the wrong side of it (docs/interop.md).
+
+>>> acc = Accountant()
+>>> _ = acc.compose("gaussian:sigma=2", count=4)
+>>> print(acc.get_epsilon("1e-5", digits=8))
+[4.37717809, 4.3771781]
+>>> print(Accountant().compose("laplace:scale=10", count=3).get_delta(1))
+0
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from exactdp.api.optimal import optimal_delta, optimal_epsilon
+from exactdp.core.enclosure import Enclosure
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, parse_digits, parse_k
+from exactdp.model.composition import Composition
+from exactdp.model.dp_event import NonPrivateEvent, from_dp_event, is_dp_event
+
+__all__ = ["RELATIONS", "Accountant"]
+
+#: the neighbouring relations an accountant takes; replace-one is not modelled yet (refused by name)
+RELATIONS = ("add-remove",)
+
+
+class Accountant:
+    """A ledger of mechanisms run on one dataset, and their optimal composition, certified.
+
+    ``relation``: the neighbouring relation, ``"add-remove"`` (add or remove one record, the
+    relation of dp_accounting's ``ADD_OR_REMOVE_ONE`` and of Opacus); others are refused by name.
+    """
+
+    def __init__(self, relation: str = "add-remove") -> None:
+        if relation not in RELATIONS:
+            raise InvalidParameterError(f"relation={relation!r}: exactdp accounts for {', '.join(RELATIONS)} "
+                                        "today (replace-one is not modelled yet)")
+        self.relation = relation
+        self._groups: list[tuple[Any, int]] = []
+        self.non_private = False  # a NonPrivateDpEvent (or a mechanism without noise) was composed
+
+    def compose(self, event: Any, count: CountInput = 1) -> Accountant:
+        """Add ``count`` runs of ``event``: a dp_accounting ``DpEvent`` (:func:`from_dp_event`), a
+        mechanism spec such as ``"gaussian:sigma=1,q=0.01"``, a mechanism, or a composition.
+        Returns the accountant (so calls chain, as in dp_accounting)."""
+        n = parse_k(count, "count")
+        try:
+            comp = from_dp_event(event) if is_dp_event(event) else Composition.of(event if isinstance(event, (
+                Composition, str)) else [event])
+        except NonPrivateEvent:
+            self.non_private = True
+            return self
+        self._groups.extend((m, c * n) for m, c in comp.groups)
+        return self
+
+    @property
+    def composition(self) -> Composition:
+        """Everything composed so far (one (0, 0)-DP mechanism when nothing was)."""
+        if not self._groups:
+            return Composition.homogeneous(0, 0, 1)
+        return Composition(tuple(self._groups))
+
+    def get_epsilon(self, delta: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
+                    max_seconds: ExactInput | float | None = None) -> Enclosure:
+        """The optimal eps of the ledger at total ``delta`` (certified; ``+inf`` when none works)."""
+        if self.non_private:
+            return Enclosure.infinite(parse_digits(digits))
+        return optimal_epsilon(self.composition, delta, digits=digits, max_seconds=max_seconds)
+
+    def get_delta(self, epsilon: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
+                  max_seconds: ExactInput | float | None = None) -> Enclosure:
+        """The optimal total delta of the ledger at ``epsilon`` (certified)."""
+        if self.non_private:
+            return Enclosure.exact_value(Fraction(1), parse_digits(digits))
+        return optimal_delta(self.composition, epsilon, digits=digits, max_seconds=max_seconds)
+
+    def __repr__(self) -> str:
+        return f"Accountant(relation={self.relation!r}, composition={str(self.composition)!r})"

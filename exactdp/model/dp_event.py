@@ -1,0 +1,206 @@
+"""dp_accounting's ``DpEvent`` vocabulary, read into a :class:`Composition` and written back.
+
+``from_dp_event(event)`` reads the events dp_accounting defines (its ``dp_event`` module), by class
+name and fields, so it needs no import of dp_accounting: a ledger from a training run, a test's
+event, or an event built by hand all read the same way (docs/interop.md).  The numbers in an event
+are Python floats, and the library that made the event computes with exactly those floats, so
+each is read at its exact binary value (:func:`exactdp.core.numbers.from_float`), never rounded to
+the decimal it prints as.
+
+Events read today: ``GaussianDpEvent``, ``LaplaceDpEvent``, ``RandomizedResponseDpEvent``,
+``EpsilonDeltaDpEvent``, ``PoissonSampledDpEvent`` (around any of them), ``SelfComposedDpEvent``,
+``ComposedDpEvent`` and ``NoOpDpEvent``.  ``NonPrivateDpEvent`` (and a mechanism with no noise) has
+no composition: it raises :class:`NonPrivateEvent`, which :class:`exactdp.api.accountant.Accountant`
+turns into eps = +inf and delta = 1 exactly.  Every
+other event (``UnsupportedDpEvent``, fixed-size batches, mixtures, tree aggregation, ...) is refused
+by name with :class:`~exactdp.core.errors.InvalidParameterError`, never approximated.
+
+>>> class GaussianDpEvent:
+...     def __init__(self, noise_multiplier): self.noise_multiplier = noise_multiplier
+>>> class PoissonSampledDpEvent:
+...     def __init__(self, sampling_probability, event): self.sampling_probability, self.event = sampling_probability, event
+>>> class SelfComposedDpEvent:
+...     def __init__(self, event, count): self.event, self.count = event, count
+>>> str(from_dp_event(SelfComposedDpEvent(PoissonSampledDpEvent(0.5, GaussianDpEvent(2.0)), 100)))
+'100 x gaussian:sigma=2,q=0.5'
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from flint import arb, ctx
+
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import ExactReal, from_float, parse_k
+from exactdp.model.composition import Composition
+from exactdp.model.generic import Mechanism
+from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+
+__all__ = ["NonPrivateEvent", "from_dp_event", "is_dp_event", "rr_eps", "rr_noise_parameter", "to_dp_event"]
+
+#: the most events one ledger may hold (a ledger with more is refused by name, memory stays bounded)
+MAX_EVENTS = 10**6
+
+
+class NonPrivateEvent(InvalidParameterError):
+    """The event is not private at all (``NonPrivateDpEvent``, or noise 0): eps = +inf, delta = 1."""
+
+
+def _non_private(what: str) -> NonPrivateEvent:
+    return NonPrivateEvent(f"{what} is not private at any (eps, delta < 1): no composition stands for it "
+                           "(an Accountant answers eps = inf and delta = 1)")
+
+
+def is_dp_event(obj: object) -> bool:
+    """Whether ``obj`` looks like a dp_accounting ``DpEvent`` (by its class name)."""
+    return type(obj).__name__.endswith("DpEvent")
+
+
+def _exact(x: object, name: str) -> Fraction:
+    """A number of an event: a float at its exact binary value, an int or Fraction as it is."""
+    if isinstance(x, bool):
+        raise InvalidParameterError(f"{name}={x!r} must be a number")
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise InvalidParameterError(f"{name}={x!r} must be finite")
+        return from_float(x)
+    if isinstance(x, (int, Fraction)):
+        return Fraction(x)
+    try:  # numpy scalars and other numbers with an exact float value
+        f = float(x)  # type: ignore[arg-type]  # float ok: an event's field is a float in its library
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name}={x!r} must be a number") from None
+    return _exact(f, name)
+
+
+def rr_eps(noise_parameter: Fraction, buckets: int) -> ExactReal:
+    """The eps of dp_accounting's randomized response: with probability ``noise_parameter`` p the
+    output is uniform over the k buckets, else the true bucket, so the likelihood ratio is
+    (1 - p + p/k) / (p/k) and eps = log(1 + k(1 - p)/p), exactly the log of a rational.
+
+    >>> str(rr_eps(Fraction(1, 2), 2))
+    'log(3)'
+    """
+    if not 0 < noise_parameter <= 1:
+        raise InvalidParameterError(f"noise_parameter={noise_parameter} must be in (0, 1]")
+    return ExactReal.log(1 + buckets * (1 - noise_parameter) / noise_parameter)
+
+
+def rr_noise_parameter(eps_exp: Fraction, buckets: int) -> Fraction:
+    """The inverse of :func:`rr_eps`: p = k / (e^eps + k - 1) for e^eps = ``eps_exp``.
+
+    >>> rr_noise_parameter(Fraction(3), 2)
+    Fraction(1, 2)
+    """
+    return Fraction(buckets) / (eps_exp + buckets - 1)
+
+
+def _leaf(event: Any, name: str) -> Mechanism | Gaussian | Laplace | RandomizedResponse:
+    """One mechanism event (no composition, no sampling)."""
+    if name == "GaussianDpEvent":
+        nm = _exact(event.noise_multiplier, "GaussianDpEvent.noise_multiplier")
+        if nm <= 0:
+            raise _non_private("GaussianDpEvent with noise_multiplier 0")
+        return Gaussian(nm)
+    if name == "LaplaceDpEvent":
+        nm = _exact(event.noise_multiplier, "LaplaceDpEvent.noise_multiplier")
+        if nm <= 0:
+            raise _non_private("LaplaceDpEvent with noise_multiplier 0")
+        return Laplace(nm)
+    if name == "RandomizedResponseDpEvent":
+        k = parse_k(event.num_buckets, "RandomizedResponseDpEvent.num_buckets")
+        p = _exact(event.noise_parameter, "RandomizedResponseDpEvent.noise_parameter")
+        if p == 0:
+            raise _non_private("RandomizedResponseDpEvent with noise_parameter 0")
+        return RandomizedResponse(rr_eps(p, k), k) if k > 1 else Mechanism(ExactReal.rational(Fraction(0)))
+    if name == "EpsilonDeltaDpEvent":
+        eps = _exact(event.epsilon, "EpsilonDeltaDpEvent.epsilon")
+        delta = _exact(event.delta, "EpsilonDeltaDpEvent.delta")
+        return Mechanism(ExactReal.rational(eps), delta)
+    if name == "NonPrivateDpEvent":
+        raise _non_private("NonPrivateDpEvent")
+    raise InvalidParameterError(f"{name} is not an event exactdp reads (yet): it is refused rather than "
+                                "approximated; docs/interop.md lists the events read")
+
+
+def from_dp_event(event: object) -> Composition:
+    """The composition a dp_accounting ``DpEvent`` stands for (module docstring: which events,
+    floats at their exact binary value).  An event that composes nothing (``NoOpDpEvent`` only) is
+    one (0, 0)-DP mechanism."""
+    groups: list[tuple[Any, int]] = []
+    stack: list[tuple[object, int, Fraction]] = [(event, 1, Fraction(1))]  # (event, count, sampling rate)
+    seen = 0
+    while stack:
+        ev, count, q = stack.pop()
+        seen += 1
+        if seen > MAX_EVENTS:
+            raise InvalidParameterError(f"the event holds more than {MAX_EVENTS:,} events; compose equal ones "
+                                        "with SelfComposedDpEvent")
+        if not is_dp_event(ev):
+            raise InvalidParameterError(f"event={ev!r} is not a DpEvent (dp_accounting's dp_event module)")
+        name = type(ev).__name__
+        if name == "NoOpDpEvent":
+            continue
+        if name == "ComposedDpEvent":
+            stack.extend((e, count, q) for e in reversed(list(ev.events)))  # type: ignore[attr-defined]
+            continue
+        if name == "SelfComposedDpEvent":
+            n = parse_k(ev.count, "SelfComposedDpEvent.count")  # type: ignore[attr-defined]
+            stack.append((ev.event, count * n, q))  # type: ignore[attr-defined]
+            continue
+        if name == "PoissonSampledDpEvent":
+            p = _exact(ev.sampling_probability, "PoissonSampledDpEvent.sampling_probability")  # type: ignore[attr-defined]
+            if not 0 <= p <= 1:
+                raise InvalidParameterError(f"PoissonSampledDpEvent.sampling_probability={p} must be in [0, 1]")
+            if p == 0:
+                continue  # nothing is ever sampled: no privacy cost
+            stack.append((ev.event, count, q * p))  # type: ignore[attr-defined]
+            continue
+        leaf = _leaf(ev, name)
+        groups.append((PoissonSampled(leaf, q) if q < 1 else leaf, count))
+    if not groups:
+        return Composition(((Mechanism(ExactReal.rational(Fraction(0))), 1),))
+    return Composition(tuple(groups))
+
+
+def to_dp_event(comp: Composition) -> Any:
+    """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting).
+
+    dp_accounting takes floats: each parameter becomes the float nearest to its exact value
+    (sigma / sensitivity for a Gaussian, scale / sensitivity for a Laplace, the noise parameter
+    k / (e^eps + k - 1) for randomized response, eps and delta for a generic mechanism), so a
+    round trip through :func:`from_dp_event` is exact exactly when those values are floats.
+    """
+    from exactdp.core.files import require_extra
+
+    dp = require_extra("dp_accounting", "to_dp_event")
+
+    def one(m: Any) -> Any:
+        if isinstance(m, PoissonSampled):
+            return dp.PoissonSampledDpEvent(float(m.q), one(m.mechanism))  # float ok: dp_accounting's input
+        if isinstance(m, Gaussian):
+            return dp.GaussianDpEvent(float(m.sigma / m.sensitivity))  # float ok: dp_accounting's input
+        if isinstance(m, Laplace):
+            return dp.LaplaceDpEvent(float(m.scale / m.sensitivity))  # float ok: dp_accounting's input
+        if isinstance(m, RandomizedResponse):
+            r = m.eps.exp_exact()
+            if r is not None:
+                p = float(rr_noise_parameter(r, m.categories))  # float ok: dp_accounting's input
+            else:
+                with ctx.workprec(80):
+                    p = float((arb(m.categories) / (m.eps.exp_arb() + m.categories - 1)).mid())  # float ok: as above
+            return dp.RandomizedResponseDpEvent(p, m.categories)
+        if isinstance(m, Mechanism):
+            if m.eps.kind != "rational":
+                raise InvalidParameterError(f"mechanism {m}: dp_accounting's EpsilonDeltaDpEvent takes a float eps; "
+                                            "give a rational eps")
+            if not hasattr(dp, "EpsilonDeltaDpEvent"):
+                raise InvalidParameterError("this dp_accounting has no EpsilonDeltaDpEvent for a generic mechanism")
+            return dp.EpsilonDeltaDpEvent(float(m.eps.value), float(m.delta))  # float ok: dp_accounting's input
+        raise InvalidParameterError(f"mechanism {m!r} has no DpEvent in dp_accounting")
+
+    events = [one(m) if c == 1 else dp.SelfComposedDpEvent(one(m), c) for m, c in comp.groups]
+    return events[0] if len(events) == 1 else dp.ComposedDpEvent(events)
