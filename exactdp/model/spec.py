@@ -20,7 +20,7 @@ from exactdp.model.mechanisms import (
     normalise_mechanism,
 )
 
-__all__ = ["MECHANISM_KINDS", "parse_mechanism_spec"]
+__all__ = ["MECHANISM_KINDS", "SYNONYMS", "parse_mechanism_spec"]
 
 
 MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
@@ -28,6 +28,15 @@ MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
     "laplace": ("scale", "sensitivity", "q", "count"),
     "rr": ("eps", "categories", "q", "count"),
     "approx": ("eps", "delta", "q", "count"),
+}
+
+#: Opacus's and dp_accounting's names, read as exactdp's (docs/interop.md): ``noise_multiplier`` is
+#: sigma (scale for a Laplace: dp_accounting's LaplaceDpEvent), ``sample_rate`` and
+#: ``sampling_probability`` are q, ``steps`` is count
+SYNONYMS: dict[str, dict[str, str]] = {
+    "gaussian": {"noise_multiplier": "sigma"},
+    "laplace": {"noise_multiplier": "scale"},
+    "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count"},
 }
 
 _SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
@@ -42,6 +51,8 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
+    >>> parse_mechanism_spec("gaussian:noise_multiplier=1.1,sample_rate=0.01,steps=1000")  # Opacus's names
+    (PoissonSampled(mechanism=Gaussian(sigma=Fraction(11, 10), sensitivity=Fraction(1, 1)), q=Fraction(1, 100)), 1000)
     >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
     Traceback (most recent call last):
     ...
@@ -66,6 +77,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
             raise InvalidParameterError(f"mechanism={spec!r}: {part!r} must be 'key=value'")
         key, _, value = (s.strip() for s in part.partition("="))
         key = key.lower()
+        key = SYNONYMS.get(kind, {}).get(key, SYNONYMS["*"].get(key, key))
         if key not in allowed:
             raise InvalidParameterError(f"mechanism={spec!r}: unknown key {key!r}; {kind} takes {', '.join(allowed)}")
         if key in vals:

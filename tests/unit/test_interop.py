@@ -182,3 +182,13 @@ def test_the_docs_page_examples_run() -> None:
     assert len(blocks) == 2
     for code in blocks:
         exec(compile(code, "docs/interop.md", "exec"), {})  # noqa: S102 - the page's own examples
+
+
+@pytest.mark.parametrize(("theirs", "ours"), [
+    ("gaussian:noise_multiplier=1.1,sample_rate=0.01,steps=1000", "gaussian:sigma=1.1,q=0.01,count=1000"),
+    ("laplace:noise_multiplier=2,sampling_probability=1/8", "laplace:scale=2,q=1/8"),
+    ("rr:eps=1,sample_rate=0.5,steps=3", "rr:eps=1,q=0.5,count=3")])
+def test_opacus_and_dp_accounting_names_are_synonyms_in_specs(theirs: str, ours: str) -> None:
+    assert Composition.of(theirs) == Composition.of(ours)
+    with pytest.raises(InvalidParameterError, match="given twice"):
+        Composition.of(ours.split(",")[0] + "," + theirs.split(":")[1])
