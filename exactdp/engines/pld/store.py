@@ -8,7 +8,10 @@ the folder (default 1024 MiB): past it, the least recently used files go (a hit 
 
 A file holds exact data only: every mass is a ball written as the integers of its midpoint and
 radius (a polynomial of exact balls as integers over one power of two), every grid step and
-truncation a fraction; the one float is the build's timing, which only sizes the next grid.  The
+truncation a fraction; the one float is the build's timing, which only sizes the next grid.  What
+is loaded is what was stored, but for a radius of 30 significant bits, which python-flint reads
+back rounded up by one unit of its last bit (a ball only grows: outward, so still sound; the
+polynomials of a build are exact balls and come back identical).  The
 file starts with a magic line, the SHA-256 of the rest, and the rest is JSON naming the format,
 the package version and the full key.  A file that is truncated, corrupt, of another format or
 version, or of another key is never trusted: it is removed and the build is made again.  Nothing
@@ -134,6 +137,8 @@ def _unball(v: Any) -> arb:
     m, e, r, f = (_int(s) for s in v)
     if r < 0:
         raise ValueError("a negative radius")
+    # the midpoint comes back exactly; a radius of 30 significant bits (a full mag) one unit of its
+    # last bit larger (python-flint rounds it up): the ball can only grow, so it stays sound
     return arb((m, e), (r, f))
 
 
@@ -280,6 +285,7 @@ def save(key: tuple, b: Built, folder: str | None = None) -> bool:
     try:
         os.makedirs(folder, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=_SUFFIX)
+        os.fchmod(fd, 0o644)  # readable by the other users of a shared cache (mkstemp makes it private)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
