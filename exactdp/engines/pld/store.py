@@ -1,8 +1,7 @@
 """A persistent, opt-in cache of PLD builds on disk, keyed by their plan (docs/cluster.md, "A
 persistent cache of PLD builds"; docs/pld.md §7.4).
 
-Off unless the environment variable ``EXACTDP_CACHE_DIR`` names a folder (``exactdp ...
---cache-dir DIR`` sets it); then :func:`exactdp.engines.pld.build.build_cached` looks here after its
+Off unless the environment variable ``EXACTDP_CACHE_DIR`` names a folder; then :func:`exactdp.engines.pld.build.build_cached` looks here after its
 in-memory cache and before building, and stores what it builds.  ``EXACTDP_CACHE_MAX_MB`` bounds
 the folder (default 1024 MiB): past it, the least recently used files go (a hit touches its file).
 
