@@ -12,35 +12,21 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 
 from flint import ctx
 
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
-from exactdp.engines.pld import fixed
+from exactdp.engines.pld import fixed, store
 from exactdp.engines.pld.discrete import binomial_law, discretize, discretize_binomial, tail_range
-from exactdp.engines.pld.laws import Law, trim
+from exactdp.engines.pld.laws import Built, Law, trim
 from exactdp.engines.pld.models import GenericPair, LossModel
 from exactdp.engines.pld.plan import Plan, binomial_group, op_count, plan
 from exactdp.model.composition import Composition
 
 __all__ = ["Built", "build", "build_cached", "finest_build"]
-
-
-@dataclass
-class Built:
-    """The composed laws of every order at one grid."""
-
-    h: Fraction
-    prec: int
-    tau: Fraction
-    laws: list[tuple[Law, Law]]       # (upper, lower) per order
-    exact: bool
-    seconds: float                    # float ok: a timing
-    #: the laws are tight only for eps >= floor (None: at every eps)
-    floor: Fraction | None = None
 
 
 def _binomial_units(model: LossModel, h: Fraction) -> int | None:
@@ -175,12 +161,20 @@ _CACHE: dict[tuple, Built] = {}
 
 
 def build_cached(pl: Plan, h: Fraction, tau: Fraction, prec: int, floor: Fraction | None = None) -> Built:
-    """:func:`build`, remembered: the same arguments answer the same build (the oldest of three goes)."""
+    """:func:`build`, remembered: the same arguments answer the same build (the oldest of three goes).
+
+    With ``EXACTDP_CACHE_DIR`` set, a build not in memory is looked up on disk before it is made,
+    and one that is made is stored there (:mod:`exactdp.engines.pld.store`, docs/pld.md §7.4).
+    """
     key = (pl.key, h, tau, prec, floor)
     if key not in _CACHE:
+        b = store.load(key)
+        if b is None:
+            b = build(pl, h, tau, prec, floor)
+            store.save(key, b)
         if len(_CACHE) >= 3:
             _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = build(pl, h, tau, prec, floor)
+        _CACHE[key] = b
     return _CACHE[key]
 
 

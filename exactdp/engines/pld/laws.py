@@ -28,7 +28,7 @@ from exactdp.core import progress
 
 T = TypeVar("T")
 
-__all__ = ["Law", "binary_power", "compose", "power", "product", "trim"]
+__all__ = ["Built", "Law", "binary_power", "compose", "power", "product", "trim"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,21 @@ class Law:
     def span(self) -> int:
         """The number of grid points the law covers."""
         return self.stride * (self.P.length() - 1) + 1 if self.P.length() else 0
+
+
+@dataclass
+class Built:
+    """The composed laws of every order at one grid (:mod:`exactdp.engines.pld.build` makes them,
+    :mod:`exactdp.engines.pld.store` keeps them on disk)."""
+
+    h: Fraction
+    prec: int
+    tau: Fraction
+    laws: list[tuple[Law, Law]]       # (upper, lower) per order
+    exact: bool
+    seconds: float                    # float ok: a timing
+    #: the laws are tight only for eps >= floor (None: at every eps)
+    floor: Fraction | None = None
 
 
 # -- composition -------------------------------------------------------------------------------------
