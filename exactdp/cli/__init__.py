@@ -47,6 +47,7 @@ FORWARDED_COMMANDS: dict[str, tuple[str, str]] = {
     "curve": ("exactdp.cli.curve", "the certified delta(eps) or eps(delta) curve of a composition at many points"),
     "calibrate": ("exactdp.cli.calibrate", "the noise, count or per-step eps that provably meets a target"),
     "budget": ("exactdp.cli.budget", "what a planned list of mechanisms spends of a target, and what remains"),
+    "rdp": ("exactdp.cli.rdp", "the certified Rényi divergence (RDP curve) of a composition at each order"),
     "region": ("exactdp.cli.region", "the privacy region (tradeoff curve) of k equal mechanisms"),
     "tables": ("exactdp.cli.tables", "build, verify and export the golden tables"),
     "crosscheck": ("exactdp.cli.crosscheck", "run other DP libraries against the exact oracle"),
