@@ -29,9 +29,9 @@ from exactdp.core import progress
 from exactdp.core.binomial import binomial_pmf, binomial_upper_tail
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.laws import Law
-from exactdp.engines.pld.models import LossModel, Position
+from exactdp.engines.pld.models import LossModel, Position, Quad, Reversed
 
-__all__ = ["atom_bin", "binomial_law", "discretize", "discretize_binomial", "tail_range"]
+__all__ = ["atom_bin", "binomial_law", "discretize", "discretize_binomial", "edge_quads", "tail_range"]
 
 
 # -- single-step discretisation --------------------------------------------------------------------
@@ -157,7 +157,6 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
     Lower, binning: bin j holds (P(B_j), Q(B_j)); mass outside [jmin, jmax] is dropped.
     """
     with ctx.workprec(prec):
-        hb = arb_of_fraction(h)
         n_bins = jmax - jmin  # bins jmin .. jmax-1
         zero = arb(0)
         Pb = [zero] * n_bins
@@ -179,11 +178,7 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
                 Qb[j - jmin] += qm
         cont = model.has_continuous()
         if cont:
-            quads = []
-            for j in range(jmin, jmax + 1):
-                if (j - jmin) % 2048 == 0:
-                    progress.tick(f"discretising {model.name} ({j - jmin}/{n_bins} bins)")
-                quads.append(model.cdf(hb * j))
+            quads = edge_quads(model, h, jmin, jmax)
             half = arb(1) / 2
             for i in range(n_bins):
                 pf0, ps0, qf0, qs0 = quads[i]
@@ -209,6 +204,47 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
         lower = Law(h, jmin, arb_poly(Pb if n_bins else [zero]), arb_poly(Qt or [zero]),
                     p_inf, upper=False, exact=False, moved=PL + PR)
         return _connect_the_dots(h, jmin, Pb, Qt, PL, PR, QR * alpha[-1], p_inf, alpha), lower
+
+
+#: the edge quads of the last grid, by (h, precision), then model key, then index j
+_QUADS: dict[tuple[Fraction, int], dict[tuple, dict[int, Quad]]] = {}
+
+
+def edge_quads(model: LossModel, h: Fraction, jmin: int, jmax: int) -> list[Quad]:
+    """[model.cdf(hb j) for jmin <= j <= jmax] at the working precision, hb the ball of h;
+    remembered for the last grid (docs/pld.md §9).
+
+    A reversed model's quad at j is its base's quad at -j, permuted (``Reversed.cdf`` evaluates the
+    base at ``-(hb j)``, and ``hb (-j)`` is the same ball: Arb rounds a product towards zero, so
+    negating a factor negates the result exactly).  The "add" order of a Poisson-subsampled
+    mechanism therefore reuses every edge its "remove" order computed on the same grid, ball for ball.
+
+    >>> from exactdp.engines.pld.models import GaussianPair, Reversed
+    >>> m = GaussianPair(Fraction(1))
+    >>> with ctx.workprec(64):
+    ...     a = edge_quads(Reversed(m), Fraction(1, 4), -2, 3)
+    ...     b = [Reversed(m).cdf(arb_of_fraction(Fraction(1, 4)) * j) for j in range(-2, 4)]
+    >>> all(x.mid() == y.mid() and x.rad() == y.rad() for qa, qb in zip(a, b) for x, y in zip(qa, qb))
+    True
+    """
+    if isinstance(model, Reversed):
+        base = edge_quads(model.base, h, -jmax, -jmin)
+        return [(qs, qf, ps, pf) for pf, ps, qf, qs in reversed(base)]
+    grid = (h, ctx.prec)
+    if grid not in _QUADS:
+        _QUADS.clear()
+        _QUADS[grid] = {}
+    memo = _QUADS[grid].setdefault(model.key(), {})
+    hb = arb_of_fraction(h)
+    out = []
+    for j in range(jmin, jmax + 1):
+        if (j - jmin) % 2048 == 0:
+            progress.tick(f"discretising {model.name} ({j - jmin}/{jmax - jmin} bins)")
+        v = memo.get(j)
+        if v is None:
+            v = memo[j] = model.cdf(hb * j)
+        out.append(v)
+    return out
 
 
 _EXPS: dict[tuple[Fraction, int], dict[int, arb]] = {}

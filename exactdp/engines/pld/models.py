@@ -22,12 +22,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypeVar
 
 from flint import arb, ctx
 
 from exactdp.core.errors import PrecisionError
 from exactdp.core.linlog import LinLog
 from exactdp.core.numbers import ExactReal, arb_of_fraction
+
+T = TypeVar("T")
 
 __all__ = [
     "GaussianPair",
@@ -39,6 +42,7 @@ __all__ = [
     "Reversed",
     "Subsampled",
     "model_of",
+    "per_precision",
 ]
 
 
@@ -296,6 +300,7 @@ class GaussianPair(LossModel):
 
     def __init__(self, mu: Fraction) -> None:
         self.mu = Fraction(mu)
+        self._balls: dict[int, tuple[arb, arb]] = {}
 
     def key(self) -> tuple:
         return ("gaussian", self.mu)
@@ -307,8 +312,7 @@ class GaussianPair(LossModel):
         return arb(1), arb(1)
 
     def cdf(self, e: arb) -> Quad:
-        mu = arb_of_fraction(self.mu)
-        m = mu * mu / 2
+        mu, m = per_precision(self._balls, lambda: _mu_balls(self.mu))
         zp = (e - m) / mu  # P: (L - mu^2/2)/mu standard normal
         zq = (e + m) / mu
         return _normal_sides(zp) + _normal_sides(zq)
@@ -317,10 +321,35 @@ class GaussianPair(LossModel):
         return float("-inf"), float("inf")  # float ok: grid range only
 
 
+def per_precision(memo: dict[int, T], make: Callable[[], T]) -> T:
+    """``make()`` at the working precision, computed once per precision: the same balls every time
+    (a model's constants, evaluated at each of its tens of thousands of grid edges).
+
+    >>> memo: dict = {}
+    >>> with ctx.workprec(64):
+    ...     a = per_precision(memo, lambda: arb(2).sqrt())
+    ...     b = per_precision(memo, lambda: arb(3))
+    >>> (a is b, list(memo))
+    (True, [64])
+    """
+    v = memo.get(ctx.prec)
+    if v is None:
+        v = memo[ctx.prec] = make()
+    return v
+
+
+def _mu_balls(mu: Fraction) -> tuple[arb, arb]:
+    m = arb_of_fraction(mu)
+    return m, m * m / 2
+
+
+_SQRT2: dict[int, arb] = {}
+
+
 def _normal_sides(z: arb) -> tuple[arb, arb]:
     """(Phi(z), 1 - Phi(z)) with one erfc: the small side directly, the large side as 1 minus it
     (no cancellation: the large side is at least 1/2)."""
-    r2 = arb(2).sqrt()
+    r2 = per_precision(_SQRT2, lambda: arb(2).sqrt())
     if z < 0:
         small = (-z / r2).erfc() / 2
         return small, 1 - small
@@ -345,6 +374,7 @@ class Subsampled(LossModel):
         if not 0 < q < 1:
             raise ValueError("0 < q < 1")
         self.base, self.q = base, Fraction(q)
+        self._balls: dict[int, tuple[arb, arb]] = {}
 
     def key(self) -> tuple:
         return ("poisson", self.q, self.base.key())
@@ -378,8 +408,8 @@ class Subsampled(LossModel):
 
     def cdf(self, e: arb) -> Quad:
         # L <= e  <=>  L_base <= g^{-1}(e) = log((e^e - (1-q))/q), for e > log(1-q); none below
-        qa = arb_of_fraction(self.q)
-        y = e.exp() - (1 - qa)
+        qa, keep = per_precision(self._balls, lambda: _q_balls(self.q))
+        y = e.exp() - keep
         if not y > 0:
             if y < 0 or y.is_zero():
                 zero = arb(0)
@@ -388,7 +418,7 @@ class Subsampled(LossModel):
             raise PrecisionError("a grid edge of a subsampled loss is too close to log(1-q)")
         u = (y / qa).log()
         pf, ps, qf, qs = self.base.cdf(u)
-        return (1 - qa) * qf + qa * pf, (1 - qa) * qs + qa * ps, qf, qs
+        return keep * qf + qa * pf, keep * qs + qa * ps, qf, qs
 
     def cont_totals(self) -> tuple[arb, arb]:
         tp, tq = self.base.cont_totals()
@@ -410,6 +440,11 @@ class Subsampled(LossModel):
         base_has_minf = not self.base.q_minus_inf().is_zero()
         return (math.log1p(-qf) if base_has_minf or lo == float("-inf") else g(lo)), (  # float ok
             hi if hi == float("inf") else g(hi))  # float ok: grid range only
+
+
+def _q_balls(q: Fraction) -> tuple[arb, arb]:
+    qa = arb_of_fraction(q)
+    return qa, 1 - qa
 
 
 class Reversed(LossModel):

@@ -1,0 +1,197 @@
+"""Benchmark (issue 26): DP-SGD (Poisson-subsampled Gaussian) accounting, exactdp beside dp_accounting.
+
+    python benchmarks/bench_dpsgd.py [--quick] [--only I,J] [--rounds R] [--old CHECKOUT]
+
+For every row, in one run, interleaved (peer, exactdp, peer, exactdp, ...) and best of R (3) rounds:
+dp_accounting's PLD accountant (its defaults) answers eps at delta 1e-5, and exactdp certifies a
+bracket at the row's digits (the issue's target: the digits that reach dp_accounting's own distance
+from the optimum) within the row's time budget.  The table gives both times and their ratio
+(dp_accounting / exactdp: >= 1 is the issue's goal), the relative width exactdp reached, whether it
+reached the digits asked ("reached" / "NOT reached"), and where dp_accounting's float lies against
+the certified bracket (``inside``, ``+x`` above its upper end by x relative, ``-x`` below its lower
+end: unsound).  Every call runs in a fresh child process and the time is the one the child measures
+around the call only (imports excluded).  Without dp_accounting installed the peer columns say so
+and exactdp still runs.
+
+``--old CHECKOUT``: also run exactdp from that checkout (its source tree put first on the child's
+``sys.path``, ahead of an editable install), interleaved with the current one: a before/after comparison on the same machine
+in the same run; the last column says whether the two printed brackets are the same.
+``--quick``: rows 0 and 3 only.
+
+``--products [LENGTH]``: instead, the exact products the fixed-point chains make (pld/fixed.py
+``compose``), on a Gaussian-shaped law of LENGTH (84,000) coefficients of 80 bits (the sizes of the
+first row's final grid): fmpz_poly ``a * b``, ``a * a`` (FLINT squares when both factors are the
+same object, as binary powering passes them), ``a ** 2``, ``mul_low``, and one nmod_poly product
+with a 62-bit prime (an exact multi-modular product needs three: the coefficients reach 2^167),
+interleaved, best of R.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+# (name, mechanism spec, delta, exactdp digits, exactdp budget s)
+ROWS = [
+    ("s=1 q=0.01 x 10^3", "gaussian:sigma=1,q=0.01,count=1000", "1e-5", 6, 120),
+    ("s=1 q=0.01 x 10^4", "gaussian:sigma=1,q=0.01,count=10000", "1e-5", 6, 120),
+    ("s=1 q=0.01 x 10^5", "gaussian:sigma=1,q=0.01,count=100000", "1e-5", 6, 120),
+    ("s=2 q=0.001 x 10^5", "gaussian:sigma=2,q=0.001,count=100000", "1e-5", 3, 120),
+]
+QUICK = (0, 3)
+
+
+def _exactdp(i: int) -> dict:
+    import exactdp
+    from exactdp import Composition, optimal_epsilon
+    from exactdp.core import progress
+
+    _, spec, delta, digits, budget = ROWS[i]
+    comp = Composition.of([spec])
+    t = time.perf_counter()
+    with progress.task("bench", max_seconds=budget, stream=None):
+        enc = optimal_epsilon(comp, delta, digits=digits)
+    dt = time.perf_counter() - t
+    return {"seconds": dt, "lower": str(enc.lower), "upper": str(enc.upper), "digits": enc.digits,
+            "source": os.path.dirname(exactdp.__file__)}
+
+
+def _dp_accounting(i: int) -> dict:
+    try:
+        import dp_accounting
+        from dp_accounting.pld import pld_privacy_accountant
+    except ImportError as e:
+        return {"skipped": f"not installed ({e.name})"}
+    spec, delta = ROWS[i][1], ROWS[i][2]
+    d = dict(kv.split("=") for kv in spec.partition(":")[2].split(","))
+    t = time.perf_counter()
+    ev = dp_accounting.PoissonSampledDpEvent(float(d["q"]), dp_accounting.GaussianDpEvent(float(d["sigma"])))  # float ok: peer API
+    acc = pld_privacy_accountant.PLDAccountant()
+    acc.compose(dp_accounting.SelfComposedDpEvent(ev, int(d["count"])))
+    v = acc.get_epsilon(float(Fraction(delta)))  # float ok: peer API
+    return {"seconds": time.perf_counter() - t, "value": v}
+
+
+def _child(who: str, i: int, pythonpath: str | None = None) -> dict:
+    env = dict(os.environ)
+    if pythonpath:
+        env["EXACTDP_BENCH_SOURCE"] = pythonpath
+    budget = ROWS[i][4]
+    try:
+        out = subprocess.run([sys.executable, __file__, "--child", who, str(i)], capture_output=True, text=True,
+                             timeout=budget + 120, env=env, check=False)
+    except subprocess.TimeoutExpired:
+        return {"error": "timed out"}
+    if out.returncode != 0:
+        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1][:100]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _best(runs: list[dict]) -> dict:
+    ok = [r for r in runs if "seconds" in r]
+    return min(ok, key=lambda r: r["seconds"]) if ok else (runs[0] if runs else {"error": "no run"})
+
+
+def _where(value: float, lo: Fraction, hi: Fraction) -> str:
+    v = Fraction(value)
+    if lo <= v <= hi:
+        return "inside"
+    if v > hi:
+        return f"+{float((v - hi) / hi):.1e}"  # float ok: display
+    return f"-{float((lo - v) / lo):.1e} UNSOUND"  # float ok: display
+
+
+def _line(name: str, digits: int, peer: dict, ex: dict) -> str:
+    if "seconds" not in ex:
+        return f"{name:20s} {digits:2d}  exactdp: {ex.get('error', '?')}"
+    lo, hi = Fraction(ex["lower"]), Fraction(ex["upper"])
+    width = float((hi - lo) / lo) if lo else float("inf")  # float ok: display
+    reached = "reached" if ex["digits"] is not None and ex["digits"] >= digits else f"NOT reached ({ex['digits']})"
+    if "seconds" in peer:
+        ratio = f"{peer['seconds'] / ex['seconds']:7.3f}"
+        p = f"{peer['seconds']:8.2f}s {_where(peer['value'], lo, hi):>16s}"
+    else:
+        ratio = "      -"
+        p = f"{peer.get('skipped', peer.get('error', '?'))[:27]:>27s}"
+    return f"{name:20s} {digits:2d} {ex['seconds']:8.2f}s {width:9.1e} {reached:17s} {p} {ratio}"
+
+
+def products(n: int, rounds: int) -> None:
+    """Time the exact product candidates at the chains' sizes (see the module docstring)."""
+    from flint import fmpz, fmpz_poly, nmod_poly
+
+    top = 1 << 80
+    body = [int(top * pow(2.0, -((i - n / 2) / (n / 9)) ** 2)) for i in range(n)]  # float ok: test data
+    a, b = fmpz_poly(body), fmpz_poly(body[::-1])
+    unit = fmpz(1) << 87
+    prime = (1 << 62) - 57
+    na, nb = nmod_poly(a, prime), nmod_poly(b, prime)
+    cands = {
+        "fmpz_poly a * b": lambda: a * b,
+        "fmpz_poly a * a (same object)": lambda: a * a,
+        "fmpz_poly a ** 2": lambda: a ** 2,
+        "fmpz_poly mul_low(a, b, 3n/2)": lambda: a.mul_low(b, 3 * n // 2),
+        "nmod_poly a * b, one 62-bit prime": lambda: na * nb,
+    }
+    c = a * b
+    cands["floor-division by 2^87 alone"] = lambda: c // unit
+    best = {k: float("inf") for k in cands}  # float ok: timings
+    for _ in range(rounds):
+        for k, f in cands.items():
+            t = time.perf_counter()
+            f()
+            best[k] = min(best[k], time.perf_counter() - t)
+    print(f"exact products at length {n}, 80-bit coefficients (best of {rounds}, interleaved):")
+    for k, v in best.items():
+        print(f"  {k:36s} {v:7.4f} s")
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--child"]:
+        src = os.environ.get("EXACTDP_BENCH_SOURCE")
+        if src:  # that checkout's exactdp, ahead of an editable install's finder
+            sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__]
+            sys.path.insert(0, src)
+        fn = _exactdp if argv[1] == "exactdp" else _dp_accounting
+        print(json.dumps(fn(int(argv[2]))))
+        return 0
+    rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 3
+    if "--products" in argv:
+        k = argv.index("--products") + 1
+        products(int(argv[k]) if k < len(argv) and argv[k].isdigit() else 84000, rounds)
+        return 0
+    rows = QUICK if "--quick" in argv else range(len(ROWS))
+    if "--only" in argv:
+        rows = tuple(int(x) for x in argv[argv.index("--only") + 1].split(","))
+    old = argv[argv.index("--old") + 1] if "--old" in argv else None
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    print(f"{'row':20s} {'d':>2s} {'exactdp':>9s} {'width':>9s} {'digits':17s} {'dp_accounting':>9s} "
+          f"{'vs bracket':>16s} {'ratio':>7s}")
+    for i in rows:
+        name, digits = ROWS[i][0], ROWS[i][3]
+        peer, new, before = [], [], []
+        for _ in range(rounds):
+            peer.append(_child("dp_accounting", i))
+            if old is not None:
+                before.append(_child("exactdp", i, os.path.abspath(old)))
+            new.append(_child("exactdp", i, here))
+        p, n = _best(peer), _best(new)
+        if old is not None:
+            b = _best(before)
+            same = "same bracket" if (b.get("lower"), b.get("upper")) == (n.get("lower"), n.get("upper")) else "DIFFERENT"
+            print(_line(name + " (old)", digits, p, b))
+            print(_line(name + " (new)", digits, p, n) + f"  {same}")
+        else:
+            print(_line(name, digits, p, n))
+        sys.stdout.flush()
+    print(f"(best of {rounds}, interleaved; ratio = dp_accounting time / exactdp time, >= 1 is the issue-26 goal; "
+          f"{time.strftime('%Y-%m-%d %H:%M')})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

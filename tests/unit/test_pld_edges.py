@@ -1,0 +1,136 @@
+"""The edge quads of a grid are computed once per model and grid (exactdp/engines/pld/discrete.py,
+``edge_quads``; docs/pld.md §9, issue 26).
+
+The "add" order of a Poisson-subsampled mechanism is the reversed "remove" order: its quads are the
+base's at the mirrored edges, and they are reused ball for ball.  Every check compares with the
+direct computation the discretisation made before (``model.cdf(hb j)`` at every edge), live.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from flint import arb, ctx
+
+from exactdp import Composition, optimal_epsilon
+from exactdp.core.numbers import arb_of_fraction
+from exactdp.engines.pld import build as build_module
+from exactdp.engines.pld import discrete
+from exactdp.engines.pld.models import GaussianPair, LossModel, Reversed, Subsampled
+
+
+def same_ball(x: arb, y: arb) -> bool:
+    return bool(x.mid() == y.mid() and x.rad() == y.rad())
+
+
+def direct_quads(model: LossModel, h: Fraction, jmin: int, jmax: int) -> list:
+    """The edges as the discretisation computed them before the memo: one cdf call per edge."""
+    hb = arb_of_fraction(h)
+    return [model.cdf(hb * j) for j in range(jmin, jmax + 1)]
+
+
+def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls = [0]
+    cdf = Subsampled.cdf
+
+    def counted(self: Subsampled, e: arb) -> tuple:
+        calls[0] += 1
+        return cdf(self, e)
+
+    monkeypatch.setattr(Subsampled, "cdf", counted)
+    return calls
+
+
+def test_the_reversed_order_reuses_every_edge_of_the_forward_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = counting(monkeypatch)
+    monkeypatch.setattr(discrete, "_QUADS", {})
+    rem = Subsampled(GaussianPair(Fraction(1)), Fraction(1, 100))
+    h = Fraction(1, 977)
+    with ctx.workprec(80):
+        discrete.discretize(rem, h, -40, 900, prec=80)
+        assert calls[0] == 941
+        discrete.discretize(Reversed(rem), h, -700, 40, prec=80)  # mirrored: edges -40 .. 700
+        assert calls[0] == 941  # nothing new to compute
+        discrete.discretize(Reversed(rem), h, -950, 40, prec=80)  # edges 901 .. 950 are new
+        assert calls[0] == 941 + 50
+
+
+@pytest.mark.parametrize("q, sigma", [(Fraction(1, 100), Fraction(1)), (Fraction(1, 1000), Fraction(2)),
+                                      (Fraction(1, 8), Fraction(4, 5))])
+def test_remembered_edges_are_the_direct_balls(q: Fraction, sigma: Fraction) -> None:
+    rem = Subsampled(GaussianPair(1 / sigma), q)
+    h = Fraction(1, 1733)
+    with ctx.workprec(97):
+        for model, (jmin, jmax) in ((rem, (-30, 600)), (Reversed(rem), (-800, 30))):
+            got = discrete.edge_quads(model, h, jmin, jmax)
+            want = direct_quads(model, h, jmin, jmax)
+            assert len(got) == len(want) == jmax - jmin + 1
+            assert all(same_ball(x, y) for g, w in zip(got, want) for x, y in zip(g, w))
+
+
+def test_the_laws_are_those_of_the_direct_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    rem = Subsampled(GaussianPair(Fraction(1)), Fraction(1, 100))
+    h = Fraction(1, 1001)
+
+    def both() -> list:
+        with ctx.workprec(90):
+            return [discrete.discretize(m, h, a, b, prec=90) for m, (a, b) in
+                    ((rem, (-20, 700)), (Reversed(rem), (-650, 20)))]
+
+    monkeypatch.setattr(discrete, "_QUADS", {})
+    memo = both()
+    monkeypatch.setattr(discrete, "edge_quads", direct_quads)
+    direct = both()
+    for (mu, ml), (du, dl) in zip(memo, direct):
+        for a, b in ((mu, du), (ml, dl)):
+            assert a.offset == b.offset
+            assert all(same_ball(x, y) for x, y in zip(a.P.coeffs(), b.P.coeffs()))
+            assert (a.Q is None) == (b.Q is None)
+            if a.Q is not None:
+                assert all(same_ball(x, y) for x, y in zip(a.Q.coeffs(), b.Q.coeffs()))
+            assert same_ball(a.p_inf, b.p_inf) and same_ball(a.moved, b.moved)
+
+
+@pytest.mark.parametrize("spec, delta, digits", [("gaussian:sigma=1,q=0.01,count=100", "1e-5", 4),
+                                                 ("gaussian:sigma=2,q=0.001,count=1000", "1e-5", 3)])
+def test_dpsgd_answers_are_the_same_with_and_without_the_memo(monkeypatch: pytest.MonkeyPatch, spec: str,
+                                                              delta: str, digits: int) -> None:
+    comp = Composition.of([spec])
+
+    def answer() -> tuple:
+        monkeypatch.setattr(build_module, "_CACHE", {})
+        monkeypatch.setattr(discrete, "_QUADS", {})
+        e = optimal_epsilon(comp, delta, digits=digits)
+        return str(e.lower), str(e.upper), e.digits, e.algorithm
+
+    memo = answer()
+    monkeypatch.setattr(discrete, "edge_quads", direct_quads)
+    assert answer() == memo
+
+
+def test_model_constants_are_computed_once_per_precision_and_give_the_same_balls() -> None:
+    """GaussianPair and Subsampled keep their constants per precision (``per_precision``); the quads
+    are those of the formulas evaluated afresh at every edge, ball for ball, at each precision."""
+    mu, q = Fraction(1, 2), Fraction(1, 1000)
+    model = Subsampled(GaussianPair(mu), q)
+
+    def fresh(e: arb) -> tuple:  # the formulas, every constant computed again
+        qa = arb_of_fraction(q)
+        u = ((e.exp() - (1 - qa)) / qa).log()
+        m = arb_of_fraction(mu)
+        half = m * m / 2
+        sides = []
+        for z in ((u - half) / m, (u + half) / m):
+            r2 = arb(2).sqrt()
+            small = (abs(z) / r2).erfc() / 2
+            sides += [small, 1 - small] if z < 0 else [1 - small, small]
+        pf, ps, qf, qs = sides
+        return (1 - qa) * qf + qa * pf, (1 - qa) * qs + qa * ps, qf, qs
+
+    for prec in (53, 97, 64, 97, 200):
+        with ctx.workprec(prec):
+            for j in (1, 7, 300, 4000):
+                e = arb_of_fraction(Fraction(1, 977)) * j
+                assert all(same_ball(x, y) for x, y in zip(model.cdf(e), fresh(e)))
+    assert sorted(model._balls) == [53, 64, 97, 200]
