@@ -23,6 +23,7 @@ from typing import Any
 
 from exactdp.api import optimal
 from exactdp.api.methods import get_method, method_options
+from exactdp.api.rdp import parse_order, rdp_curve
 from exactdp.calibrate.count import calibrate_k
 from exactdp.calibrate.eps import calibrate_eps, calibrate_scale
 from exactdp.calibrate.noise import calibrate_laplace_scale, calibrate_q, calibrate_sigma
@@ -34,7 +35,8 @@ from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, p
 from exactdp.model.composition import Composition
 from exactdp.model.inputs import composition_from_args, mechanisms_from_json
 
-__all__ = ["CALIBRATE_KEYS", "QUERY_KEYS", "calibration_of", "run_calibrate_query", "run_query"]
+__all__ = ["CALIBRATE_KEYS", "QUERY_KEYS", "RDP_KEYS", "calibration_of", "run_calibrate_query", "run_query",
+           "run_rdp_query"]
 
 #: the keys of a delta, epsilon or check query object
 QUERY_KEYS = {"query", "method", "digits", "eps", "delta", "k", "mechanisms", "at_eps", "at_delta",
@@ -69,9 +71,11 @@ def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS,
         raise InvalidParameterError(f"query={obj!r} must be a JSON object")
     if obj.get("query") == "calibrate":  # calibration lines are answered by exactdp.calibrate (issue 12)
         return run_calibrate_query(obj)
+    if obj.get("query") == "rdp":
+        return run_rdp_query(obj, default_digits=default_digits)
     query = obj.get("query")
     if query not in ("delta", "epsilon", "check"):
-        raise InvalidParameterError(f"query={query!r} must be 'delta', 'epsilon' or 'check'")
+        raise InvalidParameterError(f"query={query!r} must be 'delta', 'epsilon', 'check', 'calibrate' or 'rdp'")
     unknown = sorted(set(obj) - QUERY_KEYS)
     if unknown:
         raise InvalidParameterError(f"keys={unknown} are not query keys; known: {sorted(QUERY_KEYS)}")
@@ -139,6 +143,49 @@ def _enclosure_fields(enc: Enclosure, digits: int) -> dict[str, Any]:
     # "digits": what the printed lower and upper certify, never more than the query asked for;
     # "digits_requested" beside it when fewer (a bracketing engine stopped early: say so)
     return enc.to_json(requested=digits)
+
+
+# -- Rényi divergences ----------------------------------------------------------------------------
+
+#: the keys of an rdp query object (as the options of ``exactdp rdp``)
+RDP_KEYS = {"query", "eps", "delta", "k", "mechanisms", "orders", "direction", "digits", "max_seconds", "id"}
+
+
+def run_rdp_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS,
+                  composition: Composition | None = None) -> dict[str, Any]:
+    """One batch line ``{"query": "rdp", "mechanisms": [...], "orders": [...]}`` -> its JSON result,
+    the object ``exactdp rdp --json`` prints (docs/rdp.md); ``composition``: already read (the CLI).
+
+    >>> r = run_rdp_query({"query": "rdp", "mechanisms": ["gaussian:sigma=2,count=10"], "orders": [2, "3.5"]})
+    >>> [(o["order"], o["exact"]) for o in r["orders"]]
+    [('2', '2.5'), ('3.5', '4.375')]
+    """
+    unknown = sorted(set(obj) - RDP_KEYS)
+    if unknown:
+        raise InvalidParameterError(f"keys={unknown} are not rdp query keys; known: {sorted(RDP_KEYS)}")
+    o = {key: _json_value(v) for key, v in obj.items()}
+    orders = o.get("orders")
+    if not isinstance(orders, list) or not orders:
+        raise InvalidParameterError(f"orders={orders!r} must be a non-empty list of orders > 1")
+    orders = [_json_value(x) for x in orders]
+    direction = o.get("direction", "max")
+    with progress.task("rdp", max_seconds=progress.parse_seconds(o.get("max_seconds"))):
+        if composition is not None:
+            comp = composition
+        elif "mechanisms" in obj:
+            if any(key in obj for key in ("eps", "delta", "k")):
+                raise InvalidParameterError("give either eps/delta/k or mechanisms, not both")
+            comp = mechanisms_from_json(obj["mechanisms"], "mechanisms")
+        else:
+            comp = composition_from_args(o.get("eps"), o.get("delta"), o.get("k"), None, None)
+        digits = parse_digits(o.get("digits", default_digits))
+        encs = rdp_curve(comp, orders, digits=digits, direction=direction)
+    rows = []
+    for x, enc in zip(orders, encs):
+        j = enc.to_json(digits)
+        rows.append({"order": format_fraction(parse_order(x)), "lower": j["lower"], "upper": j["upper"],
+                     "exact": j["exact"], "digits": j["digits"]})
+    return _with_id({"query": "rdp", "direction": direction, "inputs": comp.to_inputs(), "orders": rows}, obj)
 
 
 # -- calibration ----------------------------------------------------------------------------------

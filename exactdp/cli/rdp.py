@@ -2,7 +2,8 @@
 
     exactdp rdp COMPOSITION --orders 2,3.5,64 [--direction max|remove|add] [--digits D] [--json]
 
-The divergences are computed by :mod:`exactdp.api.rdp`; this module reads the options and prints
+The divergences are computed by :mod:`exactdp.api.rdp` (through :func:`exactdp.query.run_rdp_query`,
+the batch form); this module reads the options and prints
 ``{"query": "rdp", "orders": [{"order": "2", "lower": ..., "upper": ..., "digits": N}, ...]}``.
 """
 
@@ -13,14 +14,13 @@ import json
 import sys
 from collections.abc import Sequence
 
-from exactdp.api.rdp import parse_order, rdp_curve
 from exactdp.cli.options import COMP_USAGE, EPILOG_NUMBERS, Parser, add_budget, add_composition
 from exactdp.cli.output import error_message, status_of
 from exactdp.core import progress
 from exactdp.core.errors import ExactDPError, InvalidParameterError
-from exactdp.core.numbers import format_fraction, parse_digits
 from exactdp.engines.rdp import DIRECTIONS
 from exactdp.model.inputs import composition_from_args
+from exactdp.query import run_rdp_query
 
 __all__ = ["build_parser", "main"]
 
@@ -60,21 +60,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             orders = [o.strip() for o in args.orders.split(",")]
             if not all(orders):
                 raise InvalidParameterError(f"--orders={args.orders!r} must be a comma-separated list such as 2,3.5,64")
-            digits = parse_digits(args.digits)
-            encs = rdp_curve(comp, orders, digits=digits, direction=args.direction)
+            result = run_rdp_query({"query": "rdp", "orders": orders, "direction": args.direction,
+                                    "digits": args.digits}, composition=comp)
     except ExactDPError as e:
         print(f"exactdp rdp: {error_message(e, None)}", file=sys.stderr)
         return status_of(e)
-    rows = []
-    for o, enc in zip(orders, encs):
-        j = enc.to_json(digits)
-        rows.append({"order": format_fraction(parse_order(o)), "lower": j["lower"], "upper": j["upper"],
-                     "exact": j["exact"], "digits": j["digits"]})
     if args.json:
-        print(json.dumps({"query": "rdp", "direction": args.direction, "inputs": comp.to_inputs(), "orders": rows}))
+        print(json.dumps(result))
     else:
         print(f"Rényi divergence ({args.direction}) of {comp}:")
-        for r in rows:
+        for r in result["orders"]:
             val = r["exact"] if r["exact"] is not None else f"[{r['lower']}, {r['upper']}]"
             print(f"  order {r['order']:>8}  {val}")
     return 0

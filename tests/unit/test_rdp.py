@@ -89,3 +89,22 @@ def test_infinite_and_refused() -> None:
         rdp_curve("laplace:scale=1,q=0.1", [2], direction="remove")
     with pytest.raises(InvalidParameterError, match="must be > 1"):
         rdp_curve("gaussian:sigma=1", ["1"])
+
+
+def test_the_command_and_the_batch_line_print_the_interface(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from exactdp.cli import main
+    from exactdp.query import run_query
+
+    assert main(["rdp", "--mechanism", "gaussian:sigma=2,count=10", "--orders", "2,3.5,64", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["query"] == "rdp" and [o["order"] for o in out["orders"]] == ["2", "3.5", "64"]
+    assert [o["lower"] for o in out["orders"]] == ["2.5", "4.375", "80"] == [o["upper"] for o in out["orders"]]
+    assert all(set(o) >= {"order", "lower", "upper", "digits"} for o in out["orders"])
+    line = run_query({"query": "rdp", "mechanisms": ["gaussian:sigma=2,count=10"], "orders": ["2", "3.5", "64"],
+                      "id": 7})
+    assert line["orders"] == out["orders"] and line["id"] == 7
+    assert main(["rdp", "--mechanism", "gaussian:sigma=1", "--orders", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "must be > 1" in err
