@@ -102,7 +102,7 @@ def test_the_command_and_the_batch_line_print_the_interface(capsys: pytest.Captu
     assert out["query"] == "rdp" and [o["order"] for o in out["orders"]] == ["2", "3.5", "64"]
     assert [o["lower"] for o in out["orders"]] == ["2.5", "4.375", "80"] == [o["upper"] for o in out["orders"]]
     assert all(set(o) >= {"order", "lower", "upper", "digits"} for o in out["orders"])
-    line = run_query({"query": "rdp", "mechanisms": ["gaussian:sigma=2,count=10"], "orders": ["2", "3.5", "64"],
+    line = run_query({"query": "rdp", "mechanisms": ["gaussian:sigma=2,count=10"], "orders": ["2", "3.5", "64"], "digits": 10,
                       "id": 7})
     assert line["orders"] == out["orders"] and line["id"] == 7
     assert main(["rdp", "--mechanism", "gaussian:sigma=1", "--orders", "0.5"]) == 2
