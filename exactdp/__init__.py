@@ -11,6 +11,7 @@ from __future__ import annotations
 from exactdp.api.accountant import Accountant
 from exactdp.api.methods import METHODS, delta, epsilon, method_names
 from exactdp.api.optimal import is_private, optimal_delta, optimal_epsilon
+from exactdp.api.rdp import rdp_curve
 from exactdp.calibrate import (
     Calibration,
     calibrate_eps,
@@ -79,5 +80,6 @@ __all__ = [
     "optimal_epsilon",
     "parse_delta",
     "parse_eps",
+    "rdp_curve",
     "to_dp_event",
 ]

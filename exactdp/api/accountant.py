@@ -40,7 +40,7 @@ class Accountant:
     """
 
     def __init__(self, relation: str = "add-remove") -> None:
-        if relation not in RELATIONS:
+        if not isinstance(relation, str) or relation not in RELATIONS:
             raise InvalidParameterError(f"relation={relation!r}: exactdp accounts for {', '.join(RELATIONS)} "
                                         "today (replace-one is not modelled yet)")
         self.relation = relation

@@ -58,8 +58,10 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     """
     c = Composition.of(comp)
     d = parse_digits(digits)
-    if direction not in DIRECTIONS:
+    if not isinstance(direction, str) or direction not in DIRECTIONS:
         raise InvalidParameterError(f"direction={direction!r} must be one of {', '.join(DIRECTIONS)}")
+    if isinstance(orders, (str, bytes)) or not isinstance(orders, Sequence):
+        raise InvalidParameterError(f"orders={orders!r} must be a list of orders > 1")
     alphas = [parse_order(a) for a in orders]
     if not alphas:
         raise InvalidParameterError("orders=[] must name at least one order")

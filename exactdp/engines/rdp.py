@@ -63,7 +63,7 @@ def _rr_terms(eps_exp: arb, k: int) -> list[tuple[int, arb, arb]]:
 def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
     """D_alpha of one mechanism in ``direction`` (``remove``, ``add`` or ``max``) as an Arb ball at the
     current precision (module docstring: the formulas and what is refused)."""
-    if direction not in DIRECTIONS:
+    if not isinstance(direction, str) or direction not in DIRECTIONS:
         raise InvalidParameterError(f"direction={direction!r} must be one of {', '.join(DIRECTIONS)}")
     a = arb_of_fraction(alpha)
     if isinstance(m, Gaussian):

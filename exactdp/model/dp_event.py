@@ -35,7 +35,7 @@ from flint import arb, ctx
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal, from_float, parse_k
-from exactdp.model.composition import Composition
+from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.generic import Mechanism
 from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
 
@@ -166,7 +166,7 @@ def from_dp_event(event: object) -> Composition:
     return Composition(tuple(groups))
 
 
-def to_dp_event(comp: Composition) -> Any:
+def to_dp_event(comp: CompositionInput) -> Any:
     """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting).
 
     dp_accounting takes floats: each parameter becomes the float nearest to its exact value
@@ -176,6 +176,7 @@ def to_dp_event(comp: Composition) -> Any:
     """
     from exactdp.core.files import require_extra
 
+    c = Composition.of(comp)
     dp = require_extra("dp_accounting", "to_dp_event")
 
     def one(m: Any) -> Any:
@@ -202,5 +203,5 @@ def to_dp_event(comp: Composition) -> Any:
             return dp.EpsilonDeltaDpEvent(float(m.eps.value), float(m.delta))  # float ok: dp_accounting's input
         raise InvalidParameterError(f"mechanism {m!r} has no DpEvent in dp_accounting")
 
-    events = [one(m) if c == 1 else dp.SelfComposedDpEvent(one(m), c) for m, c in comp.groups]
+    events = [one(m) if n == 1 else dp.SelfComposedDpEvent(one(m), n) for m, n in c.groups]
     return events[0] if len(events) == 1 else dp.ComposedDpEvent(events)

@@ -20,6 +20,7 @@ import pytest
 import exactdp
 import exactdp.testing
 from exactdp import (
+    Accountant,
     ApproxDP,
     Composition,
     Gaussian,
@@ -32,6 +33,10 @@ from exactdp import (
     calibrate_laplace_scale,
     calibrate_q,
     calibrate_scale,
+    from_dp_event,
+    get_noise_multiplier,
+    rdp_curve,
+    to_dp_event,
     calibrate_sigma,
     Enclosure,
     ExactReal,
@@ -108,6 +113,14 @@ def _basic_list(mechs: list[tuple[Fraction, Fraction]], dg: Fraction) -> Any:
 
 
 # name -> (callable, valid positional args, valid keyword args)
+class _StandInGaussianDpEvent:
+    """dp_accounting's GaussianDpEvent by name and field (exactdp reads events by name)."""
+
+    noise_multiplier = 2.0
+
+
+_StandInGaussianDpEvent.__name__ = "GaussianDpEvent"
+
 CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "Composition": (Composition, (((Mechanism.of("0.1"), 3),),), {}),
     "Composition.of": (Composition.of, (COMP,), {}),
@@ -159,6 +172,18 @@ CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
                                                         "max_seconds": "5"}),
     "calibrate_laplace_scale": (calibrate_laplace_scale, (1, "1", "0.1"), {"sensitivity": 1, "gap": "0.1",
                                                                           "round_to": None, "max_seconds": "20"}),
+    "get_noise_multiplier": (get_noise_multiplier, (), {"target_epsilon": "1", "target_delta": "0.1",
+                                                        "sample_rate": 1, "steps": 3, "epochs": None,
+                                                        "gap": "0.01", "max_seconds": "20"}),
+    "from_dp_event": (from_dp_event, (_StandInGaussianDpEvent(),), {}),
+    "to_dp_event": (to_dp_event, (Composition.of("gaussian:sigma=1,count=2"),), {}),
+    "Accountant": (Accountant, ("add-remove",), {}),
+    "rdp_curve": (rdp_curve, (COMP, ["2", "3.5"]), {"digits": 5, "direction": "max"}),
+    "Accountant.compose": (Accountant().compose, ("gaussian:sigma=1", 2), {}),
+    "Accountant.get_epsilon": (Accountant().compose("gaussian:sigma=1").get_epsilon, ("0.1",),
+                               {"digits": 5, "max_seconds": "20"}),
+    "Accountant.get_delta": (Accountant().compose("gaussian:sigma=1").get_delta, ("1",),
+                             {"digits": 5, "max_seconds": "20"}),
 }
 
 ORACLE = Oracle(digits=5)
