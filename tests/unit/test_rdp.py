@@ -11,7 +11,13 @@ import pytest
 from exactdp.api.rdp import rdp_curve
 from exactdp.core.errors import InvalidParameterError
 
-mpmath.mp.dps = 40
+
+
+@pytest.fixture(autouse=True)
+def _forty_digits() -> object:
+    """mpmath at 40 digits inside each test of this module only (the global precision is left alone)."""
+    with mpmath.workdps(40):
+        yield
 
 
 def _mp(x: Fraction | str | int) -> mpmath.mpf:
