@@ -21,6 +21,7 @@ from pathlib import Path
 import mpmath
 import pytest
 
+from exactdp.route import ROUTES
 from exactdp.testing.families import GRIDS, brute_force_delta, family, family_list, mv_delta, oracle_cost
 
 EXE = str(Path(sys.executable).parent / "exactdp")
@@ -33,6 +34,7 @@ DEFAULT = (1, 5, 6, 8, 11, 12, 17, 18, 21, 23, 26, 27, 28, 31, 32, 35, 38, 42, 4
 SLOW = tuple(s for s in range(N) if s not in DEFAULT)
 
 F = Fraction
+ROWS = {row.name: row.reason for row in ROUTES}
 
 
 def _q(x: Fraction) -> mpmath.mpf:
@@ -70,6 +72,25 @@ def test_the_family_is_seeded_and_spans_the_issue_ranges() -> None:
     assert sum(oracle_cost(m.groups) <= ORACLE_COST for m in members) >= 8  # the oracle checks a fair share
 
 
+def test_the_json_says_which_route_answered_and_why(tmp_path: Path) -> None:
+    # issue 29 §1: "say in the JSON which route and why"; one list per row the generic lists reach
+    cases = {"homogeneous": "0.1,0,30\n", "small-lattice": "0.1,0,10000\n0.2,0,5\n",
+             "exact-profile": "0.1,0,20\n0.5,1e-6,3\n", "otherwise": "0.01,0,10000\n0.05,0,10000\n"
+             "0.1,0,10000\n0.2,0,10000\n0.3,0,10000\n"}
+    for row, text in cases.items():
+        (tmp_path / "l.csv").write_text(text)
+        r = subprocess.run([EXE, "epsilon", "--mechanisms", "l.csv", "--at-delta", "1e-6", "--digits", "6", "--json"],
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False)
+        out = json.loads(r.stdout)
+        assert r.returncode == 0 and out["route"] == row and out["reason"] == ROWS[row], (row, out)
+    r = subprocess.run([EXE, "delta", "--mechanisms", "l.csv", "--at-eps", "900", "--digits", "6", "--json"],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False)
+    assert json.loads(r.stdout)["route"] == "otherwise"
+    r = subprocess.run([EXE, "epsilon", "--mechanisms", "l.csv", "--at-delta", "1e-6", "--method", "basic", "--json"],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False)
+    assert "route" not in json.loads(r.stdout)  # a bound, not a route of the optimum
+
+
 # -- every member, as a user runs it ---------------------------------------------------------------
 
 def _run(seed: int, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], float]:
@@ -95,6 +116,7 @@ def _check(seed: int, tmp_path: Path) -> None:
         return
     assert r.returncode == 0, (fl.name, r.returncode, r.stderr)
     out = json.loads(r.stdout)
+    assert out["route"] in ROWS and out["reason"] == ROWS[out["route"]], (fl.name, out)
     pd = mpmath.fprod((1 - _q(d)) ** c for _, d, c in fl.groups)
     if out["upper"] == "inf":  # +inf is exact only when the delta_i alone pass delta_g (§1.3)
         assert out["lower"] == "inf" and 1 - pd > _q(fl.delta_g), fl.name
