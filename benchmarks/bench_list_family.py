@@ -1,16 +1,18 @@
 """Benchmark: the list family of issue 29, exactdp beside dp_accounting's PLD, from one run.
 
-    python benchmarks/bench_list_family.py [--n 50] [--start 0] [--only 3,17] [--budget 30]
+    python benchmarks/bench_list_family.py [--n 50] [--start 0] [--only 3,17] [--budget 30] [--peer-memory 8]
 
 The lists are exactdp.testing.families' members ``start .. start + n - 1`` (1 to 10 distinct
 values on grids 1/10 to 1/1000 or off-grid, counts 10^2 to 10^7, delta_i zero or not, delta_g 1e-3
 to 1e-12); each asks eps at its delta_g.  Per list, interleaved, each in a fresh child process
-under a 3 GB address-space limit (time and peak memory its own; imports before the clock):
+(time and peak memory its own; imports before the clock):
 
-1. exactdp, as ``exactdp epsilon --digits 10 --max-seconds BUDGET`` answers it (optimal_epsilon in
-   a progress task): its time, certified relative width, route and peak memory;
+1. exactdp under a 3 GB address-space limit, as ``exactdp epsilon --digits 10 --max-seconds
+   BUDGET`` answers it (optimal_epsilon in a progress task): its time, certified relative width,
+   route and peak memory;
 2. dp_accounting (``from_privacy_parameters`` per distinct value, ``self_compose`` by its count,
-   ``compose``; pessimistic, default discretisation), with a time limit of 4 x BUDGET: its float
+   ``compose``; pessimistic, default discretisation), with a time limit of 4 x BUDGET and an
+   address-space limit of --peer-memory GB (default 8: it needs more than exactdp): its float
    is judged against exactdp's bracket (``inside``, ``+x`` sound and x above, ``-x UNSOUND``);
 3. exactdp again, asked only for dp_accounting's real accuracy (a certified relative width at most
    dp_accounting's distance from exactdp's midpoint): the ratio at equal accuracy, dp_accounting's
@@ -37,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from exactdp.testing.families import family_list
 
 SHORT, REPEAT = 10.0, 3
+#: the address-space limit of exactdp's child (the issue's bound) and of dp_accounting's (--peer-memory GB)
 MEMORY = 3 * 2**30
 
 
@@ -86,8 +89,8 @@ def _width(r: dict) -> Fraction:
     return (hi - lo) / lo if lo > 0 else Fraction(10**9)
 
 
-def child(args: list[str], timeout: float, narrowest: bool = False) -> dict:
-    """A child run (``--child ARGS``) under the memory limit, repeated while it takes under SHORT
+def child(args: list[str], timeout: float, narrowest: bool = False, memory: int = MEMORY) -> dict:
+    """A child run (``--child ARGS``) under the memory limit ``memory`` (bytes), repeated while it takes under SHORT
     seconds, the fastest of REPEAT kept (``narrowest``: the narrowest bracket first)."""
     key = (lambda r: (_width(r), r["seconds"])) if narrowest else (lambda r: r["seconds"])
     best: dict = {}
@@ -95,7 +98,7 @@ def child(args: list[str], timeout: float, narrowest: bool = False) -> dict:
         try:
             p = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True,
                                check=False, timeout=timeout, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS,
-                                                                                       (MEMORY, MEMORY)))
+                                                                                       (memory, memory)))
         except subprocess.TimeoutExpired:
             return best or {"error": f"no answer within {timeout:.0f} s"}
         if p.returncode != 0:
@@ -164,6 +167,7 @@ def main(argv: list[str]) -> int:
         return argv[argv.index(name) + 1] if name in argv else default
 
     n, start, budget = int(opt("--n", "50")), int(opt("--start", "0")), float(opt("--budget", "30"))  # float ok
+    peer_memory = int(opt("--peer-memory", "8")) * 2**30
     seeds = [int(s) for s in opt("--only", "").split(",") if s] or list(range(start, start + n))
     print(f"# exactdp (10 digits, --max-seconds {budget:g}) beside dp_accounting's PLD; ratio = dp_accounting "
           "time / exactdp time at dp_accounting's accuracy (>= 1: exactdp no slower)")
@@ -179,7 +183,7 @@ def main(argv: list[str]) -> int:
             print(f"| {name} | exactdp: {ex.get('error')} | | | | | | | | |", flush=True)
             continue
         w = float(_width(ex))  # float ok: display
-        r = child(["dp_accounting", str(seed)], 4 * budget)
+        r = child(["dp_accounting", str(seed)], 4 * budget, memory=peer_memory)
         if "skipped" in r:
             peer_missing = True
         eq_cell = ratio = dp_cell = dp_t = dp_mb = ""
