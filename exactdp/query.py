@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from exactdp.api import optimal
@@ -103,13 +104,22 @@ def _answer_query(query: str, obj: dict[str, Any], o: dict[str, Any], default_di
     if query == "delta":
         eps_g = parse_eps(_require(o, "at_eps"), "at_eps")
         inputs["at_eps"] = str(eps_g)
-        enc = get_method(method).delta(comp, eps_g, digits=digits, **options)
-        result.update(_enclosure_fields(enc, digits))
+        if method == "optimal":  # the answer says which row of the dispatch table gave it, and why
+            enc, r = optimal.routed_delta(comp, eps_g, digits=digits)
+            result.update(_enclosure_fields(enc.clamped(Fraction(0), Fraction(1)), digits), route=r.row,
+                          reason=r.reason)
+        else:
+            enc = get_method(method).delta(comp, eps_g, digits=digits, **options)
+            result.update(_enclosure_fields(enc, digits))
     elif query == "epsilon":
         delta_g = parse_delta(_require(o, "at_delta"), "at_delta")
         inputs["at_delta"] = format_fraction(delta_g)
-        enc = get_method(method).epsilon(comp, delta_g, digits=digits, **options)
-        result.update(_enclosure_fields(enc, digits))
+        if method == "optimal":
+            enc, r = optimal.routed_epsilon(comp, delta_g, digits=digits)
+            result.update(_enclosure_fields(enc, digits), route=r.row, reason=r.reason)
+        else:
+            enc = get_method(method).epsilon(comp, delta_g, digits=digits, **options)
+            result.update(_enclosure_fields(enc, digits))
     else:
         if method != "optimal":
             raise InvalidParameterError(f"method={method!r}: check answers only for the optimal method")

@@ -18,9 +18,9 @@ from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, ExactReal, parse_delta, parse_digits, parse_eps
 from exactdp.model.composition import Composition, CompositionInput
-from exactdp.route import route
+from exactdp.route import Route, route
 
-__all__ = ["is_private", "optimal_delta", "optimal_epsilon"]
+__all__ = ["is_private", "optimal_delta", "optimal_epsilon", "routed_delta", "routed_epsilon"]
 
 
 def optimal_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
@@ -32,6 +32,17 @@ def optimal_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInp
     >>> print(optimal_delta([("1", "0.1"), ("2", "0.2")], 3))
     0.28
     """
+    return routed_delta(comp, eps_g, digits=digits, max_seconds=max_seconds)[0]
+
+
+def routed_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
+                 max_seconds: ExactInput | float | None = None) -> tuple[Enclosure, Route]:
+    """:func:`optimal_delta` and the row of the dispatch table that answered (its name and reason).
+
+    >>> enc, r = routed_delta([("1", "0.1"), ("2", "0.2")], 3)
+    >>> str(enc), r.row
+    ('0.28', 'exact-profile')
+    """
     c = Composition.of(comp)
     x = parse_eps(eps_g, "eps_g")
     d = parse_digits(digits)
@@ -39,7 +50,7 @@ def optimal_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInp
         r = route(c)
         enc = r.engine.delta(c, x, d, r.payload)
     # a probability: the generic engines' brackets are clamped to [0, 1] here
-    return enc.clamped(Fraction(0), Fraction(1)) if c.is_generic else enc
+    return (enc.clamped(Fraction(0), Fraction(1)) if c.is_generic else enc), r
 
 
 def optimal_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
@@ -51,12 +62,23 @@ def optimal_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: Coun
     >>> print(optimal_epsilon(("0.1", "0.001", 30), "0.05", digits=10))
     [0.84630263447, 0.84630263448]
     """
+    return routed_epsilon(comp, delta_g, digits=digits, max_seconds=max_seconds)[0]
+
+
+def routed_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
+                   max_seconds: ExactInput | float | None = None) -> tuple[Enclosure, Route]:
+    """:func:`optimal_epsilon` and the row of the dispatch table that answered (its name and reason).
+
+    >>> enc, r = routed_epsilon([("0.1", "0", 10**4), ("0.2", "0", 5)], "1e-6", digits=5)
+    >>> r.row, r.engine.name, enc.algorithm
+    ('small-lattice', 'pld', 'pld-lattice')
+    """
     c = Composition.of(comp)
     d_g = parse_delta(delta_g, "delta_g")
     d = parse_digits(digits)
     with progress.budgeted("epsilon", max_seconds):
         r = route(c)
-        return r.engine.epsilon(c, d_g, d, r.payload)
+        return r.engine.epsilon(c, d_g, d, r.payload), r
 
 
 def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput, *,

@@ -11,6 +11,8 @@
   :class:`VacuousSearchError`);
 - :class:`Oracle`: the object the pytest fixture ``exactdp_oracle`` hands out;
 - :mod:`exactdp.testing.strategies`: hypothesis strategies (imports hypothesis);
+- :mod:`exactdp.testing.families`: a seeded family of heterogeneous lists (issue 29) and an
+  independent mpmath oracle of their optimum (grouped binomial sums);
 - :mod:`exactdp.testing.plugin`: the pytest fixtures (``exactdp_oracle``, ``exactdp_golden``).
 
 Importing this package imports neither hypothesis nor pytest.
