@@ -85,17 +85,21 @@ def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS,
         return _answer_query(query, obj, o, default_digits, composition)  # the budget covers the reading too
 
 
-def _answer_query(query: str, obj: dict[str, Any], o: dict[str, Any], default_digits: int,
-                  composition: Composition | None) -> dict[str, Any]:
-    comp: Composition
+def _composition(obj: dict[str, Any], o: dict[str, Any], composition: Composition | None) -> Composition:
+    """The composition of a query object: ``composition`` when the caller read it already, else its
+    ``mechanisms`` list or its ``eps``/``delta``/``k`` keys (never both)."""
     if composition is not None:
-        comp = composition
-    elif "mechanisms" in obj:
+        return composition
+    if "mechanisms" in obj:
         if any(key in obj for key in ("eps", "delta", "k")):
             raise InvalidParameterError("give either eps/delta/k or mechanisms, not both")
-        comp = mechanisms_from_json(obj["mechanisms"], "mechanisms")
-    else:
-        comp = composition_from_args(o.get("eps"), o.get("delta"), o.get("k"), None, None)
+        return mechanisms_from_json(obj["mechanisms"], "mechanisms")
+    return composition_from_args(o.get("eps"), o.get("delta"), o.get("k"), None, None)
+
+
+def _answer_query(query: str, obj: dict[str, Any], o: dict[str, Any], default_digits: int,
+                  composition: Composition | None) -> dict[str, Any]:
+    comp = _composition(obj, o, composition)
     digits = parse_digits(o.get("digits", default_digits))
     method = o.get("method", "optimal")
     options = method_options(method, o.get("eta"))
@@ -180,14 +184,7 @@ def run_rdp_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS,
     orders = [_json_value(x) for x in orders]
     direction = o.get("direction", "max")
     with progress.task("rdp", max_seconds=progress.parse_seconds(o.get("max_seconds"))):
-        if composition is not None:
-            comp = composition
-        elif "mechanisms" in obj:
-            if any(key in obj for key in ("eps", "delta", "k")):
-                raise InvalidParameterError("give either eps/delta/k or mechanisms, not both")
-            comp = mechanisms_from_json(obj["mechanisms"], "mechanisms")
-        else:
-            comp = composition_from_args(o.get("eps"), o.get("delta"), o.get("k"), None, None)
+        comp = _composition(obj, o, composition)
         digits = parse_digits(o.get("digits", default_digits))
         encs = rdp_curve(comp, orders, digits=digits, direction=direction)
     rows = []
