@@ -10,6 +10,7 @@ force over subsets), the printed ends are checked against it: delta(upper) <= de
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -32,7 +33,10 @@ N = 50
 #: the members run by default (under ~60 s in all on the development machine); the rest are slow
 DEFAULT = (1, 5, 6, 8, 10, 11, 12, 14, 17, 18, 19, 20, 21, 23, 24, 26, 27, 28, 29, 31, 32, 35, 37, 40, 42, 45, 46,
            47, 49)
-SLOW = tuple(s for s in range(N) if s not in DEFAULT)
+#: the members run in CI's slow step (every other one of the rest: CI stays under its 30 minutes);
+#: EXACTDP_FULL_FAMILY=1 runs all of them (benchmarks/bench_list_family.py runs all 50 too)
+_REST = tuple(s for s in range(N) if s not in DEFAULT)
+SLOW = _REST if os.environ.get("EXACTDP_FULL_FAMILY") else _REST[::2]
 
 F = Fraction
 ROWS = {row.name: row.reason for row in ROUTES}
@@ -165,7 +169,7 @@ def test_the_oracle_check_rejects_ends_moved_inward(tmp_path: Path) -> None:
 
 
 def test_the_default_and_slow_members_cover_the_family() -> None:
-    assert sorted(DEFAULT + SLOW) == list(range(N)) and len(DEFAULT) >= 24
+    assert sorted(DEFAULT + _REST) == list(range(N)) and set(SLOW) <= set(_REST) and len(DEFAULT) >= 24
     default = [family_list(s) for s in DEFAULT]
     assert {m.grid for m in default} == set(GRIDS) and max(len(m.groups) for m in default) >= 9
     assert sum(oracle_cost(m.groups) <= ORACLE_COST for m in default) >= 6
