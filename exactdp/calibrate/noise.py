@@ -216,7 +216,7 @@ def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput
     them.  The result's float is the certified-safe sigma rounded up (``Calibration.__float__``).
 
     >>> r = get_noise_multiplier(target_epsilon=1, target_delta="1e-5", sample_rate=1, steps=100)
-    >>> r.value_str, float(r) >= r.value
+    >>> r.value_str, float(r) >= r.value  # float ok: a doctest of the float rounding
     ('37.306326', True)
     """
     q = parse_rate(sample_rate)

@@ -75,7 +75,7 @@ class Calibration:
         >>> from fractions import Fraction
         >>> from exactdp.calibrate.noise import calibrate_sigma
         >>> r = calibrate_sigma(100, "1", "1e-5")
-        >>> float(r) >= r.value and Fraction(float(r)) - r.value < Fraction(1, 10**14)
+        >>> float(r) >= r.value and Fraction(float(r)) - r.value < Fraction(1, 10**14)  # float ok: a doctest of the float rounding
         True
         """
         x = Fraction(self.value)

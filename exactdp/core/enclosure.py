@@ -346,7 +346,7 @@ class Enclosure:
         :meth:`float_upper` are the safe sides.
 
         >>> e = Enclosure(Fraction(1, 3), Fraction(2, 3))
-        >>> float(e), float(Enclosure.exact_value(Fraction(1, 10))), float(Enclosure.infinite())
+        >>> float(e), float(Enclosure.exact_value(Fraction(1, 10))), float(Enclosure.infinite())  # float ok: a doctest
         (0.5, 0.1, inf)
         """
         lo, hi = self.lower, self.upper
