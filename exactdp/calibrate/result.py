@@ -6,13 +6,12 @@ text (:func:`human`) states the question, the answer and both certificates.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from exactdp.calibrate.certsearch import Proof
-from exactdp.core.numbers import ExactReal, decimal_string, format_fraction
+from exactdp.core.numbers import ExactReal, decimal_string, directed_float, format_fraction
 
 __all__ = ["Calibration", "gap_text", "human", "value_text"]
 
@@ -78,13 +77,7 @@ class Calibration:
         >>> float(r) >= r.value and Fraction(float(r)) - r.value < Fraction(1, 10**14)  # float ok: a doctest of the float rounding
         True
         """
-        x = Fraction(self.value)
-        f = float(x)  # float ok: corrected below to round toward the safe side
-        if self.direction == "smallest" and Fraction(f) < x:
-            f = math.nextafter(f, math.inf)
-        elif self.direction == "largest" and Fraction(f) > x:
-            f = math.nextafter(f, -math.inf)
-        return f
+        return directed_float(Fraction(self.value), "up" if self.direction == "smallest" else "down")
 
     def to_json(self) -> dict[str, Any]:
         """The JSON result (docs/calibration.md §4)."""

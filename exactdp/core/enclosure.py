@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -33,6 +32,7 @@ from exactdp.core.numbers import (
     ExactInput,
     arb_of_fraction,
     decimal_string,
+    directed_float,
     format_fraction,
     fraction_of_arb_endpoints,
     fraction_of_decimal_string,
@@ -236,27 +236,11 @@ class Enclosure:
 
     def float_lower(self) -> float:
         """The largest float64 <= lower (a safe lower bound for float-based libraries)."""
-        if isinstance(self.lower, float):
-            return self.lower
-        try:
-            f = float(self.lower)  # float ok: corrected below to round toward -inf
-        except OverflowError:
-            return -math.inf if self.lower < 0 else sys.float_info.max
-        if Fraction(f) > self.lower:
-            f = math.nextafter(f, -math.inf)
-        return f
+        return self.lower if isinstance(self.lower, float) else directed_float(self.lower, "down")
 
     def float_upper(self) -> float:
         """The smallest float64 >= upper (a safe upper bound for float-based libraries)."""
-        if isinstance(self.upper, float):
-            return self.upper
-        try:
-            f = float(self.upper)  # float ok: corrected below to round toward +inf
-        except OverflowError:
-            return math.inf if self.upper > 0 else -sys.float_info.max
-        if Fraction(f) < self.upper:
-            f = math.nextafter(f, math.inf)
-        return f
+        return self.upper if isinstance(self.upper, float) else directed_float(self.upper, "up")
 
     def printed_ends(self) -> tuple[str, str]:
         """``lower`` and ``upper`` as the JSON prints them (docs/contracts.md §4): an exact value

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import operator
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -37,6 +38,7 @@ __all__ = [
     "ExactReal",
     "arb_of_fraction",
     "decimal_string",
+    "directed_float",
     "exact_floats",
     "exact_floats_enabled",
     "format_fraction",
@@ -78,6 +80,26 @@ class _Ratio(Protocol):
 
     @property
     def denominator(self) -> SupportsInt: ...
+
+
+def directed_float(q: Fraction, direction: Literal["down", "up"]) -> float:
+    """The float64 nearest ``q`` on one side: the largest float <= q ("down") or the smallest >= q
+    ("up"); past the float range, the largest finite float or an infinity on the safe side.
+
+    >>> directed_float(Fraction(1, 3), "down") < Fraction(1, 3) < directed_float(Fraction(1, 3), "up")
+    True
+    """
+    try:
+        f = float(q)  # float ok: corrected below to round toward the requested side
+    except OverflowError:
+        if direction == "up":
+            return math.inf if q > 0 else -sys.float_info.max
+        return -math.inf if q < 0 else sys.float_info.max
+    if direction == "up" and Fraction(f) < q:
+        return math.nextafter(f, math.inf)
+    if direction == "down" and Fraction(f) > q:
+        return math.nextafter(f, -math.inf)
+    return f
 
 
 def from_float(x: float) -> Fraction:
