@@ -33,6 +33,7 @@ from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, parse_digits, parse_eps
+from exactdp.engines.pld import refine
 from exactdp.model.composition import Composition
 from exactdp.model.inputs import composition_from_args, mechanisms_from_json
 
@@ -156,7 +157,10 @@ def _require(o: dict[str, Any], key: str) -> Any:
 def _enclosure_fields(enc: Enclosure, digits: int) -> dict[str, Any]:
     # "digits": what the printed lower and upper certify, never more than the query asked for;
     # "digits_requested" beside it when fewer (a bracketing engine stopped early: say so)
-    return enc.to_json(requested=digits)
+    js = enc.to_json(requested=digits)
+    if "digits_requested" in js:  # what stopped the refinement: the time budget or the memory bound
+        js["stopped_by"] = refine.STOPPED_BY.get()
+    return js
 
 
 # -- Rényi divergences ----------------------------------------------------------------------------

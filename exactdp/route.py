@@ -20,6 +20,8 @@ otherwise           many distinct off-grid values, huge exact products, or a   `
 ==================  =========================================================  =============
 
 >>> from exactdp.model.composition import Composition
+
+T = TypeVar("T")
 >>> route(Composition.homogeneous("0.1", "0.001", 30)).row
 'homogeneous'
 >>> r = route(Composition.of(["gaussian:sigma=1,count=10", "gaussian:sigma=2"]))
@@ -34,9 +36,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from exactdp.core.enclosure import Enclosure
+from exactdp.core.errors import MemoryBoundError
 from exactdp.core.numbers import ExactReal
 from exactdp.engines import gaussian, kov15, kov15_decide, mv, tails
 from exactdp.engines.mv_profile import NoExactProfile
@@ -44,10 +47,12 @@ from exactdp.engines.pld import engine as pld
 from exactdp.engines.pld.plan import lattice_points
 from exactdp.model.composition import Composition
 
+T = TypeVar("T")
+
 # The engines are called through their modules (``kov15.kov15_delta``), so that a test that replaces
 # an engine function (tests/proofs: a wrong formula must fail a derivation) reaches every caller.
 
-__all__ = ["ENGINES", "FAST_LATTICE_POINTS", "MV_FIXED_POINT_ATOMS", "ROUTES", "Engine", "Route", "Row", "route"]
+__all__ = ["ENGINES", "FAST_LATTICE_POINTS", "MV_FIXED_POINT_ATOMS", "ROUTES", "Engine", "Route", "Row", "answer", "route"]
 
 #: a lattice of at most this many points is composed (docs/pld.md §7.1) rather than summed as tails
 #: (measured: 2 x 10^4 points in 0.09 s where the tails took 3 s; 9.5 x 10^4 in 0.26 s against 0.19 s)
@@ -184,3 +189,27 @@ def route(comp: Composition) -> Route:
         if payload is not NO:
             return Route(row.name, ENGINES[row.engine], row.reason, payload)
     raise AssertionError("the last row of ROUTES applies to every composition")  # pragma: no cover
+
+
+def answer(comp: Composition, ask: Callable[[Route], T]) -> tuple[T, Route]:
+    """``ask(route(comp))`` and the route that answered; an exact route predicted to pass the memory
+    bound (:class:`~exactdp.core.errors.MemoryBoundError`, raised before it allocates) hands the
+    query to the certified PLD bracket, which fits any bound by its grid, and says why.
+
+    >>> def ask(r: Route) -> str:  # an exact engine that predicts too much memory
+    ...     if r.engine.name != "pld":
+    ...         raise MemoryBoundError("the exact profile would take about 9.0 GB, past the memory bound")
+    ...     return r.engine.name
+    >>> name, r = answer(Composition.of([("1", "0.1"), ("2", "0.2")]), ask)
+    >>> name, r.row
+    ('pld', 'otherwise')
+    """
+    r = route(comp)
+    try:
+        return ask(r), r
+    except MemoryBoundError as e:
+        if r.engine.name == "pld":
+            raise
+        alt = Route("otherwise", ENGINES["pld"], f"the {r.row} row would pass the memory bound ({e}): the "
+                    "certified PLD bracket instead")
+        return ask(alt), alt

@@ -18,7 +18,7 @@ from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, ExactReal, parse_delta, parse_digits, parse_eps
 from exactdp.model.composition import Composition, CompositionInput
-from exactdp.route import Route, route
+from exactdp.route import Route, answer
 
 __all__ = ["is_private", "optimal_delta", "optimal_epsilon", "routed_delta", "routed_epsilon"]
 
@@ -47,8 +47,7 @@ def routed_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInpu
     x = parse_eps(eps_g, "eps_g")
     d = parse_digits(digits)
     with progress.budgeted("delta", max_seconds):
-        r = route(c)
-        enc = r.engine.delta(c, x, d, r.payload)
+        enc, r = answer(c, lambda r: r.engine.delta(c, x, d, r.payload))
     # a probability: the generic engines' brackets are clamped to [0, 1] here
     return (enc.clamped(Fraction(0), Fraction(1)) if c.is_generic else enc), r
 
@@ -77,8 +76,7 @@ def routed_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: Count
     d_g = parse_delta(delta_g, "delta_g")
     d = parse_digits(digits)
     with progress.budgeted("epsilon", max_seconds):
-        r = route(c)
-        return r.engine.epsilon(c, d_g, d, r.payload), r
+        return answer(c, lambda r: r.engine.epsilon(c, d_g, d, r.payload))
 
 
 def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput, *,
@@ -92,5 +90,4 @@ def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput, *
     eps_g_r: ExactReal = parse_eps(eps_g, "eps_g")
     delta_g_q: Fraction = parse_delta(delta_g, "delta_g")
     with progress.budgeted("check", max_seconds):
-        r = route(c)
-        return r.engine.decide(c, eps_g_r, delta_g_q, r.payload)
+        return answer(c, lambda r: r.engine.decide(c, eps_g_r, delta_g_q, r.payload))[0]

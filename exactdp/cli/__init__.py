@@ -36,6 +36,7 @@ from exactdp.cli.options import EPILOG_NUMBERS, EXIT_HELP, METHODS_HELP, Parser
 from exactdp.cli.output import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, error_message, status_of
 from exactdp.cli.query_commands import QUERY_COMMANDS, run_query_command
 from exactdp.cli.query_commands import add_parsers as add_query_parsers
+from exactdp.core import memory
 from exactdp.core.errors import PrecisionError
 from exactdp.core.version import __version__
 from exactdp.query import run_query
@@ -130,7 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.monotonic()
     query = args.command if args.command in QUERY_COMMANDS else None
     try:
-        status = _run(parser, args, query)
+        with memory.bounded(getattr(args, "max_memory", None), "--max-memory"):
+            status = _run(parser, args, query)
         if sys.stdout is not None:
             sys.stdout.flush()  # a write that fails (a full disk) fails here, with one line, not at exit
         return status

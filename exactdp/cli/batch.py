@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from exactdp import query
+from exactdp.cli.options import add_memory
 from exactdp.cli.output import EXIT_OK, EXIT_USAGE, err_line, error_message, status_of
 from exactdp.core import executor, progress
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
@@ -50,6 +51,7 @@ def add_parser(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     """The parser of ``exactdp batch``, added to the subcommands ``sub``."""
     p = sub.add_parser("batch", help="JSON lines in (stdin), JSON lines out (stdout)", formatter_class=fmt,
                        description="Answer one query per input line.", epilog=EXAMPLE)
+    add_memory(p)
     p.add_argument("--digits", default=None, metavar="N",
                    help=f"default significant digits for lines without 'digits' (default {DEFAULT_DIGITS})")
     p.add_argument("--jobs", default="1", metavar="N",

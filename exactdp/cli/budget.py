@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from exactdp.calibrate.budget import budget, draw
+from exactdp.cli.options import add_memory
 from exactdp.cli.output import error_message, status_of
-from exactdp.core import progress
+from exactdp.core import memory, progress
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
 from exactdp.core.files import check_output_path, require_extra
 from exactdp.model.composition import Composition
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="delta of the one more mechanism whose largest eps is reported (default 0)")
     p.add_argument("--plot", metavar="FILE", help="draw the spending curve (PNG, SVG or PDF; needs matplotlib)")
     p.add_argument("--max-seconds", metavar="S", help="time budget of the whole command, reading the plan included (default: none)")
+    add_memory(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
@@ -92,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.monotonic()
     try:
         # one budget for the whole command, reading the plan included (docs/contracts.md §2.1)
-        with progress.task("budget", max_seconds=progress.parse_seconds(args.max_seconds, "--max-seconds")):
+        with progress.task("budget", max_seconds=progress.parse_seconds(args.max_seconds, "--max-seconds")), \
+                memory.bounded(args.max_memory, "--max-memory"):
             plan = _plan(args)
             if args.plot is not None:  # checked before any work
                 require_extra("matplotlib", "exactdp budget --plot")

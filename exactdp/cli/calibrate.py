@@ -25,8 +25,9 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from exactdp.calibrate.result import Calibration
+from exactdp.cli.options import add_memory
 from exactdp.cli.output import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDECIDED, EXIT_USAGE, error_message, status_of
-from exactdp.core import progress
+from exactdp.core import memory, progress
 from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.model.composition import Composition
 from exactdp.model.inputs import composition_from_args, mechanism_args, read_mechanisms_file
@@ -161,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                            "certify it again")
         s.add_argument("--max-seconds", metavar="S", help="time budget (default: none for exact answers, "
                                                           "300 s with the PLD engine)")
+        add_memory(s)
         s.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
@@ -207,7 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # the budget covers reading the mechanisms too (docs/contracts.md §2.1)
         with progress.task("calibrate", max_seconds=progress.parse_seconds(getattr(args, "max_seconds", None),
-                                                                          "--max-seconds")):
+                                                                          "--max-seconds")), \
+                memory.bounded(getattr(args, "max_memory", None), "--max-memory"):
             r = calibrate_args(args)
     except KeyboardInterrupt:
         print("exactdp: interrupted", file=sys.stderr)

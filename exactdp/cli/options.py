@@ -24,6 +24,7 @@ __all__ = [
     "add_budget",
     "add_common",
     "add_composition",
+    "add_memory",
 ]
 
 #: the exit statuses, as every query command's --help ends
@@ -102,6 +103,15 @@ def add_budget(p: argparse.ArgumentParser) -> None:
                         f"within it and prints the digits it reached (default {DEFAULT_SECONDS:g} s); an exact "
                         "engine past it stops with exit status 3 (check: 4) and says how far it got (default: "
                         "no limit)")
+    add_memory(p)
+
+
+def add_memory(p: argparse.ArgumentParser) -> None:
+    """The --max-memory option (exactdp.core.memory)."""
+    p.add_argument("--max-memory", metavar="SIZE", default=None,
+                   help="memory bound of the whole process, e.g. 500M or 4G (default 2G). Each large step is "
+                        "predicted before it allocates: an exact route that would pass the bound hands the query to "
+                        "the certified PLD bracket, whose grids stop at the finest that fits (fewer digits, said so)")
 
 
 def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:

@@ -77,6 +77,7 @@ def human(result: dict[str, Any], comp_text: str) -> str:
     if result.get("digits_requested") is not None:
         why = ("the bracket reaches 0, so it bounds the value without certifying a digit of it"
                if result["digits"] == 0 and _reaches_zero(result) else
+               "within the memory bound; --max-memory gives it more" if result.get("stopped_by") == "memory" else
                "within the time budget; --max-seconds gives it more")
         body += (f"\n  ({result['digits']} significant digits certified of the {result['digits_requested']} "
                  f"requested, {why})")

@@ -6,6 +6,7 @@ __all__ = [
     "ExactDPError",
     "InexactInputError",
     "InvalidParameterError",
+    "MemoryBoundError",
     "MissingExtraError",
     "PrecisionError",
     "TimeBudgetError",
@@ -42,3 +43,13 @@ class TimeBudgetError(PrecisionError):
         super().__init__(message)
         self.elapsed = elapsed
         self.best = best
+
+
+class MemoryBoundError(PrecisionError):
+    """A computation was predicted to need more memory than the bound (``--max-memory``) allows; it
+    was refused before allocating.  ``need`` and ``bound`` are the predicted and allowed bytes."""
+
+    def __init__(self, message: str, *, need: int = 0, bound: int = 0) -> None:
+        super().__init__(message)
+        self.need = need
+        self.bound = bound

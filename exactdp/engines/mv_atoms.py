@@ -24,20 +24,18 @@ from functools import cmp_to_key
 import gmpy2
 from flint import arb, ctx, fmpz, fmpz_poly
 
-from exactdp.core import progress
+from exactdp.core import memory, progress
 from exactdp.core.errors import PrecisionError
 from exactdp.core.linlog import LinLog
 from exactdp.core.numbers import ExactReal, fraction_of_arb_endpoints
 from exactdp.engines.mv_profile import NoExactProfile, Profile, compare_losses
 
-__all__ = ["ENUM_CAP", "GRID_CAP", "MAX_PROFILE_BYTES", "PRODUCT_BYTES_FACTOR", "EnumProfile", "GridProfile", "build_profile"]
+__all__ = ["ENUM_CAP", "GRID_CAP", "PRODUCT_BYTES_FACTOR", "EnumProfile", "GridProfile", "build_profile"]
 
 #: Largest A = sum a_i for exact counting on a common grid.
 GRID_CAP = 2_000_000
 #: Largest number of enumerated atoms (before merging equal losses).
 ENUM_CAP = 1_000_000
-#: The most memory one fixed-point build of a grid profile may take (predicted before it starts)
-MAX_PROFILE_BYTES = 3 << 30
 #: Peak bytes of the product tree per byte of one weight vector (measured: 660,001 atoms at 1,350
 #: bits peaked near 2.3 GB; at 2,700 bits FLINT asked for 4.3 GB in one block)
 PRODUCT_BYTES_FACTOR = 20
@@ -112,10 +110,7 @@ class GridProfile(Profile):
             return co, 0, D
         F = prec + self.n.bit_length() + 2 * len(self.groups).bit_length() + 16
         need = self.n * (F + 64) // 8 * PRODUCT_BYTES_FACTOR
-        if need > MAX_PROFILE_BYTES:
-            raise PrecisionError(
-                f"the exact lattice profile of {self.n:,} atoms at {F:,} bits would take about "
-                f"{need / 2**30:.1f} GB, past the {MAX_PROFILE_BYTES >> 30} GB bound of one build")  # float ok: a size in a message
+        memory.require(need, f"the exact lattice profile of {self.n:,} atoms at {F:,} bits")
         wprec = F + 32
         los: list[tuple[fmpz_poly, int]] = []
         with ctx.workprec(wprec):

@@ -3,7 +3,7 @@
 (0.01, 0.05, 0.1, 0.2, 0.3) x 10^4 at delta_g 1e-6 took past 21 GB and 150 s: its Murtagh-Vadhan
 profile was built in fixed point over 660,001 atoms at ever higher precision.  Such lists now go to
 the PLD lattice (route.MV_FIXED_POINT_ATOMS), and a fixed-point profile build refuses, by name and
-before it allocates, to pass mv_atoms.MAX_PROFILE_BYTES.  A family of lists is tested, not one row:
+before it allocates, to pass the memory bound (exactdp.core.memory).  A family of lists is tested, not one row:
 each runs as a user would, under a 3 GB address-space limit, and small members are checked against
 the Murtagh-Vadhan engine (an independent computation: exact counting on the profile).
 """
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-import exactdp.engines.mv_atoms as mv_atoms
-from exactdp.core.errors import PrecisionError
+from exactdp.core import memory
+from exactdp.core.errors import MemoryBoundError
 from exactdp.engines import mv
 from exactdp.engines.pld import engine as pld
 from exactdp.model.composition import Composition
@@ -65,8 +65,8 @@ def test_large_fixed_point_lattices_route_to_the_pld_lattice() -> None:
     assert route(small).engine.name == "mv" and prof.n <= MV_FIXED_POINT_ATOMS
 
 
-def test_a_fixed_point_profile_refuses_to_pass_its_memory_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fixed_point_profile_refuses_to_pass_its_memory_bound() -> None:
     comp = Composition.heterogeneous([(v, "0", 57) for v in FAMILY[0]])  # a count no other test builds
-    monkeypatch.setattr(mv_atoms, "MAX_PROFILE_BYTES", 1 << 20)
-    with pytest.raises(PrecisionError, match="atoms at .* bits would take about .* GB bound"):
+    with memory.bounded("64M"), pytest.raises(MemoryBoundError, match="atoms at .* bits would take about .* "
+                                               "past the memory bound"):
         mv.mv_epsilon(comp, Fraction(1, 10**6), digits=10)

@@ -23,7 +23,7 @@ from exactdp.engines.pld.discrete import tail_range
 from exactdp.engines.pld.models import GenericPair, KaryRR, LossModel, model_of
 from exactdp.model.composition import Composition
 
-__all__ = ["BINOMIAL_GROUP", "Plan", "binomial_group", "grid_for", "grid_points", "lattice_points", "on_lattice",
+__all__ = ["BINOMIAL_GROUP", "Plan", "binomial_group", "build_bytes", "grid_for", "grid_points", "lattice_points", "on_lattice",
            "op_count", "plan", "plan_lattice_points", "prec_for", "predicted_grid", "tau_for"]
 
 
@@ -209,3 +209,24 @@ def grid_points(pl: Plan, h: Fraction) -> float:  # float ok: a size estimate
     width = pl.hi - pl.lo if math.isfinite(pl.hi - pl.lo) else math.inf
     span = min(width, 30 * pl.sd) if pl.sd > 0 else width
     return max(span, 1e-9) / float(h)  # float ok
+
+
+#: bytes a build holds per grid point: ``BYTES_A * prec^2 + BYTES_B`` bounds what was measured at the
+#: peak of one build (benchmarks/bench_memory.py: a subsampled Gaussian's two orders at 97, 143 and
+#: 210 bits held about 1,000, 2,300 and 4,100 bytes a point; a Laplace's one order about 640 at 110 bits)
+BYTES_A, BYTES_B = 0.12, 800  # float ok: a size estimate
+
+
+def build_bytes(pl: Plan, h: Fraction, prec: int) -> int:
+    """About the most memory one build of the plan at grid ``h`` and precision ``prec`` holds (bytes):
+    a prediction, taken before the build to keep it within the memory bound (exactdp.core.memory).
+
+    >>> from exactdp.model.composition import Composition
+    >>> pl = plan(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"]))
+    >>> 1e8 < build_bytes(pl, Fraction(1, 10000), 97) < 1e9
+    True
+    """
+    points = grid_points(pl, h)
+    per = BYTES_A * prec * prec + BYTES_B  # float ok: a size estimate
+    return int(min(points * per, 1e30))  # float ok: a size estimate
+

@@ -19,11 +19,14 @@ from fractions import Fraction
 
 from flint import ctx
 
-from exactdp.core import progress
+from exactdp.core import memory, progress
 from exactdp.core.errors import TimeBudgetError
+from exactdp.core.memory import format_bytes
 from exactdp.core.numbers import ExactReal, fraction_of_arb_endpoints
 from exactdp.engines.pld.build import Built, build_cached
 from exactdp.engines.pld.plan import (
+    Plan,
+    build_bytes,
     grid_for,
     grid_points,
     on_lattice,
@@ -37,8 +40,8 @@ from exactdp.engines.pld.plan import (
 from exactdp.engines.pld.queries import delta_lower, delta_upper
 from exactdp.model.composition import Composition
 
-__all__ = ["DECISION_DIGITS", "DEFAULT_SECONDS", "LATTICE_POINTS", "MAX_POINTS", "UNDECIDED_WHY", "bracket_width",
-           "decide", "lower_rational", "refine", "time_budget", "unbounded"]
+__all__ = ["DECISION_DIGITS", "DEFAULT_SECONDS", "LATTICE_POINTS", "MAX_POINTS", "STOPPED_BY", "UNDECIDED_WHY", "bracket_width",
+           "decide", "fits", "lower_rational", "refine", "time_budget", "unbounded"]
 
 #: default time budget (seconds) of a refinement when the caller sets none
 DEFAULT_SECONDS = 30.0
@@ -54,6 +57,9 @@ _UNBOUNDED: ContextVar[bool] = ContextVar("exactdp_pld_unbounded", default=False
 #: why the last decision of this context (:func:`exactdp.engines.pld.engine.pld_decision`) answered
 #: "undecided" (for the message)
 UNDECIDED_WHY: ContextVar[str] = ContextVar("exactdp_pld_undecided_why", default="the time budget ran out")
+#: what ended the last refinement of this context before its target: ``"time"`` (the budget) or
+#: ``"memory"`` (the next grid would pass the memory bound, exactdp.core.memory); for the message
+STOPPED_BY: ContextVar[str] = ContextVar("exactdp_pld_stopped_by", default="time")
 
 
 @contextmanager
@@ -65,6 +71,13 @@ def unbounded() -> Iterator[None]:
         yield
     finally:
         _UNBOUNDED.reset(token)
+
+
+def fits(pl: Plan, h: Fraction, prec: int) -> bool:
+    """Whether a build of ``pl`` at grid ``h`` and precision ``prec`` stays within :data:`MAX_POINTS`
+    and the memory bound (its predicted bytes, :func:`exactdp.engines.pld.plan.build_bytes`, against
+    what :func:`exactdp.core.memory.available` leaves)."""
+    return grid_points(pl, h) <= MAX_POINTS and build_bytes(pl, h, prec) <= memory.available()
 
 
 def time_budget(max_seconds: float | None) -> float:  # float ok: seconds, never a result
@@ -104,6 +117,7 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
     (an eps query, whose relative width the prediction models), saving a coarse build.
     """
     pl = plan(comp)
+    STOPPED_BY.set("time")
     budget = time_budget(max_seconds)
     if _UNBOUNDED.get():
         budget = math.inf
@@ -116,7 +130,7 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
         # measures it, and sets the precision and truncation of the passes that count
         h0 = on_lattice(pl, grid_for(pl, 256.0))
         tau0, prec0 = Fraction(1, 10**40), prec_for(4, Fraction(1, 10**40))
-        if pl.lattice is not None and plan_lattice_points(pl) <= LATTICE_POINTS:
+        if pl.lattice is not None and plan_lattice_points(pl) <= LATTICE_POINTS and fits(pl, pl.lattice, prec0):
             h0 = pl.lattice
         f0 = _grid_floor(floor(lo), h0) if floor is not None and h0 != pl.lattice else None
         l0, u0 = bracket(build_cached(pl, h0, tau0, prec0, f0))
@@ -130,7 +144,7 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
     tau = tau_for(digits, scale, n_ops)
     # exact lattice: one build at the lattice answers to the truncation and radii
     lat_pts = plan_lattice_points(pl)
-    if pl.lattice is not None and lat_pts <= LATTICE_POINTS:
+    if pl.lattice is not None and lat_pts <= LATTICE_POINTS and fits(pl, pl.lattice, prec):
         with progress.task("pld lattice"):
             b = build_cached(pl, pl.lattice, tau, prec)
             l, u = bracket(b)
@@ -140,7 +154,7 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
     hp = predicted_grid(pl, target if target is not None else 10.0 ** (-digits)) if predict else None
     if hp is not None and 0.85 * hp < float(h):  # float ok: grid planning only
         h_jump = on_lattice(pl, Fraction(1, math.ceil(1 / max(0.85 * hp, float(h) / 4))))  # float ok: as above
-        if h_jump < h and grid_points(pl, h_jump) <= MAX_POINTS:
+        if h_jump < h and fits(pl, h_jump, prec):
             h = h_jump
     last_width: float | None = None  # float ok: a prediction only
     aim = target if target is not None else 10.0 ** (-digits)
@@ -180,12 +194,21 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
         if remaining <= 0:
             return lo, hi, False
         afford = (b.seconds / remaining) ** (1 / 1.3) if b.seconds > 0 and math.isfinite(remaining) else 0.0
-        afford = max(afford, grid_points(pl, h) / MAX_POINTS)
+        # the memory bound: a grid's bytes grow as 1/h (plan.build_bytes, at the full precision)
+        by_memory = max(grid_points(pl, h) / MAX_POINTS, build_bytes(pl, h, prec) / max(memory.available(), 1))
+        if by_memory > afford:
+            afford = by_memory
+            STOPPED_BY.set("memory")
+        else:
+            STOPPED_BY.set("time")
         factor = min(max(want, afford, 1 / 64), 0.7)
         if afford > 0.7:
             return lo, hi, False  # no finer grid fits: the bracket reached is the answer
         h_new = on_lattice(pl, Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000)))))
         if h_new >= h:
+            return lo, hi, False
+        if not fits(pl, h_new, prec):
+            STOPPED_BY.set("memory")
             return lo, hi, False
         last_width = width
         reach = width * float(h_new / h) ** 2 if width is not None else None  # float ok: a prediction
@@ -253,7 +276,7 @@ def decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction,
             return "fails"
         return None
 
-    if pl.lattice is not None and plan_lattice_points(pl) <= LATTICE_POINTS:
+    if pl.lattice is not None and plan_lattice_points(pl) <= LATTICE_POINTS and fits(pl, pl.lattice, prec_for(30, scale)):
         # on the exact lattice only the truncation and the radii separate the ends
         for digits in (DECISION_DIGITS, 30):
             prec, tau = prec_for(digits, scale), tau_for(digits, scale, n_ops)
@@ -289,8 +312,9 @@ def decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction,
         factor = min(max(0.9 * math.sqrt(want / width), 1 / 16), 0.7) if width > 0 else 0.5  # float ok: grid planning only
         h_new = on_lattice(pl, Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000)))))
         cost = b.seconds * float(h / h_new) ** 1.25  # float ok: a prediction
-        if h_new >= h or grid_points(pl, h_new) > MAX_POINTS:
-            UNDECIDED_WHY.set(f"the next grid would pass the memory bound ({MAX_POINTS} points)")
+        if h_new >= h or not fits(pl, h_new, prec_for(min(30, digits + 8), scale)):
+            UNDECIDED_WHY.set(f"the next grid would pass the memory bound ({format_bytes(memory.bound())}, "
+                              "--max-memory)")
             return "undecided", lo_b, hi_b
         if deadline is not None and time.monotonic() + cost > deadline:
             left = max(deadline - time.monotonic(), 0.0)
