@@ -212,7 +212,7 @@ def grid_points(pl: Plan, h: Fraction) -> float:  # float ok: a size estimate
 
 
 #: bytes a build holds per grid point: ``BYTES_A * prec^2 + BYTES_B`` bounds what was measured at the
-#: peak of one build (benchmarks/bench_memory.py: a subsampled Gaussian's two orders at 97, 143 and
+#: peak of one build (python benchmarks/bench_memory.py: a subsampled Gaussian's two orders at 97, 143 and
 #: 210 bits held about 1,000, 2,300 and 4,100 bytes a point; a Laplace's one order about 640 at 110 bits)
 BYTES_A, BYTES_B = 0.12, 800  # float ok: a size estimate
 
