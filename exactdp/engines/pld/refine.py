@@ -313,8 +313,9 @@ def decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction,
         h_new = on_lattice(pl, Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000)))))
         cost = b.seconds * float(h / h_new) ** 1.25  # float ok: a prediction
         if h_new >= h or not fits(pl, h_new, prec_for(min(30, digits + 8), scale)):
-            UNDECIDED_WHY.set(f"the next grid would pass the memory bound ({format_bytes(memory.bound())}, "
-                              "--max-memory)")
+            UNDECIDED_WHY.set("the next grid would pass the memory bound " + (
+                f"({MAX_POINTS} points)" if grid_points(pl, h_new) > MAX_POINTS
+                else f"({format_bytes(memory.bound())}, --max-memory)"))
             return "undecided", lo_b, hi_b
         if deadline is not None and time.monotonic() + cost > deadline:
             left = max(deadline - time.monotonic(), 0.0)
