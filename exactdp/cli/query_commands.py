@@ -15,7 +15,15 @@ import json
 from typing import Any
 
 from exactdp import query
-from exactdp.cli.options import COMP_USAGE, EPILOG_NUMBERS, EXIT_HELP, add_budget, add_common, add_composition
+from exactdp.cli.options import (
+    COMP_USAGE,
+    EPILOG_NUMBERS,
+    EXIT_HELP,
+    add_budget,
+    add_common,
+    add_composition,
+    split_orders,
+)
 from exactdp.cli.output import EXIT_NOT_PRIVATE, EXIT_OK, human
 from exactdp.core import progress
 from exactdp.model.inputs import composition_from_args
@@ -105,6 +113,8 @@ def _run_query_command(args: argparse.Namespace, what: str) -> int:
         obj.update(method=args.method, digits=args.digits)
         if args.eta is not None:
             obj["eta"] = args.eta
+        if args.orders is not None:
+            obj["orders"] = split_orders(args.orders)
         if what == "delta":
             obj["at_eps"] = args.at_eps
         else:
