@@ -136,8 +136,8 @@ def test_default_orders_and_subsampled_gaussian_skips_fractional_ones() -> None:
 def _sgm_tau_remove(sigma: str, q: str, k: int, a: int) -> mpmath.mpf:
     """k x the subsampled Gaussian's remove divergence at integer order a, by mpmath quadrature."""
     s, qq = _mp(sigma), _mp(q)
-    mix = lambda x: (1 - qq) * mpmath.npdf(x, 0, s) + qq * mpmath.npdf(x, 1, s)  # noqa: E731
-    f = lambda x: mix(x) ** a * mpmath.npdf(x, 0, s) ** (1 - a)  # noqa: E731
+    mix = lambda x: (1 - qq) * mpmath.npdf(x, 0, s) + qq * mpmath.npdf(x, 1, s)
+    f = lambda x: mix(x) ** a * mpmath.npdf(x, 0, s) ** (1 - a)
     return k * mpmath.log(mpmath.quad(f, [-mpmath.inf, 0, 1, mpmath.inf])) / (a - 1)
 
 
@@ -146,8 +146,8 @@ def test_subsampled_gaussian_remove_bounds_add(sigma: str, q: str, a: int) -> No
     """The direction rule of the conversions (Mironov-Talwar-Zhang 2019, Thm 5) at sample points, by
     quadrature: the add divergence D_a(N(0) || mixture) is at most the remove one."""
     s, qq = _mp(sigma), _mp(q)
-    mix = lambda x: (1 - qq) * mpmath.npdf(x, 0, s) + qq * mpmath.npdf(x, 1, s)  # noqa: E731
-    g = lambda x: mpmath.npdf(x, 0, s) ** a * mix(x) ** (1 - a)  # noqa: E731
+    mix = lambda x: (1 - qq) * mpmath.npdf(x, 0, s) + qq * mpmath.npdf(x, 1, s)
+    g = lambda x: mpmath.npdf(x, 0, s) ** a * mix(x) ** (1 - a)
     add = mpmath.log(mpmath.quad(g, [-mpmath.inf, 0, 1, mpmath.inf])) / (a - 1)
     assert add <= _sgm_tau_remove(sigma, q, 1, a)
 
