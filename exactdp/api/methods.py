@@ -78,7 +78,7 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("steinke", _B + "advanced", "steinke_delta", "steinke_epsilon",
                    "Steinke's advanced composition (1/2 sum eps^2 + sqrt(2 log(1/delta) sum eps^2))"),
         MethodSpec("zcdp", _B + "advanced", "zcdp_delta", "zcdp_epsilon",
-                   "pure DP -> zCDP (rho = eps tanh(eps/2)), rho adds, simple conversion rho + 2 sqrt(rho log(1/delta))"),
+                   "pure DP -> zCDP (rho = eps tanh(eps/2)), Gaussians rho = mu^2/2, rho adds, then rho + 2 sqrt(rho log(1/delta))"),
         MethodSpec("zcdp-tight", _B + "zcdp_tight", "zcdp_tight_delta", "zcdp_tight_epsilon",
                    "as zcdp, with the Canonne-Kamath-Steinke 2020 conversion"),
         MethodSpec("mv-approx", "exactdp.engines.approx", None, "mv_approx_epsilon",

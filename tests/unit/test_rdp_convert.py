@@ -241,3 +241,34 @@ def test_dp_accounting_compute_epsilon_agrees_with_rdp_bbghs(spec: str, events: 
     peer_delta, peer_order = acc.get_delta_and_optimal_order(3.0)
     d = exactdp.delta(spec, "3", method="rdp-bbghs", digits=12)
     assert abs(float(d.lower) - peer_delta) <= 1e-8 * peer_delta
+
+
+# -- zCDP for Gaussians (issue 28 §2: the zcdp and zcdp-tight methods generalised) ------------------
+
+def _rho(gauss: list[tuple[str, int]], pure: list[tuple[str, int]]) -> mpmath.mpf:
+    """mu^2/2 per Gaussian run (Bun-Steinke 2016 Prop. 1.6) plus eps tanh(eps/2) per eps-DP pair."""
+    return (sum(k / (2 * _mp(s) ** 2) for s, k in gauss)
+            + sum(k * _mp(e) * mpmath.tanh(_mp(e) / 2) for e, k in pure))
+
+
+@pytest.mark.parametrize(("gauss", "pure"), [([("2", 8)], []), ([("0.9", 3), ("4", 50)], [("0.1", 10)])])
+def test_zcdp_of_gaussians_and_pure_pairs_against_mpmath(gauss: list, pure: list) -> None:
+    comp = [f"gaussian:sigma={s},count={k}" for s, k in gauss] + [(e, 0, k) for e, k in pure]
+    rho, big_l, eps = _rho(gauss, pure), mpmath.log(10**5), _mp(9)
+    simple = rho + 2 * mpmath.sqrt(rho * big_l)  # Bun-Steinke 2016 Prop. 1.3
+    assert _inside(exactdp.epsilon(comp, "1e-5", method="zcdp", digits=20), simple)
+    assert _inside(exactdp.delta(comp, "9", method="zcdp", digits=20), mpmath.exp(-((eps - rho) / (2 * mpmath.sqrt(rho))) ** 2))
+    # the tight conversion (Canonne-Kamath-Steinke 2020): its stationary points by mpmath's root finder
+    a = mpmath.findroot(lambda a: (2 * a - 1) * rho - eps + mpmath.log(1 - 1 / a), 1 + (eps + 1) / (2 * rho))
+    tight_delta = mpmath.exp((a - 1) * (a * rho - eps)) / (a - 1) * (1 - 1 / a) ** a
+    assert _inside(exactdp.delta(comp, "9", method="zcdp-tight", digits=15), tight_delta)
+    a = mpmath.findroot(lambda a: rho + (mpmath.log(a) - big_l) / (a - 1) ** 2, 1 + mpmath.sqrt(big_l / rho))
+    tight_eps = a * rho + (big_l + (a - 1) * mpmath.log(a - 1) - a * mpmath.log(a)) / (a - 1)
+    assert _inside(exactdp.epsilon(comp, "1e-5", method="zcdp-tight", digits=15), tight_eps)
+
+
+def test_zcdp_refuses_other_mechanisms_by_name() -> None:
+    for spec in ("laplace:scale=1", "gaussian:sigma=1,q=0.1", "rr:eps=1,categories=3"):
+        for method in ("zcdp", "zcdp-tight"):
+            with pytest.raises(InvalidParameterError, match=f"method='{method}' needs .* pairs and Gaussians"):
+                exactdp.epsilon(spec, "1e-5", method=method)
