@@ -11,6 +11,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import exactdp
 from exactdp.cli import main
@@ -272,3 +274,16 @@ def test_zcdp_refuses_other_mechanisms_by_name() -> None:
         for method in ("zcdp", "zcdp-tight"):
             with pytest.raises(InvalidParameterError, match=f"method='{method}' needs .* pairs and Gaussians"):
                 exactdp.epsilon(spec, "1e-5", method=method)
+
+
+@settings(max_examples=25, deadline=None)
+@given(sigma=st.fractions(Fraction(1, 2), 8).map(lambda f: f.limit_denominator(100)),
+       k=st.integers(1, 2000), exp10=st.integers(2, 12))
+def test_property_conversions_of_gaussians_never_beat_the_optimum(sigma: Fraction, k: int, exp10: int) -> None:
+    spec, delta = f"gaussian:sigma={sigma},count={k}", Fraction(1, 10**exp10)
+    opt = exactdp.epsilon(spec, delta, digits=8)
+    got = {name: exactdp.epsilon(spec, delta, method=name, digits=8) for name in NAMES}
+    for e in got.values():
+        assert e.lower >= opt.upper
+    assert got["rdp-cks"].upper >= got["rdp-bbghs"].lower and got["rdp-bbghs"].upper >= got["rdp-cks"].lower
+    assert got["rdp-mironov"].lower >= got["rdp-cks"].upper
