@@ -42,7 +42,7 @@ __all__ = ["CALIBRATE_KEYS", "QUERY_KEYS", "RDP_KEYS", "calibration_of", "run_ca
 
 #: the keys of a delta, epsilon or check query object
 QUERY_KEYS = {"query", "method", "digits", "eps", "delta", "k", "mechanisms", "at_eps", "at_delta",
-              "eps_g", "delta_g", "eta", "max_seconds", "id"}
+              "eps_g", "delta_g", "eta", "max_seconds", "id", "orders"}
 
 #: the keys of each kind of calibration object (besides "query", "calibrate" and "id"): the options
 #: of ``exactdp calibrate WHAT`` with ``_`` for ``-``
@@ -103,7 +103,7 @@ def _answer_query(query: str, obj: dict[str, Any], o: dict[str, Any], default_di
     comp = _composition(obj, o, composition)
     digits = parse_digits(o.get("digits", default_digits))
     method = o.get("method", "optimal")
-    options = method_options(method, o.get("eta"))
+    options = method_options(method, o.get("eta"), _orders_value(o.get("orders")))
     inputs = comp.to_inputs()
     result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs}
     if query == "delta":
@@ -138,8 +138,15 @@ def _answer_query(query: str, obj: dict[str, Any], o: dict[str, Any], default_di
         return _with_id(result, obj)
     if "eta" in options:
         inputs["eta"] = format_fraction(options["eta"])
+    if "orders" in options:
+        inputs["orders"] = [format_fraction(a) for a in options["orders"]]
     result["private"] = None
     return _with_id(result, obj)
+
+
+def _orders_value(orders: Any) -> Any:
+    """The ``orders`` of a query object with JSON decimals as the strings they were written as."""
+    return [_json_value(x) for x in orders] if isinstance(orders, list) else orders
 
 
 def _with_id(result: dict[str, Any], obj: dict[str, Any]) -> dict[str, Any]:

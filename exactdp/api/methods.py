@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from exactdp.api.rdp import parse_order
 from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
@@ -28,7 +29,7 @@ from exactdp.core.numbers import (
 )
 from exactdp.model.composition import Composition, CompositionInput
 
-__all__ = ["METHODS", "MethodSpec", "delta", "epsilon", "get_method", "method_names"]
+__all__ = ["METHODS", "MethodSpec", "delta", "epsilon", "get_method", "method_names", "parse_orders"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class MethodSpec:
 
 
 _B = "exactdp.engines.bounds."
+_R = "exactdp.engines.rdp_convert"
 METHODS: dict[str, MethodSpec] = {
     m.name: m
     for m in [
@@ -76,11 +78,19 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("steinke", _B + "advanced", "steinke_delta", "steinke_epsilon",
                    "Steinke's advanced composition (1/2 sum eps^2 + sqrt(2 log(1/delta) sum eps^2))"),
         MethodSpec("zcdp", _B + "advanced", "zcdp_delta", "zcdp_epsilon",
-                   "pure DP -> zCDP (rho = eps tanh(eps/2)), rho adds, simple conversion rho + 2 sqrt(rho log(1/delta))"),
+                   "pure DP -> zCDP (rho = eps tanh(eps/2)), Gaussians rho = mu^2/2, rho adds, then rho + 2 sqrt(rho log(1/delta))"),
         MethodSpec("zcdp-tight", _B + "zcdp_tight", "zcdp_tight_delta", "zcdp_tight_epsilon",
                    "as zcdp, with the Canonne-Kamath-Steinke 2020 conversion"),
         MethodSpec("mv-approx", "exactdp.engines.approx", None, "mv_approx_epsilon",
                    "the Murtagh-Vadhan Thm 1.7 approximation algorithm (needs --eta)", ("eta",)),
+        MethodSpec("rdp-mironov", _R, "rdp_mironov_delta", "rdp_mironov_epsilon",
+                   "RDP -> (eps, delta), Mironov 2017 Prop. 3, best of --orders (docs/rdp.md §3)", ("orders",)),
+        MethodSpec("rdp-cks", _R, "rdp_cks_delta", "rdp_cks_epsilon",
+                   "RDP -> (eps, delta), Canonne-Kamath-Steinke 2020 Prop. 12, best of --orders", ("orders",)),
+        MethodSpec("rdp-bbghs", _R, "rdp_bbghs_delta", "rdp_bbghs_epsilon",
+                   "RDP -> (eps, delta), Balle et al. 2020 Thm 21 (dp_accounting's), best of --orders", ("orders",)),
+        MethodSpec("rdp-asoodeh", _R, "rdp_asoodeh_delta", "rdp_asoodeh_epsilon",
+                   "the optimal RDP conversion of Asoodeh et al. 2021: refused (no closed form)", ("orders",)),
     ]
 }
 
@@ -95,14 +105,19 @@ def get_method(name: str) -> MethodSpec:
     return METHODS[name]
 
 
-def _options(spec: MethodSpec, options: dict[str, ExactInput | None]) -> dict[str, Fraction]:
-    """The method's options, each known to it and parsed exactly (eta: a rational > 0)."""
+def _options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
+    """The method's options, each known to it and parsed exactly (eta: a rational > 0; orders: a
+    list of Rényi orders, optional: None takes the method's default orders)."""
     for name, value in options.items():
         if name not in spec.options:
             allowed = f"the options {', '.join(spec.options)}" if spec.options else "no options"
             raise InvalidParameterError(f"{name}={value!r}: method={spec.name!r} takes {allowed}")
-    out: dict[str, Fraction] = {}
+    out: dict[str, Any] = {}
     for name in spec.options:
+        if name == "orders":
+            if options.get(name) is not None:
+                out[name] = parse_orders(options[name])
+            continue
         if options.get(name) is None:
             raise InvalidParameterError(f"{name}=None: method={spec.name!r} needs {name} (for example 0.01)")
         v = parse_rational(options[name], name)
@@ -112,9 +127,20 @@ def _options(spec: MethodSpec, options: dict[str, ExactInput | None]) -> dict[st
     return out
 
 
+def parse_orders(orders: object) -> list[Fraction]:
+    """The ``orders`` option of the RDP conversions: a non-empty list of Rényi orders (each > 1).
+
+    >>> parse_orders(["2", 3, "3.5"])
+    [Fraction(2, 1), Fraction(3, 1), Fraction(7, 2)]
+    """
+    if isinstance(orders, (str, bytes)) or not isinstance(orders, (list, tuple)) or not orders:
+        raise InvalidParameterError(f"orders={orders!r} must be a non-empty list of orders > 1, e.g. [2, 3.5, 64]")
+    return [parse_order(a) for a in orders]
+
+
 def delta(comp: CompositionInput, eps_g: ExactInput, *, method: str = "optimal",
           digits: CountInput = DEFAULT_DIGITS, max_seconds: ExactInput | float | None = None,
-          **options: ExactInput | None) -> Enclosure:
+          **options: object) -> Enclosure:
     """The smallest total delta that ``method`` certifies for ``comp`` at ``eps_g``.
 
     ``comp`` is anything :meth:`Composition.of` accepts; ``max_seconds`` bounds the time as
@@ -132,7 +158,7 @@ def delta(comp: CompositionInput, eps_g: ExactInput, *, method: str = "optimal",
 
 def epsilon(comp: CompositionInput, delta_g: ExactInput, *, method: str = "optimal",
             digits: CountInput = DEFAULT_DIGITS, max_seconds: ExactInput | float | None = None,
-            **options: ExactInput | None) -> Enclosure:
+            **options: object) -> Enclosure:
     """The eps that ``method`` certifies for ``comp`` at total ``delta_g`` (+inf when none).
 
     ``comp`` is anything :meth:`Composition.of` accepts; ``max_seconds`` bounds the time as
@@ -148,21 +174,31 @@ def epsilon(comp: CompositionInput, delta_g: ExactInput, *, method: str = "optim
         return spec.epsilon(c, d_g, digits=d, **opts)
 
 
-def method_options(method: str, eta: object) -> dict[str, Any]:
-    """The options of ``method`` from the command-line and batch form (``--eta`` / ``"eta"``):
-    ``{"eta": eta}`` (a rational > 0) for a method that needs it, else ``{}`` (and an eta is refused).
+def method_options(method: str, eta: object, orders: object = None) -> dict[str, Any]:
+    """The options of ``method`` from the command-line and batch form (``--eta`` / ``"eta"``,
+    ``--orders`` / ``"orders"``): ``{"eta": eta}`` (a rational > 0) for a method that needs it,
+    ``{"orders": [...]}`` for an RDP conversion given orders, else ``{}`` (an option the method does
+    not take is refused).
 
     >>> method_options("mv-approx", "0.01")
     {'eta': Fraction(1, 100)}
+    >>> method_options("rdp-cks", None, ["2", "8"])
+    {'orders': [Fraction(2, 1), Fraction(8, 1)]}
     """
     spec = get_method(method)
+    out: dict[str, Any] = {}
     if "eta" in spec.options:
         if eta is None:
             raise InvalidParameterError(f"eta=None: method={method!r} needs --eta (for example 0.01)")
         e = parse_rational(eta, "eta")
         if e <= 0:
             raise InvalidParameterError(f"eta={eta!r} must satisfy eta > 0")
-        return {"eta": e}
-    if eta is not None:
+        out["eta"] = e
+    elif eta is not None:
         raise InvalidParameterError(f"eta={eta!r} is only for method 'mv-approx', not {method!r}")
-    return {}
+    if orders is not None:
+        if "orders" not in spec.options:
+            takers = ", ".join(n for n, m in METHODS.items() if "orders" in m.options)
+            raise InvalidParameterError(f"orders={orders!r} is only for the RDP conversions ({takers}), not {method!r}")
+        out["orders"] = parse_orders(orders)
+    return out

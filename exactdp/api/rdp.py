@@ -20,7 +20,7 @@ from flint import arb
 from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, parse_digits, parse_rational
-from exactdp.engines.rdp import DIRECTIONS, divergence_arb, is_infinite
+from exactdp.engines.rdp import DIRECTIONS, composition_divergence_arb, is_infinite
 from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.mechanisms import Gaussian
 
@@ -75,10 +75,7 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
             continue
 
         def total(a: Fraction = a) -> arb:
-            s = arb(0)
-            for m, n in c.groups:
-                s += n * divergence_arb(m, a, direction)
-            return s
+            return composition_divergence_arb(c.groups, a, direction)
 
         out.append(certify(total, d, algorithm="rdp"))
     return out

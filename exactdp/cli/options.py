@@ -12,6 +12,7 @@ from typing import NoReturn
 
 from exactdp.api.methods import METHODS
 from exactdp.cli.output import EXIT_USAGE
+from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS
 from exactdp.engines.pld.refine import DEFAULT_SECONDS
 
@@ -25,6 +26,7 @@ __all__ = [
     "add_common",
     "add_composition",
     "add_memory",
+    "split_orders",
 ]
 
 #: the exit statuses, as every query command's --help ends
@@ -115,12 +117,27 @@ def add_memory(p: argparse.ArgumentParser) -> None:
 
 
 def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
-    """--method and --eta (with ``method``), --digits, --max-seconds and --json."""
+    """--method, --eta and --orders (with ``method``), --digits, --max-seconds and --json."""
     if method:
         p.add_argument("--method", default="optimal", metavar="M",
                        help=f"the composition theorem to evaluate (default optimal); one of: {', '.join(METHODS)}")
         p.add_argument("--eta", metavar="ETA", help="accuracy parameter of --method mv-approx (e.g. 0.01)")
+        p.add_argument("--orders", metavar="LIST", help="comma-separated Rényi orders of the RDP conversions "
+                       "(--method rdp-mironov, rdp-cks, rdp-bbghs), e.g. 2,3.5,64; default: dp_accounting's "
+                       "orders 1.1..10.9, 11..63, 128..1024 (docs/rdp.md §3)")
     p.add_argument("--digits", default=str(DEFAULT_DIGITS), metavar="N",
                    help=f"significant digits certified (default {DEFAULT_DIGITS})")
     add_budget(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (the batch result format)")
+
+
+def split_orders(text: str) -> list[str]:
+    """The orders of ``--orders 2,3.5,64`` as strings (each parsed exactly later); an empty item is refused.
+
+    >>> split_orders("2, 3.5,64")
+    ['2', '3.5', '64']
+    """
+    orders = [o.strip() for o in text.split(",")]
+    if not all(orders):
+        raise InvalidParameterError(f"--orders={text!r} must be a comma-separated list such as 2,3.5,64")
+    return orders

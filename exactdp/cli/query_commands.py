@@ -1,7 +1,7 @@
 """The query commands ``exactdp delta``, ``exactdp epsilon`` and ``exactdp check`` (docs/contracts.md §2).
 
     exactdp delta   COMPOSITION --at-eps EPS_G     [--method M] [--digits N] [--json]
-    exactdp epsilon COMPOSITION --at-delta DELTA_G [--method M] [--digits N] [--json]
+    exactdp epsilon COMPOSITION --at-delta DELTA_G [--method M [--orders LIST]] [--digits N] [--json]
     exactdp check   COMPOSITION --eps-g EPS_G --delta-g DELTA_G [--json]   # exit 0 private, 1 not
 
 Each builds the query object of its options (the batch format) and prints the result of
@@ -15,7 +15,15 @@ import json
 from typing import Any
 
 from exactdp import query
-from exactdp.cli.options import COMP_USAGE, EPILOG_NUMBERS, EXIT_HELP, add_budget, add_common, add_composition
+from exactdp.cli.options import (
+    COMP_USAGE,
+    EPILOG_NUMBERS,
+    EXIT_HELP,
+    add_budget,
+    add_common,
+    add_composition,
+    split_orders,
+)
 from exactdp.cli.output import EXIT_NOT_PRIVATE, EXIT_OK, human
 from exactdp.core import progress
 from exactdp.model.inputs import composition_from_args
@@ -34,7 +42,8 @@ examples:
   exactdp delta --mechanism 1,0.1 --mechanism 2,0.2 --at-eps 3 --json
   exactdp delta --eps 0.1 --delta 0.001 --k 30 --at-eps 1 --method drv10
   exactdp delta --mechanism gaussian:sigma=2,count=100 --at-eps 1       # Gaussian closed form
-  exactdp delta --mechanism laplace:scale=2,count=2 --at-eps 0.2 --digits 8""",
+  exactdp delta --mechanism laplace:scale=2,count=2 --at-eps 0.2 --digits 8
+  exactdp delta --mechanism gaussian:sigma=2,count=10 --at-eps 5 --method rdp-cks --orders 2,2.7,3""",
     "epsilon": """\
 examples:
   exactdp epsilon --eps 0.1 --delta 0.001 --k 30 --at-delta 0.05
@@ -42,6 +51,7 @@ examples:
   printf '0.1,0,20\n0.5,1e-6,3\n' | exactdp epsilon --mechanisms - --at-delta 1e-3 --digits 10 --json
   exactdp epsilon --mechanism gaussian:sigma=1,q=0.01,count=1000 --at-delta 1e-5 --digits 4   # DP-SGD
   exactdp epsilon --mechanism laplace:scale=10,count=100 --at-delta 1e-6 --digits 6
+  exactdp epsilon --mechanism gaussian:sigma=1,q=0.01,count=1000 --at-delta 1e-5 --method rdp-bbghs   # RDP
 
 mechanisms other than generic (E, D) ones (Gaussian, Laplace, k-ary randomized response,
 Poisson subsampling with q=Q) are answered by the Gaussian closed form or by the certified PLD
@@ -105,6 +115,8 @@ def _run_query_command(args: argparse.Namespace, what: str) -> int:
         obj.update(method=args.method, digits=args.digits)
         if args.eta is not None:
             obj["eta"] = args.eta
+        if args.orders is not None:
+            obj["orders"] = split_orders(args.orders)
         if what == "delta":
             obj["at_eps"] = args.at_eps
         else:

@@ -20,6 +20,7 @@ subsampled Laplace or RR) is refused by name, never approximated.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from flint import arb, fmpz
@@ -29,7 +30,7 @@ from exactdp.core.numbers import arb_of_fraction
 from exactdp.model.generic import Mechanism
 from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
 
-__all__ = ["DIRECTIONS", "divergence_arb", "is_infinite"]
+__all__ = ["DIRECTIONS", "composition_divergence_arb", "divergence_arb", "is_infinite"]
 
 #: ``remove``: D(P || Q) with P the neighbour holding the record (the mixture, when subsampled);
 #: ``add``: D(Q || P); ``max``: the larger of the two
@@ -96,3 +97,14 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
         return s.log() / (a - 1)
     raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet (Gaussian, Laplace, "
                                 "randomized response, generic pure pairs and the subsampled Gaussian are)")
+
+
+def composition_divergence_arb(groups: Sequence[tuple[object, int]], alpha: Fraction,
+                               direction: str | Callable[[object], str]) -> arb:
+    """D_alpha of a composition's groups ``(mechanism, count)``: the sum of count x each one's divergence
+    (Mironov 2017, Prop. 1), at the current precision; ``direction`` is one of :data:`DIRECTIONS` or a
+    function naming each mechanism's direction."""
+    s = arb(0)
+    for m, n in groups:
+        s += n * divergence_arb(m, alpha, direction if isinstance(direction, str) else direction(m))
+    return s

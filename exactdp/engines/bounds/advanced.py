@@ -15,7 +15,18 @@ from flint import arb
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.numbers import ExactReal
 from exactdp.engines.bounds.certified import certify_clamped
-from exactdp.engines.bounds.sums import Groups, all_zero, ball, delta_sum, expm1, group_sum, groups_of, s2, zcdp_rho
+from exactdp.engines.bounds.sums import (
+    Groups,
+    all_zero,
+    ball,
+    delta_sum,
+    expm1,
+    group_sum,
+    groups_of,
+    s2,
+    zcdp_parts,
+    zcdp_rho,
+)
 from exactdp.model.composition import Composition
 
 __all__ = ["drv10_delta", "drv10_epsilon", "steinke_delta", "steinke_epsilon", "zcdp_delta", "zcdp_epsilon"]
@@ -30,9 +41,10 @@ __all__ = ["drv10_delta", "drv10_epsilon", "steinke_delta", "steinke_epsilon", "
 # so the least delta' is exp(-max(0, eps_g - A)^2 / (2V)) (= 1, nothing certified, when eps_g <= A).
 
 def _advanced_delta(groups: Groups, eps_g: ExactReal, digits: int, algorithm: str,
-                    av: Callable[[], tuple[arb, arb]]) -> Enclosure:
+                    av: Callable[[], tuple[arb, arb]], zero: bool | None = None) -> Enclosure:
+    # zero: whether A = V = 0 (default: every eps_i is 0)
     d = delta_sum(groups)
-    if all_zero(groups):  # eps' = 0 for every delta' > 0: the infimum of D + delta' is D
+    if all_zero(groups) if zero is None else zero:  # eps' = 0 for every delta' > 0: the infimum of D + delta' is D
         return Enclosure.exact_value(min(Fraction(1), d), digits, algorithm)
 
     def compute() -> arb:
@@ -44,11 +56,11 @@ def _advanced_delta(groups: Groups, eps_g: ExactReal, digits: int, algorithm: st
 
 
 def _advanced_epsilon(groups: Groups, delta_g: Fraction, digits: int, algorithm: str,
-                      av: Callable[[], tuple[arb, arb]]) -> Enclosure:
+                      av: Callable[[], tuple[arb, arb]], zero: bool | None = None) -> Enclosure:
     dprime = delta_g - delta_sum(groups)
     if dprime <= 0:
         return Enclosure.infinite(digits, algorithm)
-    if all_zero(groups):
+    if all_zero(groups) if zero is None else zero:
         return Enclosure.exact_value(Fraction(0), digits, algorithm)
 
     def compute() -> arb:
@@ -116,9 +128,9 @@ def steinke_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enc
     return _advanced_epsilon(g, delta_g, digits, "steinke", _steinke_av(g))
 
 
-def _zcdp_av(groups: Groups) -> Callable[[], tuple[arb, arb]]:
+def _zcdp_av(groups: Groups, gauss_rho: Fraction) -> Callable[[], tuple[arb, arb]]:
     def av() -> tuple[arb, arb]:
-        rho = zcdp_rho(groups)
+        rho = zcdp_rho(groups) + ball(gauss_rho)
         return rho, 2 * rho
     return av
 
@@ -129,16 +141,20 @@ def zcdp_delta(comp: Composition, eps_g: ExactReal, *, digits: int) -> Enclosure
     eps-DP => rho-zCDP with ``rho = eps tanh(eps/2)`` (Bun-Steinke 2016 Prop. 1.4 as sharpened in
     Canonne-Kamath-Steinke 2020); rho adds; rho-zCDP => ``(rho + 2 sqrt(rho log(1/delta)), delta)``-DP
     (Bun-Steinke 2016 Prop. 1.3), inverted: ``delta = exp(-((eps_g - rho)/(2 sqrt(rho)))^2)`` for
-    ``eps_g > rho``.
+    ``eps_g > rho``.  Gaussians join with rho = mu^2/2 each (:func:`~exactdp.engines.bounds.sums.zcdp_parts`).
     """
-    g = groups_of(comp)
-    return _advanced_delta(g, eps_g, digits, "zcdp", _zcdp_av(g))
+    g, r = zcdp_parts(comp, "zcdp")
+    return _advanced_delta(g, eps_g, digits, "zcdp", _zcdp_av(g, r), all_zero(g) and r == 0)
 
 
 def zcdp_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> Enclosure:
     """Eps of the zCDP route at total delta_g: ``rho + 2 sqrt(rho log(1/delta))``, rho = sum eps_j tanh(eps_j/2).
 
-    Bun-Steinke 2016 Prop. 1.3/1.4; ``delta = delta_g - sum delta_j``, inf when <= 0.
+    Bun-Steinke 2016 Prop. 1.3/1.4; ``delta = delta_g - sum delta_j``, inf when <= 0; Gaussians join
+    with rho = mu^2/2 each.
+
+    >>> print(zcdp_epsilon(Composition.of("gaussian:sigma=2,count=8"), Fraction(1, 10**5), digits=8))  # 1 + 2 sqrt(log 1e5)
+    [7.78614042, 7.78614043]
     """
-    g = groups_of(comp)
-    return _advanced_epsilon(g, delta_g, digits, "zcdp", _zcdp_av(g))
+    g, r = zcdp_parts(comp, "zcdp")
+    return _advanced_epsilon(g, delta_g, digits, "zcdp", _zcdp_av(g, r), all_zero(g) and r == 0)

@@ -13,9 +13,11 @@ from fractions import Fraction
 
 from flint import arb, ctx, fmpz
 
-from exactdp.core.errors import PrecisionError
+from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.numbers import MAX_PREC, ExactReal, arb_of_fraction
 from exactdp.model.composition import Composition
+from exactdp.model.generic import Mechanism
+from exactdp.model.mechanisms import Gaussian
 
 __all__ = [
     "Groups",
@@ -35,6 +37,7 @@ __all__ = [
     "sign_loglinear",
     "sum_eps_minus",
     "tanh_half",
+    "zcdp_parts",
     "zcdp_rho",
 ]
 
@@ -50,6 +53,32 @@ def groups_of(comp: Composition) -> Groups:
     """The (eps, delta, count) groups of a generic composition (refused for specific mechanisms)."""
     comp.require_generic("a closed-form bound")
     return [(m.eps, m.delta, c) for m, c in comp.groups]
+
+
+def zcdp_parts(comp: Composition, what: str) -> tuple[Groups, Fraction]:
+    """The generic (eps, delta, count) groups and the exact zCDP rho of the Gaussians of a composition.
+
+    A Gaussian (sigma, sensitivity D) is rho-zCDP with rho = mu^2/2, mu = D/sigma (Bun-Steinke 2016,
+    Prop. 1.6), and rho adds (their Lemma 2.3), so the Gaussians' rho is the exact rational
+    sum count mu^2/2; every other specific mechanism (subsampled, Laplace, randomized response) is
+    refused by name.
+
+    >>> zcdp_parts(Composition.of(["gaussian:sigma=2,count=3", (1, 0, 2)]), "zcdp")[1]
+    Fraction(3, 8)
+    """
+    groups: Groups = []
+    rho = Fraction(0)
+    for m, c in comp.groups:
+        if isinstance(m, Gaussian):
+            rho += c * m.mu ** 2 / 2
+        elif isinstance(m, Mechanism):
+            groups.append((m.eps, m.delta, c))
+        else:
+            raise InvalidParameterError(
+                f"method={what!r} needs (eps, delta)-DP pairs and Gaussians (no subsampling); this composition has "
+                f"a {m.kind} mechanism ({m.spec()}), which the optimal method answers, and the RDP conversions "
+                "(--method rdp-cks) bound")
+    return groups, rho
 
 
 def sign_loglinear(r: Fraction, logs: list[tuple[int, Fraction]]) -> int:

@@ -1,6 +1,6 @@
 """The zCDP route with the tight conversion of Canonne-Kamath-Steinke 2020, certified.
 
-rho = sum eps_j tanh(eps_j/2) (Bun-Steinke 2016), then the tight rho-zCDP => (eps, delta)-DP
+rho = sum eps_j tanh(eps_j/2) (Bun-Steinke 2016) plus mu^2/2 for each Gaussian, then the tight rho-zCDP => (eps, delta)-DP
 conversion, minimised over its order with a certified bracket (docs/mathematics.md §4; the terms
 are those of :mod:`exactdp.engines.bounds`).
 """
@@ -15,7 +15,7 @@ from flint import arb, ctx
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.numbers import ExactReal
 from exactdp.engines.bounds.certified import certify_clamped
-from exactdp.engines.bounds.sums import all_zero, ball, delta_sum, groups_of, zcdp_rho
+from exactdp.engines.bounds.sums import all_zero, ball, delta_sum, zcdp_parts, zcdp_rho
 from exactdp.model.composition import Composition
 
 __all__ = ["zcdp_tight_delta", "zcdp_tight_epsilon"]
@@ -127,14 +127,14 @@ def zcdp_tight_delta(comp: Composition, eps_g: ExactReal, *, digits: int) -> Enc
     ``delta = inf_{a>1} exp((a-1)(a rho - eps))/(a-1) * (1-1/a)^a`` (Canonne-Kamath-Steinke 2020,
     arXiv:2004.00010; Steinke 2024), minimised with a certified bracket (derivation above).
     """
-    g = groups_of(comp)
+    g, r = zcdp_parts(comp, "zcdp-tight")
     d = delta_sum(g)
-    if all_zero(g):  # rho = 0: delta(eps) = 0 for every eps >= 0
+    if all_zero(g) and r == 0:  # rho = 0: delta(eps) = 0 for every eps >= 0
         return Enclosure.exact_value(min(Fraction(1), d), digits, "zcdp-tight")
 
     def compute() -> arb:
         eps = eps_g.arb()
-        f, df = _tight_f(zcdp_rho(g), eps)
+        f, df = _tight_f(zcdp_rho(g) + ball(r), eps)
         return ball(d) + _certified_min(f, df, _tight_f_near_one(eps)).exp()
 
     return certify_clamped(compute, digits, "zcdp-tight", lo=Fraction(0), hi=Fraction(1),
@@ -147,15 +147,15 @@ def zcdp_tight_epsilon(comp: Composition, delta_g: Fraction, *, digits: int) -> 
     ``eps(delta) = max(0, inf_{a>1} a rho + (log(1/delta) + (a-1) log(a-1) - a log a)/(a-1))``
     (the tight conversion of Canonne-Kamath-Steinke 2020 solved for eps); inf when delta <= 0.
     """
-    g = groups_of(comp)
+    g, r = zcdp_parts(comp, "zcdp-tight")
     dprime = delta_g - delta_sum(g)
     if dprime <= 0:
         return Enclosure.infinite(digits, "zcdp-tight")
-    if all_zero(g):
+    if all_zero(g) and r == 0:
         return Enclosure.exact_value(Fraction(0), digits, "zcdp-tight")
 
     def compute() -> arb:
-        gg, dg = _tight_g(zcdp_rho(g), -ball(dprime).log())
+        gg, dg = _tight_g(zcdp_rho(g) + ball(r), -ball(dprime).log())
         return _certified_min(gg, dg)
 
     return certify_clamped(compute, digits, "zcdp-tight", lo=Fraction(0), max_prec=_tight_cap(digits))
