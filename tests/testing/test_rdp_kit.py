@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from exactdp import Gaussian
 from exactdp.core.numbers import format_fraction
 from exactdp.testing import (
     InvalidClaimError,
@@ -23,6 +24,7 @@ from exactdp.testing import (
     UnsoundClaimError,
     assert_rdp_curve_sound,
     assert_rdp_sound,
+    exact_floats,
     judge_rdp,
 )
 from exactdp.testing.strategies import rdp_orders, subsampled_gaussian_params
@@ -182,24 +184,15 @@ def test_undecided_when_the_budget_cannot_settle_it() -> None:
 
 def test_exact_floats_reads_the_composition_at_binary_values() -> None:
     # sigma = 0.1 as a float is slightly above 1/10, so alpha/(2 sigma^2) is slightly below 100 at alpha = 2
-    from exactdp.testing import exact_floats  # noqa: F401 - the context manager the docs pair it with
-
     exact = F(2) / (2 * F(0.1) ** 2)
     assert exact < 100
-    from exactdp import Gaussian
-
-    with pytest.raises(UnsoundClaimError):
-        assert_rdp_sound(exact * (1 - F(1, 10**14)), order=2, composition=[(_g(0.1), 1)])
-    assert assert_rdp_sound(exact, order=2, composition=[(_g(0.1), 1)]).sound
-    assert Gaussian("0.1").sigma == F(1, 10)
-
-
-def _g(sigma: float):  # noqa: ANN202
-    from exactdp import Gaussian
-    from exactdp.testing import exact_floats
-
     with exact_floats():
-        return Gaussian(sigma)
+        comp = [(Gaussian(0.1), 1)]
+    assert assert_rdp_sound(exact, order=2, composition=comp).sound
+    with pytest.raises(UnsoundClaimError):
+        assert_rdp_sound(exact * (1 - F(1, 10**14)), order=2, composition=comp)
+    with pytest.raises(UnsoundClaimError):  # the decimal 0.1 is another mechanism: its divergence is exactly 100
+        assert_rdp_sound(exact, order=2, composition="gaussian:sigma=0.1")
 
 
 # -- strategies --------------------------------------------------------------------------------
