@@ -15,12 +15,12 @@ from math import comb
 
 import mpmath
 import pytest
+from fake_peers import CASE_E, CASE_G, CURVE_ORDERS, CURVES, WRONG_ORDER
 
 from exactdp.crosscheck.adapters import ADAPTERS
 from exactdp.crosscheck.cases import sweep
 from exactdp.crosscheck.curves import check_curve, cks_conversion, mironov_conversion, run_curves
 from exactdp.crosscheck.report import run_crosscheck, to_html, to_json, to_markdown
-from fake_peers import CASE_E, CASE_G, CURVE_ORDERS, CURVES, WRONG_ORDER
 
 F = Fraction
 
@@ -70,7 +70,7 @@ def test_certified_conversions_against_mpmath() -> None:
     values = [F(1, 10), F(3, 10), F(2), F(40)]
     delta = F(1, 10**6)
     with mpmath.workdps(50):
-        m = lambda q: mpmath.mpf(q.numerator) / q.denominator  # noqa: E731
+        m = lambda q: mpmath.mpf(q.numerator) / q.denominator
         cks = min(m(r) + mpmath.log(1 - 1 / m(a)) - mpmath.log(m(delta) * m(a)) / (m(a) - 1) for a, r in zip(orders, values))
         mir = min(m(r) + mpmath.log(1 / m(delta)) / (m(a) - 1) for a, r in zip(orders, values))
         for enc, ref in ((cks_conversion(orders, values, delta), cks), (mironov_conversion(orders, values, delta), mir)):
