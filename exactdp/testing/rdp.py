@@ -148,7 +148,11 @@ def parse_reported_order(x: Any) -> Fraction:
     return parse_order(x)
 
 
-def _composition(composition: Any, exact: bool) -> Composition:
+def _composition(composition: Any, exact: Any) -> Composition:
+    if isinstance(composition, Composition):
+        return composition
+    if exact is not None and not isinstance(exact, bool):
+        raise InvalidParameterError(f"exact_floats={short_repr(exact)} must be True, False or None")
     if exact:
         with exact_floats(True):
             return Composition.of(composition)
@@ -197,7 +201,7 @@ def judge_rdp(
     direction: str = "max",
     digits: Any = 20,
     max_seconds: Any = None,
-    exact_floats: bool = False,
+    exact_floats: bool | None = None,
     cache: dict[Any, Enclosure] | None = None,
 ) -> RdpJudgement:
     """The exact verdict on ``reported`` as the Rényi divergence of ``composition`` at ``order``.
@@ -220,7 +224,9 @@ def judge_rdp(
     a = parse_reported_order(order)
     if not isinstance(direction, str):
         raise InvalidParameterError(f"direction={short_repr(direction)} must be 'max', 'remove' or 'add'")
-    comp = composition if isinstance(composition, Composition) else _composition(composition, exact_floats)
+    comp = _composition(composition, exact_floats)
+    if cache is not None and not isinstance(cache, dict):
+        raise InvalidParameterError(f"cache={short_repr(cache)} must be a dict or None")
     d = parse_digits(digits)
     budget = RDP_SECONDS if max_seconds is None else max_seconds
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget < math.inf:
@@ -292,7 +298,7 @@ def assert_rdp_sound(
     rel_tol: Any = 0,
     digits: Any = 20,
     max_seconds: Any = None,
-    exact_floats: bool = False,
+    exact_floats: bool | None = None,
 ) -> RdpJudgement:
     """Assert that ``reported`` >= the Rényi divergence of ``composition`` at ``order`` (docs/kit.md §7).
 
@@ -349,7 +355,7 @@ def assert_rdp_curve_sound(
     rel_tol: Any = 0,
     digits: Any = 20,
     max_seconds: Any = None,
-    exact_floats: bool = False,
+    exact_floats: bool | None = None,
 ) -> list[RdpJudgement]:
     """Assert a whole reported RDP curve: every order is judged, and the failure lists every one that fails.
 
@@ -364,7 +370,7 @@ def assert_rdp_curve_sound(
     ['sound', 'sound']
     """
     tol = parse_rel_tol(rel_tol)
-    comp = composition if isinstance(composition, Composition) else _composition(composition, exact_floats)
+    comp = _composition(composition, exact_floats)
     cache: dict[Any, Enclosure] = {}
     out, bad = [], []
     for order, value in _pairs(reported_by_order, values):
@@ -376,10 +382,10 @@ def assert_rdp_curve_sound(
         except (UnsoundClaimError, UndecidedClaimError):
             bad.append(v)
     if bad:
-        lines = [f"{len(bad)} of {len(out)} orders of the RDP curve fail:"] + [f"  {v.describe()}" for v in bad]
+        msg = f"{len(bad)} of {len(out)} orders of the RDP curve fail: " + "; ".join(v.describe() for v in bad)
         if all(v.verdict == "undecided" for v in bad):
             raise UndecidedClaimError(bad[0]) from None
-        raise UnsoundClaimError(next(v for v in bad if v.verdict != "undecided"), "\n".join(lines))
+        raise UnsoundClaimError(next(v for v in bad if v.verdict != "undecided"), msg)
     return out
 
 
