@@ -31,6 +31,7 @@ from typing import Any
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import INF, exact_floats, format_fraction, parse_digits
+from exactdp.engines.rdp import DIRECTIONS
 from exactdp.model.composition import Composition
 from exactdp.model.mechanisms import PoissonSampled
 from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError
@@ -222,8 +223,8 @@ def judge_rdp(
     except InvalidClaimError as e:
         raise InvalidClaimError(f"{e} (order {short_repr(order)})", reported) from None
     a = parse_reported_order(order)
-    if not isinstance(direction, str):
-        raise InvalidParameterError(f"direction={short_repr(direction)} must be 'max', 'remove' or 'add'")
+    if not isinstance(direction, str) or direction not in DIRECTIONS:
+        raise InvalidParameterError(f"direction={short_repr(direction)} must be one of {', '.join(DIRECTIONS)}")
     comp = _composition(composition, exact_floats)
     if cache is not None and not isinstance(cache, dict):
         raise InvalidParameterError(f"cache={short_repr(cache)} must be a dict or None")
