@@ -21,7 +21,8 @@ __all__ = ["build_parser", "main"]
 EXIT_STATUSES = """exit status:
   0  the cross-check ran and no answer is `unsound` (unsound-fp, undecided, error and skipped
      findings are reported, not fatal)
-  1  at least one answer is `unsound`: below the certified optimum by more than 4 ulps
+  1  at least one answer is `unsound`: below the certified optimum by more than 4 ulps (or an
+     order of an RDP curve below the certified Rényi divergence by more than 4 ulps)
   2  bad arguments, or a report path that cannot be written (one line on stderr, nothing run)
   5  an internal error of exactdp"""
 
@@ -53,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="time budget of one certified bracket or decision on a mechanism composition "
                         "(default 3 with --quick, 10 otherwise)")
     p.add_argument("--list", action="store_true", help="list the libraries and cases, and exit")
+    p.add_argument("--no-rdp-curves", action="store_true",
+                   help="skip the RDP-curve section (each RDP accountant's curve judged order by order against the "
+                        "certified Rényi divergence, its eps against the certified conversion of its own curve)")
     p.add_argument("--jobs", default="1", metavar="N", help="check in N parallel processes (default 1)")
     p.add_argument("--executor", default=None, metavar="URL",
                    help="where the checks run: 'local' (default: --jobs processes) or dask://HOST:PORT, a running "
@@ -143,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         report = run_crosscheck(adapters, cases, oracle=CachedOracle(args.digits, max_seconds=budget), limits=limits,
-                                executor=spec, shard=shard, on_finding=partial)
+                                executor=spec, shard=shard, on_finding=partial, curves=not args.no_rdp_curves)
     except ExactDPError as exc:  # e.g. no Dask scheduler at the address, or distributed not installed
         print(f"exactdp crosscheck: error: {exc}", file=sys.stderr)
         return 2
@@ -160,5 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("[crosscheck] done: " + ", ".join(f"{sm[v]} {v}" for v in
                                             ("sound", "loose", "unsound-fp", "unsound", "undecided", "lower-estimate",
                                              "error", "skipped"))
-          + f" ({report.seconds} s)", file=sys.stderr)
+          + f" ({report.seconds} s)"
+          + (f"; RDP curves: {sm['rdp_orders_checked']} orders decided, {sm['rdp_orders_unsound']} unsound"
+             if report.curves else ""), file=sys.stderr)
     return 1 if report.unsound else 0

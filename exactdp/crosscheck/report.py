@@ -25,6 +25,7 @@ from exactdp.core.executor import ExecutorSpec
 from exactdp.core.numbers import INF, ExactReal, format_fraction
 from exactdp.crosscheck.adapters import Adapter, NotApplicable, Skipped
 from exactdp.crosscheck.cases import Case
+from exactdp.crosscheck.curves import CurveFinding, run_curves
 from exactdp.crosscheck.isolate import Limits, PeerLimitError, call_isolated
 from exactdp.testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, judge
 from exactdp.testing.oracle import InvalidClaimError, Oracle
@@ -35,6 +36,7 @@ __all__ = [
     "Finding",
     "Report",
     "check_remote",
+    "curves_markdown",
     "run_crosscheck",
     "summary",
     "to_html",
@@ -83,14 +85,16 @@ class Report:
     libraries: list[dict[str, Any]] = field(default_factory=list)
     not_applicable: int = 0
     seconds: float = 0.0
+    curves: list[CurveFinding] = field(default_factory=list)
 
     def count(self, verdict: str, library: str | None = None) -> int:
         return sum(1 for f in self.findings if f.verdict == verdict and (library is None or f.library == library))
 
     @property
     def unsound(self) -> bool:
-        """Whether anything is ``unsound`` (material): the cross-check's exit status 1."""
-        return self.count("unsound") > 0
+        """Whether anything is ``unsound`` (material), an answer or an order of an RDP curve: the
+        cross-check's exit status 1."""
+        return self.count("unsound") > 0 or any(c.material for c in self.curves)
 
 
 class CachedOracle(Oracle):
@@ -202,15 +206,16 @@ def check_remote(item: tuple[Adapter, str, Case, int, Any, Limits | None]) -> Fi
 def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle: Oracle | None = None,
                    progress: TextIO | None | str = "auto", limits: Limits | None = None,
                    executor: ExecutorSpec | None = None, shard: tuple[int, int] | None = None,
-                   on_finding: Callable[[Report], None] | None = None) -> Report:
+                   on_finding: Callable[[Report], None] | None = None, curves: bool = True) -> Report:
     """Run every case through every API of every available adapter; judge each answer exactly.
 
     ``limits`` runs each library call in a child process under them (:mod:`exactdp.crosscheck.isolate`);
     ``executor`` (:func:`exactdp.core.executor.parse_executor`) spreads the (API, case) pairs over
     processes or a Dask cluster, the findings kept in sweep order; ``shard`` (I, N) keeps the I-th of
     N round-robin slices of those pairs; ``on_finding`` is called with the report after each
-    finding (an incremental report).  Progress lines go to ``progress`` (by default standard
-    error when it is a terminal)."""
+    finding (an incremental report).  With ``curves`` (the default) the RDP curves of the libraries
+    that compute one are then judged order by order (:mod:`exactdp.crosscheck.curves`), in this
+    process.  Progress lines go to ``progress`` (by default standard error when it is a terminal)."""
     from exactdp.core.executor import map_ordered, open_executor
     from exactdp.core.executor import shard as take_shard
     from exactdp.core.progress import stderr_if_terminal
@@ -225,6 +230,7 @@ def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle
             print(msg, file=out, flush=True)  # type: ignore[arg-type]
 
     work: list[tuple[Adapter, Any, Case]] = []
+    loaded: list[Adapter] = []
     for ad in adapters:
         ok, note = ad.available()
         if not ok:
@@ -239,6 +245,7 @@ def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle
             say(f"[crosscheck] {ad.library}: adapter failed to load: {exc}")
             continue
         report.libraries.append({"library": ad.library, "available": True, "version": note})
+        loaded.append(ad)
         say(f"[crosscheck] {ad.library} {note}: {len(apis)} APIs x {len(cases)} cases")
         work += [(ad, api, case) for api in apis for case in cases]
     work = list(take_shard(work, shard))
@@ -259,6 +266,9 @@ def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle
             extra += f" [{f.error}]" if f.error else ""
             say(f"[crosscheck]   {f.verdict:14s} {api.name} | {case.name}: reported {f.reported}, "
                 f"optimum [{f.exact_lower}, {f.exact_upper}]{extra}")
+    if curves:
+        report.curves = run_curves(loaded, cases, digits=oracle.digits, max_seconds=oracle.budget, limits=limits,
+                                   say=say, shard=shard)
     report.seconds = round(time.perf_counter() - start, 1)
     return report
 
@@ -272,6 +282,13 @@ def summary(report: Report) -> dict[str, Any]:
     out["not_applicable"] = report.not_applicable
     out["libraries_skipped"] = [lib["library"] for lib in report.libraries if not lib["available"]]
     out["checked"] = sum(out[v] for v in ("sound", "loose", "unsound-fp", "unsound"))
+    out["rdp_curves"] = len(report.curves)
+    out["rdp_orders_checked"] = sum(c.checked for c in report.curves)
+    out["rdp_orders_unsound"] = sum(len(c.material) for c in report.curves)
+    out["rdp_orders_unsound_fp"] = sum(len(c.unsound) - len(c.material) for c in report.curves)
+    out["rdp_orders_undecided"] = sum(len(c.undecided) for c in report.curves)
+    out["rdp_conversions_unsupported"] = sum(1 for c in report.curves
+                                             if c.conversion and c.conversion.get("verdict") == "unsupported")
     return out
 
 
@@ -280,6 +297,7 @@ def to_json(report: Report, *, complete: bool = True) -> dict[str, Any]:
     "complete": ...}`` (``complete`` false in a report written while the run goes on)."""
     return {
         "findings": [f.to_json() for f in report.findings],
+        "rdp_curves": [c.to_json() for c in report.curves],
         "libraries": report.libraries,
         "summary": summary(report),
         "rules": {"fp_ulps": FP_ULPS, "loose_relative": format_fraction(LOOSE_REL), "verdicts": list(VERDICTS),
@@ -331,7 +349,40 @@ def to_markdown(report: Report) -> str:
             rep = f.reported if f.verdict != "error" else _short(f.error, 80)
             lines.append(f"| {f.library} | `{f.api}` | {f.case} | {rep} | {f.exact_lower or ''} | "
                          f"{f.exact_upper or ''} | {f.verdict} | {f.relative_gap or ''} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + curves_markdown(report)) + "\n"
+
+
+CURVE_RULES = ("Each order of a library's RDP curve is judged against the certified Rényi divergence (docs/rdp.md): "
+               "`unsound` below it, `unsound-fp` within 4 ulps below, `undecided` inside the certified enclosure or, "
+               "at a fractional order of a subsampled Gaussian, above the certified lower bound (the divergence at "
+               "floor(order)).  The library's own eps is judged apart against the certified conversion of its own "
+               "curve (CKS20 Prop. 12 / Balle et al. 2020; Mironov 2017 Prop. 3 beside it): `supported` at or above "
+               "it, `unsupported` below it.  `fault` says which step is wrong: the curve, the conversion, or none.")
+
+
+def curves_markdown(report: Report) -> list[str]:
+    """The RDP-curve section of the Markdown report: per library and case, then every unsound order."""
+    if not report.curves:
+        return []
+    lines = ["", "## RDP curves", "", CURVE_RULES, "",
+             ("| library | api | case | orders | decided | unsound | undecided | eps (own conversion) | "
+             "certified conversion of its curve | conversion | fault |"),
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for c in report.curves:
+        cv = c.conversion or {}
+        conv = f"[{cv['lower']}, {cv['upper']}]" if "lower" in cv else ""
+        lines.append(f"| {c.library} | `{c.api}` | {c.case} | {c.orders} | {c.checked} | {len(c.unsound)} | "
+                     f"{len(c.undecided)} | {cv.get('reported_eps', '')} | {conv} | {cv.get('verdict', '')} | "
+                     f"{c.fault if not c.error else 'error: ' + _short(c.error, 60)} |")
+    bad = [(c, u) for c in report.curves for u in c.unsound]
+    if bad:
+        lines += ["", "### Unsound orders", "",
+                  "| library | api | case | order | reported | certified lower | certified upper | verdict |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for c, u in bad:
+            lines.append(f"| {c.library} | `{c.api}` | {c.case} | {u['order']} | {u['reported']} | {u['lower']} | "
+                         f"{u['upper']} | {u['verdict']} |")
+    return lines
 
 
 def _esc(x: Any) -> str:
@@ -434,8 +485,25 @@ def to_html(report: Report) -> str:
                          f"<td class='v' style='color:{_COLORS.get(f.verdict, '#000')}'>{_esc(f.verdict)}</td>"
                          f"<td>{_esc(f.relative_gap)}</td><td>{_esc(f.error or f.note)}</td></tr>")
         parts.append("</table>")
+    parts += _curves_html(report)
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def _curves_html(report: Report) -> list[str]:
+    if not report.curves:
+        return []
+    out = ["<h2>RDP curves</h2>", f"<p>{_esc(CURVE_RULES)}</p>",
+           ("<table><tr><th>library</th><th>api</th><th>case</th><th>orders</th><th>decided</th><th>unsound orders "
+           "(order: reported &lt; certified)</th><th>undecided</th><th>conversion</th><th>fault</th></tr>")]
+    for c in report.curves:
+        bad = "; ".join(f"{u['order']}: {u['reported']} < [{u['lower']}, {u['upper']}]" for u in c.unsound)
+        cv = c.conversion or {}
+        out.append(f"<tr><td>{_esc(c.library)}</td><td>{_esc(c.api)}</td><td>{_esc(c.case)}</td><td>{c.orders}</td>"
+                   f"<td>{c.checked}</td><td>{_esc(bad)}</td><td>{len(c.undecided)}</td>"
+                   f"<td>{_esc(cv.get('verdict', ''))}</td><td>{_esc(c.error or c.fault)}</td></tr>")
+    out.append("</table>")
+    return out
 
 
 def write_text(text: str, path: str) -> None:

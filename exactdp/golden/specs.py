@@ -154,6 +154,10 @@ def _evaluate(spec: RowSpec, comp: Composition) -> tuple[Enclosure, str]:
         return steinke_noise_scale(e, delta, k, digits=spec.digits), spec.note
     if spec.kind == "region":
         return _region_vertex(comp, spec), spec.note
+    if spec.kind == "rdp":
+        from exactdp.api.rdp import rdp_curve
+
+        return rdp_curve(comp, [spec.at], digits=spec.digits, direction=dict(spec.options)["direction"])[0], spec.note
     raise ValueError(f"kind={spec.kind!r} is unknown")
 
 
@@ -492,6 +496,20 @@ def _dpsgd_rows() -> list[RowSpec]:
     return rows
 
 
+RDP_SIGMAS = ("0.5", "1", "2", "4")
+RDP_QS = ("0.001", "0.01", "0.1", "0.5")
+RDP_ORDERS = (2, 3, 4, 8, 16, 32, 64, 128, 256)
+RDP_SOURCE = ("Mironov-Talwar-Zhang 2019 §3.3 binomial sum: D_alpha((1-q) N(0, s^2) + q N(1, s^2) || N(0, s^2)) = "
+              "1/(alpha-1) log sum_k C(alpha, k) (1-q)^(alpha-k) q^k e^{(k^2-k)/(2 s^2)}, integer alpha; docs/rdp.md §2")
+
+
+def _rdp_rows() -> list[RowSpec]:
+    """The Rényi divergence of the Poisson-subsampled Gaussian (sensitivity 1), remove direction."""
+    return [RowSpec("rdp_subsampled_gaussian", "rdp", "rdp", mechanisms=((f"gaussian:sigma={s},q={q}",),),
+                    at=str(a), options=(("direction", "remove"),), kind="rdp", digits=20, source=RDP_SOURCE)
+            for s in RDP_SIGMAS for q in RDP_QS for a in RDP_ORDERS]
+
+
 def _calibration_rows() -> list[RowSpec]:
     return calibration_rows()
 
@@ -555,6 +573,11 @@ TABLES: tuple[TableSpec, ...] = (
               "(tanh(eps/2) < eps), so it stays sound beyond eps <= 0.9; bounds_epsilon shows it above the optimum "
               "on every row.",
               "docs/mathematics.md §2-§4", _errata_rows),
+    TableSpec("rdp_subsampled_gaussian", "RDP of the Poisson-subsampled Gaussian (20 digits)",
+              "The Rényi divergence of one step of DP-SGD, the mixture (1-q) N(0, sigma^2) + q N(1, sigma^2) against "
+              "N(0, sigma^2) (remove direction, sensitivity 1), at integer orders: sigma in {0.5,1,2,4}, q in "
+              "{0.001,0.01,0.1,0.5}, alpha in {2,3,4,8,16,32,64,128,256}; k steps add k times this.",
+              RDP_SOURCE, _rdp_rows),
 )
 
 

@@ -5,6 +5,8 @@
   curve against the certified optimum (KOV15 Thm 3.3 / Murtagh-Vadhan Thm 1.5; the certified PLD
   bracket for Gaussian, Laplace and subsampled mechanisms), :func:`assert_tight` (two-sided) and
   :func:`looseness_report`; :func:`judge` gives the verdict itself (docs/kit.md);
+- :func:`assert_rdp_sound` / :func:`assert_rdp_curve_sound` / :func:`judge_rdp`: a reported RDP
+  value (or curve) against the certified Rényi divergence at each order (docs/kit.md §7);
 - :func:`exact_floats`: floats as inputs, at their exact binary value;
 - :func:`find_counterexample` / :func:`find_counterexample_heterogeneous`: search for an exact
   counterexample to a claimed composition bound, never passing vacuously (:class:`SearchStats`,
@@ -55,6 +57,13 @@ from exactdp.testing.oracle import (
     judge_delta,
     judge_epsilon,
 )
+from exactdp.testing.rdp import (
+    RDP_VERDICTS,
+    RdpJudgement,
+    assert_rdp_curve_sound,
+    assert_rdp_sound,
+    judge_rdp,
+)
 
 __all__ = [
     "DECLINES",
@@ -62,12 +71,14 @@ __all__ = [
     "FP_ULPS",
     "LOOSE_REL",
     "MIN_CHECKED",
+    "RDP_VERDICTS",
     "VERDICTS",
     "Counterexample",
     "InvalidClaimError",
     "Judgement",
     "LoosenessReport",
     "Oracle",
+    "RdpJudgement",
     "SearchStats",
     "TooLooseError",
     "UndecidedClaimError",
@@ -75,6 +86,8 @@ __all__ = [
     "VacuousSearchError",
     "Verdict",
     "as_composition",
+    "assert_rdp_curve_sound",
+    "assert_rdp_sound",
     "assert_sound",
     "assert_sound_curve",
     "assert_sound_delta",
@@ -89,5 +102,6 @@ __all__ = [
     "judge",
     "judge_delta",
     "judge_epsilon",
+    "judge_rdp",
     "looseness_report",
 ]

@@ -33,6 +33,8 @@ __all__ = [
     "many_distinct_compositions",
     "mechanism_compositions",
     "queries",
+    "rdp_orders",
+    "subsampled_gaussian_params",
     "tiny_delta_gs",
 ]
 
@@ -203,3 +205,45 @@ def mechanism_compositions(draw: Any, max_groups: int = 2) -> Composition:
             m = PoissonSampled(Gaussian(draw(st.sampled_from(_SIGMAS))), draw(st.sampled_from(_QS)))
         groups.append((m, draw(st.sampled_from([1, 10, 100, 1000]))))
     return Composition(tuple(groups))
+
+
+# -- RDP accountants (docs/kit.md §7) ---------------------------------------------------------------
+
+#: the integer orders of the usual RDP accountants' grids (dp_accounting, Opacus, TF Privacy: 2..63 and
+#: a few powers of 2 beyond), simplest first
+RDP_INTEGER_ORDERS = (2, 3, 4, 5, 8, 10, 16, 20, 32, 50, 63, 64, 128, 256)
+#: fractional orders of those grids (1 + x/10 and the quarter steps below 5), simplest first
+RDP_FRACTIONAL_ORDERS = tuple(Fraction(n, 10) for n in (15, 11, 12, 25, 35, 45, 19, 105)) + \
+    (Fraction(5, 4), Fraction(7, 4), Fraction(9, 4))
+
+
+def rdp_orders(integer: bool | None = None, max_order: int = 256) -> Any:
+    """A Rényi order > 1 as an exact Fraction, drawn from the usual accountants' grids or between them.
+
+    ``integer=True``: integer orders only (what the subsampled Gaussian's certified divergence
+    needs, docs/rdp.md §2); ``False``: fractional only; None (default): either.  Shrinks toward 2.
+    """
+    ints = st.one_of(st.sampled_from([o for o in RDP_INTEGER_ORDERS if o <= max_order]),
+                     st.integers(2, max_order)).map(Fraction)
+    fracs = st.one_of(st.sampled_from([o for o in RDP_FRACTIONAL_ORDERS if o <= max_order]),
+                      st.tuples(st.integers(1, max_order - 1), st.integers(1, 99))
+                      .map(lambda t: t[0] + Fraction(t[1], 100)).filter(lambda a: a > 1 and a.denominator != 1))
+    if integer is True:
+        return ints
+    if integer is False:
+        return fracs
+    return st.one_of(ints, fracs)
+
+
+@st.composite
+def subsampled_gaussian_params(draw: Any, max_count: int = 1000) -> tuple[Fraction, Fraction, int]:
+    """``(sigma, q, count)`` of a Poisson-subsampled Gaussian run ``count`` times (DP-SGD), exact.
+
+    sigma from 0.5 to 8 and q from 1e-4 to 0.5 (short decimals, the usual grids first), count from
+    1 to ``max_count``.  ``PoissonSampled(Gaussian(sigma), q)`` with the count is the composition an
+    RDP accountant is given; its certified curve is :func:`exactdp.api.rdp.rdp_curve` at integer
+    orders, direction ``"remove"``.
+    """
+    sigma = draw(st.one_of(st.sampled_from(_SIGMAS), decimals(Fraction(1, 2), Fraction(8), 2)))
+    q = draw(st.one_of(st.sampled_from(_QS), decimals(Fraction(1, 10**4), Fraction(1, 2), 4)))
+    return sigma, q, draw(st.integers(1, max_count))

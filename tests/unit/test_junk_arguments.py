@@ -75,6 +75,9 @@ from exactdp.testing import (
     find_delta_counterexample,
     judge_delta,
     judge_epsilon,
+    assert_rdp_curve_sound,
+    assert_rdp_sound,
+    judge_rdp,
 )
 
 
@@ -213,6 +216,9 @@ KIT: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
                                   {"max_examples": 4, "min_checked": 0, "oracle": ORACLE}),
     "find_counterexample_heterogeneous": (find_counterexample_heterogeneous, (_basic_list,),
                                           {"max_examples": 4, "min_checked": 0, "oracle": ORACLE}),
+    "assert_rdp_sound": (assert_rdp_sound, ("0.5",), {"order": 2, "composition": "gaussian:sigma=2"}),
+    "assert_rdp_curve_sound": (assert_rdp_curve_sound, ([2, 3], [0.5, 1]), {"composition": "gaussian:sigma=2"}),
+    "judge_rdp": (judge_rdp, ("0.5",), {"order": 2, "composition": "gaussian:sigma=2"}),
 }
 KIT_FAILURES = (ExactDPError, InvalidClaimError, UnsoundClaimError, VacuousSearchError, UndecidedClaimError,
                 TooLooseError)
@@ -225,7 +231,8 @@ NOT_CALLED = {
                 "Calibration"},  # a result record (frozen dataclass), made by the calibrate_* functions
     "exactdp.testing": {"FP_LEVEL", "DECLINES", "MIN_CHECKED", "Verdict", "Counterexample", "SearchStats",
                         "UnsoundClaimError", "InvalidClaimError", "VacuousSearchError", "FP_ULPS", "LOOSE_REL",
-                        "VERDICTS", "Judgement", "LoosenessReport", "UndecidedClaimError", "TooLooseError"},
+                        "VERDICTS", "Judgement", "LoosenessReport", "UndecidedClaimError", "TooLooseError",
+                        "RDP_VERDICTS", "RdpJudgement"},
 }
 
 

@@ -16,24 +16,27 @@ The rooms: :mod:`~exactdp.crosscheck.adapters.base` (the types), :mod:`~exactdp.
 from __future__ import annotations
 
 from exactdp.crosscheck.adapters import autodp, dp_accounting, opacus, opendp, prv_accountant, tf_privacy
-from exactdp.crosscheck.adapters.base import Adapter, Api, NotApplicable, Reported, Skipped
+from exactdp.crosscheck.adapters.base import Adapter, Api, CurveApi, NotApplicable, Reported, ReportedCurve, Skipped
 from exactdp.crosscheck.adapters.given import Part
 
-__all__ = ["ADAPTERS", "Adapter", "Api", "NotApplicable", "Part", "Reported", "Skipped", "adapter_names", "get_adapter"]
+__all__ = ["ADAPTERS", "Adapter", "Api", "CurveApi", "NotApplicable", "Part", "Reported", "ReportedCurve", "Skipped",
+           "adapter_names", "get_adapter"]
 
 ADAPTERS: dict[str, Adapter] = {
     a.library: a
     for a in [
-        Adapter("dp_accounting", "dp_accounting", dp_accounting.apis, "dp-accounting"),
+        Adapter("dp_accounting", "dp_accounting", dp_accounting.apis, "dp-accounting", curves=dp_accounting.curves),
         Adapter("prv_accountant", "prv_accountant", prv_accountant.apis, "prv-accountant"),
-        Adapter("autodp", "autodp", autodp.apis, "autodp"),
+        Adapter("autodp", "autodp", autodp.apis, "autodp", curves=autodp.curves),
         Adapter("opendp", "opendp", opendp.apis, "opendp"),
         Adapter("opacus", "opacus", opacus.apis, "opacus",
-                install="pip install 'torch==2.13.0+cpu' && pip install 'exactdp[opacus]' (the CPU build of torch first)"),
+                install="pip install 'torch==2.13.0+cpu' && pip install 'exactdp[opacus]' (the CPU build of torch first)",
+                curves=opacus.curves),
         Adapter("tf_privacy", "tensorflow_privacy", tf_privacy.apis, "tensorflow-privacy",
                 install="not a dependency of exactdp: tensorflow-privacy 0.9.0 installs on Python 3.11 but pulls "
                         "TensorFlow (a 2.4 GB environment) and pins dp-accounting 0.4.3 and numpy < 2, which "
-                        "conflicts with the other peers; pip install tensorflow-privacy in an environment of its own"),
+                        "conflicts with the other peers; pip install tensorflow-privacy in an environment of its own",
+                curves=tf_privacy.curves),
     ]
 }
 

@@ -6,13 +6,16 @@ See docs/peers/autodp.md.  autodp is imported only when :func:`apis` runs.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from exactdp.core.numbers import ExactReal
-from exactdp.crosscheck.adapters.base import Api, NotApplicable, Reported
+from exactdp.crosscheck.adapters.base import Api, CurveApi, NotApplicable, Reported, ReportedCurve
 from exactdp.crosscheck.adapters.given import (
     as_given,
     as_number,
+    curve_direction,
+    curve_parts,
     exact_value,
     given_composition,
     parts_of,
@@ -25,7 +28,11 @@ from exactdp.crosscheck.adapters.given import (
 from exactdp.crosscheck.cases import Case
 from exactdp.model.composition import Composition
 
-__all__ = ["apis"]
+__all__ = ["AUTODP_ORDERS", "apis", "curves"]
+
+#: the orders at which autodp's RDP functions are read (autodp converts over continuous orders, so its
+#: eps is not judged against this grid: only its curve is)
+AUTODP_ORDERS = (1.5, 2, 2.5, 3, 4, 5, 8, 10, 16, 20, 32, 48, 64, 128, 256)
 
 
 def _quiet(fn: Callable[[], Any]) -> Any:
@@ -157,3 +164,28 @@ def apis() -> list[Api]:
         Api("autodp", "ComposeGaussian(ExactGaussianMechanism).get_approxDP", exact_gaussian),
         Api("autodp", "ComposeAFA(Gaussian/LaplaceMechanism(phi_off=False)).get_approxDP", afa),
     ]
+
+
+def curves() -> list[CurveApi]:
+    """autodp's RDP functions (``mechanism.RenyiDP``, from its rdp_bank) at :data:`AUTODP_ORDERS` (imports the library)."""
+    from autodp import mechanism_zoo, transformer_zoo
+
+    def run(case: Case) -> ReportedCurve:
+        parts = curve_parts(case)
+        ms, counts = [], []
+        for i, p in enumerate(parts):
+            if p.q is not None:
+                ms.append(mechanism_zoo.SubsampleGaussianMechanism(
+                    {"prob": p.q, "sigma": p.param, "coeff": p.count}, neighboring="add_remove", name=f"S{i}"))
+                counts.append(1)
+                continue
+            ms.append(mechanism_zoo.GaussianMechanism(sigma=p.param, name=f"G{i}") if p.kind == "gaussian" else
+                      mechanism_zoo.LaplaceMechanism(b=p.param, name=f"L{i}"))
+            counts.append(p.count)
+        mech = ms[0] if counts == [1] and len(ms) == 1 else transformer_zoo.Composition()(ms, counts)
+        values = tuple(_quiet(partial(mech.RenyiDP, a)) for a in AUTODP_ORDERS)
+        return ReportedCurve(AUTODP_ORDERS, values, given_composition(parts), curve_direction(parts), None, None,
+                             "GaussianMechanism / LaplaceMechanism / SubsampleGaussianMechanism(neighboring="
+                             "'add_remove'), Composition: RenyiDP(order)")
+
+    return [CurveApi("autodp", "mechanism.RenyiDP (rdp_bank)", run)]

@@ -16,7 +16,7 @@ from typing import Any
 from exactdp.crosscheck.cases import Case
 from exactdp.model.composition import Composition
 
-__all__ = ["Adapter", "Api", "NotApplicable", "Reported", "Skipped"]
+__all__ = ["Adapter", "Api", "CurveApi", "NotApplicable", "Reported", "ReportedCurve", "Skipped"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,34 @@ class Api:
     run: Callable[[Case], Reported]
 
 
+@dataclass(frozen=True)
+class ReportedCurve:
+    """A library's RDP curve of a composition: ``values[i]`` at ``orders[i]`` (the library's own numbers).
+
+    ``composition`` is exactly what the library was given, ``direction`` that of its divergence
+    (``"remove"`` for a Poisson-subsampled mechanism, the direction RDP accountants compute; docs/rdp.md).
+    ``eps`` is the library's own eps at total ``delta`` converted from this same curve (None when
+    it does not convert it here), judged apart from the curve (docs/peers/README.md, "RDP curves").
+    """
+
+    orders: tuple[Any, ...]
+    values: tuple[Any, ...]
+    composition: Composition
+    direction: str = "max"
+    eps: Any = None
+    delta: Fraction | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CurveApi:
+    """One entry point of a library that computes an RDP curve."""
+
+    library: str
+    name: str
+    run: Callable[[Case], ReportedCurve]
+
+
 @dataclass
 class Adapter:
     """A peer library: its import name, and the APIs the cross-check calls."""
@@ -65,6 +93,8 @@ class Adapter:
     distribution: str = ""
     apis_cache: list[Api] | None = field(default=None, repr=False)
     install: str = ""
+    curves: Callable[[], list[CurveApi]] | None = None
+    curves_cache: list[CurveApi] | None = field(default=None, repr=False)
 
     def available(self) -> tuple[bool, str]:
         """(importable, version or the reason it is not)."""
@@ -82,10 +112,18 @@ class Adapter:
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its built APIs (closures): a worker process builds its own."""
-        return {**self.__dict__, "apis_cache": None}
+        return {**self.__dict__, "apis_cache": None, "curves_cache": None}
 
     def apis(self) -> list[Api]:
         """The library's APIs under test, built (and the library imported) on first use."""
         if self.apis_cache is None:
             self.apis_cache = self.build()
         return self.apis_cache
+
+    def curve_apis(self) -> list[CurveApi]:
+        """The library's RDP-curve entry points (none when it has no RDP accountant), built on first use."""
+        if self.curves is None:
+            return []
+        if self.curves_cache is None:
+            self.curves_cache = self.curves()
+        return self.curves_cache

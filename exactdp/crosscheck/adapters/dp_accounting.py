@@ -10,12 +10,14 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from exactdp.crosscheck.adapters.base import Api, NotApplicable, Reported
+from exactdp.crosscheck.adapters.base import Api, CurveApi, NotApplicable, Reported, ReportedCurve
 from exactdp.crosscheck.adapters.given import (
     Part,
     as_given,
     as_number,
     calibrated_claim,
+    curve_direction,
+    curve_parts,
     dpsgd_parameters,
     exact_value,
     given_composition,
@@ -31,7 +33,21 @@ from exactdp.crosscheck.adapters.given import (
 from exactdp.crosscheck.cases import Case
 from exactdp.model.composition import Composition
 
-__all__ = ["apis"]
+__all__ = ["apis", "curves", "dp_event_of"]
+
+
+def dp_event_of(parts: list[Part]) -> Any:
+    """The dp_accounting DpEvent of a mechanism case's parts (imports dp_accounting)."""
+    import dp_accounting
+
+    evs = []
+    for p in parts:
+        ev: Any = dp_accounting.GaussianDpEvent(p.param) if p.kind == "gaussian" else \
+            dp_accounting.LaplaceDpEvent(p.param)
+        if p.q is not None:
+            ev = dp_accounting.PoissonSampledDpEvent(p.q, ev)
+        evs.append(dp_accounting.SelfComposedDpEvent(ev, p.count) if p.count > 1 else ev)
+    return evs[0] if len(evs) == 1 else dp_accounting.ComposedDpEvent(evs)
 
 
 def apis() -> list[Api]:
@@ -156,15 +172,7 @@ def apis() -> list[Api]:
                         "reported = eps_g, judged on the returned composition")
 
     # -- the mechanism accountants (docs/peers/dp_accounting.md) --------------------------------------
-    def event_of(parts: list[Part]) -> Any:
-        evs = []
-        for p in parts:
-            ev: Any = dp_accounting.GaussianDpEvent(p.param) if p.kind == "gaussian" else \
-                dp_accounting.LaplaceDpEvent(p.param)
-            if p.q is not None:
-                ev = dp_accounting.PoissonSampledDpEvent(p.q, ev)
-            evs.append(dp_accounting.SelfComposedDpEvent(ev, p.count) if p.count > 1 else ev)
-        return evs[0] if len(evs) == 1 else dp_accounting.ComposedDpEvent(evs)
+    event_of = dp_event_of
 
     def pld_event_with(h: float) -> Callable[[Case], Reported]:
         def run(case: Case) -> Reported:
@@ -257,3 +265,39 @@ def apis() -> list[Api]:
         Api("dp_accounting", "mechanism_calibration.calibrate_dp_mechanism(PLDAccountant)", calibrate_sgd_with("pld")),
         Api("dp_accounting", "mechanism_calibration.calibrate_dp_mechanism(RdpAccountant)", calibrate_sgd_with("rdp")),
     ]
+
+
+def curves() -> list[CurveApi]:
+    """The RDP-curve entry points (imports the library): the accountant's curve and the module-level
+    function for DP-SGD, each at the library's own orders, with its own eps from that curve."""
+    from dp_accounting.rdp import rdp_privacy_accountant as rdplib
+
+    def converted(orders: Any, rdp: Any, case: Case) -> tuple[Any, Fraction | None]:
+        if case.query != "epsilon" or case.at == 0:
+            return None, None
+        at = exact_value(to_float(case.at))
+        return rdplib.compute_epsilon(orders, rdp, to_float(at))[0], at
+
+    def accountant(case: Case) -> ReportedCurve:
+        parts = curve_parts(case)
+        acc = rdplib.RdpAccountant()
+        acc.compose(dp_event_of(parts))
+        orders, rdp = list(acc._orders), list(acc._rdp)  # the accountant's own curve, as get_epsilon reads it
+        eps, at = converted(orders, rdp, case)
+        return ReportedCurve(tuple(orders), tuple(rdp), given_composition(parts), curve_direction(parts), eps, at,
+                             "RdpAccountant(ADD_OR_REMOVE_ONE, default orders): _orders, _rdp; compute_epsilon")
+
+    def module_function(case: Case) -> ReportedCurve:
+        parts = curve_parts(case)
+        sigma, q, steps = dpsgd_parameters(case)
+        if q == 1.0:
+            raise NotApplicable("the module-level function is for Poisson-subsampled Gaussians")
+        orders = list(rdplib.DEFAULT_RDP_ORDERS)
+        rdp = [steps * float(r) for r in rdplib._compute_rdp_poisson_subsampled_gaussian(q, sigma, orders)]  # float ok
+        eps, at = converted(orders, rdp, case)
+        return ReportedCurve(tuple(orders), tuple(rdp), given_composition(parts), curve_direction(parts), eps, at,
+                             "_compute_rdp_poisson_subsampled_gaussian(q, sigma, DEFAULT_RDP_ORDERS) x steps; "
+                             "compute_epsilon")
+
+    return [CurveApi("dp_accounting", "RdpAccountant(events) curve", accountant),
+            CurveApi("dp_accounting", "rdp_privacy_accountant._compute_rdp_poisson_subsampled_gaussian", module_function)]

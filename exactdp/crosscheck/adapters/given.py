@@ -24,6 +24,8 @@ __all__ = [
     "as_given",
     "as_number",
     "calibrated_claim",
+    "curve_direction",
+    "curve_parts",
     "dpsgd_parameters",
     "exact_value",
     "given_composition",
@@ -148,3 +150,20 @@ def calibrated_claim(sigma: float, q: float, steps: int, case: Case, note: str) 
     assert case.target is not None
     return Reported(to_float(case.target), Composition(((m, steps),)), exact_value(to_float(case.at)),
                     f"returned noise multiplier {sigma!r}; the claim is (target eps, delta_g)-DP with it; {note}")
+
+
+def curve_parts(case: Case) -> list[Part]:
+    """The mechanisms of a case whose RDP curve is certified (docs/rdp.md §2): Gaussian, Laplace and
+    the Poisson-subsampled Gaussian (NotApplicable otherwise, or on a calibration case)."""
+    require_mechanisms(case)
+    if case.is_calibration:
+        raise NotApplicable("calibration cases are not curve cases")
+    parts = parts_of(case)
+    if any(p.kind == "laplace" and p.q is not None for p in parts):
+        raise NotApplicable("the subsampled Laplace's RDP curve is not certified")
+    return parts
+
+
+def curve_direction(parts: list[Part]) -> str:
+    """``"remove"`` when a mechanism is subsampled (the direction of its certified divergence), else ``"max"``."""
+    return "remove" if any(p.q is not None and p.q != 1.0 for p in parts) else "max"

@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from exactdp.crosscheck.adapters.base import Api, NotApplicable, Reported
+from exactdp.crosscheck.adapters.base import Api, CurveApi, NotApplicable, Reported, ReportedCurve
 from exactdp.crosscheck.adapters.given import (
     calibrated_claim,
+    curve_direction,
+    curve_parts,
     dpsgd_parameters,
     exact_value,
     given_composition,
@@ -20,7 +22,7 @@ from exactdp.crosscheck.adapters.given import (
 )
 from exactdp.crosscheck.cases import Case
 
-__all__ = ["apis"]
+__all__ = ["apis", "curves"]
 
 
 def apis() -> list[Api]:
@@ -61,3 +63,24 @@ def apis() -> list[Api]:
         Api("opacus", "get_noise_multiplier(accountant='prv')", noise_with("prv")),
         Api("opacus", "get_noise_multiplier(accountant='gdp')", noise_with("gdp")),
     ]
+
+
+def curves() -> list[CurveApi]:
+    """The RDP curve of ``opacus.accountants.analysis.rdp.compute_rdp`` at ``RDPAccountant.DEFAULT_ALPHAS``
+    and its eps from ``get_privacy_spent`` (imports the library)."""
+    from opacus.accountants import RDPAccountant
+    from opacus.accountants.analysis import rdp as analysis
+
+    def run(case: Case) -> ReportedCurve:
+        parts = curve_parts(case)
+        sigma, q, steps = dpsgd_parameters(case)
+        orders = list(RDPAccountant.DEFAULT_ALPHAS)
+        rdp = analysis.compute_rdp(q=q, noise_multiplier=sigma, steps=steps, orders=orders)
+        eps, at = None, None
+        if case.query == "epsilon" and case.at != 0:
+            at = exact_value(to_float(case.at))
+            eps = analysis.get_privacy_spent(orders=orders, rdp=rdp, delta=to_float(at))[0]
+        return ReportedCurve(tuple(orders), tuple(rdp), given_composition(parts), curve_direction(parts), eps, at,
+                             "analysis.rdp.compute_rdp(q, noise_multiplier, steps, DEFAULT_ALPHAS); get_privacy_spent")
+
+    return [CurveApi("opacus", "accountants.analysis.rdp.compute_rdp", run)]

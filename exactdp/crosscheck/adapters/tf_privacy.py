@@ -5,8 +5,10 @@ See docs/peers/tf_privacy.md.  tensorflow_privacy is imported only when :func:`a
 
 from __future__ import annotations
 
-from exactdp.crosscheck.adapters.base import Api, NotApplicable, Reported
+from exactdp.crosscheck.adapters.base import Api, CurveApi, NotApplicable, Reported, ReportedCurve
 from exactdp.crosscheck.adapters.given import (
+    curve_direction,
+    curve_parts,
     dpsgd_parameters,
     exact_value,
     given_composition,
@@ -16,7 +18,7 @@ from exactdp.crosscheck.adapters.given import (
 )
 from exactdp.crosscheck.cases import Case
 
-__all__ = ["apis"]
+__all__ = ["apis", "curves"]
 
 
 def apis() -> list[Api]:
@@ -41,3 +43,26 @@ def apis() -> list[Api]:
                         f"noise_multiplier={sigma!r}, epochs={epochs}, delta)")
 
     return [Api("tf_privacy", "compute_dp_sgd_privacy_lib.compute_dp_sgd_privacy", run)]
+
+
+#: the orders TF Privacy's DP-SGD analysis uses (compute_dp_sgd_privacy_lib)
+TF_ORDERS = [1 + x / 10.0 for x in range(1, 100)] + list(range(11, 64)) + [128, 256, 512]  # float ok: its grid
+
+
+def curves() -> list[CurveApi]:
+    """The RDP curve of TF Privacy's ``rdp_accountant.compute_rdp`` and its ``get_privacy_spent`` (the
+    module exists in the releases before the move to dp_accounting; imports the library)."""
+    from tensorflow_privacy.privacy.analysis import rdp_accountant
+
+    def run(case: Case) -> ReportedCurve:
+        parts = curve_parts(case)
+        sigma, q, steps = dpsgd_parameters(case)
+        rdp = rdp_accountant.compute_rdp(q, sigma, steps, TF_ORDERS)
+        eps, at = None, None
+        if case.query == "epsilon" and case.at != 0:
+            at = exact_value(to_float(case.at))
+            eps = rdp_accountant.get_privacy_spent(TF_ORDERS, rdp, target_delta=to_float(at))[0]
+        return ReportedCurve(tuple(TF_ORDERS), tuple(rdp), given_composition(parts), curve_direction(parts), eps, at,
+                             "rdp_accountant.compute_rdp(q, noise_multiplier, steps, orders); get_privacy_spent")
+
+    return [CurveApi("tf_privacy", "rdp_accountant.compute_rdp", run)]
