@@ -1,0 +1,264 @@
+"""The discrete Laplace and discrete Gaussian mechanisms (issue 27 §1), checked against independent
+references: mpmath sums over the integers at 50 digits (the hockey-stick divergence over the outputs,
+or over the loss values by direct convolution), the exact KOV15 answer (a sensitivity-1 discrete
+Laplace *is* the generic (a, 0) pair), and a float64 convolution at a large count (a numerical
+bracket of tolerance 1e-9)."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+from fractions import Fraction as F
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from exactdp import Composition, PureDP, optimal_delta, optimal_epsilon
+from exactdp.api.rdp import rdp_curve
+from exactdp.cli import main as cli_main
+from exactdp.core.errors import InvalidParameterError
+from exactdp.model.dp_event import from_dp_event
+from exactdp.model.mechanisms import DiscreteGaussian, DiscreteLaplace, PoissonSampled
+from exactdp.model.spec import parse_mechanism_spec
+
+DPS = 50
+mp.mp.dps = DPS  # the pmfs of CASES are built at import
+
+
+# -- independent references (mpmath, nothing from exactdp) -------------------------------------------
+
+def _mpf(x: F) -> mp.mpf:
+    return mp.mpf(x.numerator) / x.denominator
+
+
+def dg_pmf(sigma: F, n: int) -> dict[int, mp.mpf]:
+    """pmf of the discrete Gaussian on [-n, n] (the mass beyond is below 1e-300 for the n used)."""
+    s2 = _mpf(sigma) ** 2
+    w = {x: mp.exp(-mp.mpf(x) ** 2 / (2 * s2)) for x in range(-n, n + 1)}
+    z = mp.fsum(w.values())
+    return {x: v / z for x, v in w.items()}
+
+
+def dl_pmf(a: F, n: int) -> dict[int, mp.mpf]:
+    r = mp.exp(-_mpf(a))
+    return {x: (1 - r) / (1 + r) * r ** abs(x) for x in range(-n, n + 1)}
+
+
+def pair(pmf: dict[int, mp.mpf], d: int, q: F | None = None) -> dict[int, tuple[mp.mpf, mp.mpf]]:
+    """{output y: (P(y), Q(y))} for P = X + d (mixed with X at rate q when subsampled), Q = X."""
+    out = {}
+    for y in range(min(pmf) + d, max(pmf) + 1):
+        p, qq = pmf.get(y - d, mp.mpf(0)), pmf.get(y, mp.mpf(0))
+        if q is not None:
+            p = (1 - _mpf(q)) * qq + _mpf(q) * p
+        out[y] = (p, qq)
+    return out
+
+
+def loss_law(pq: dict[int, tuple[mp.mpf, mp.mpf]]) -> dict[str, tuple[mp.mpf, mp.mpf]]:
+    """{loss: (loss, P-mass)} over the outputs with P, Q > 0 (the P-mass where Q = 0 is none here)."""
+    law: dict[str, tuple[mp.mpf, mp.mpf]] = {}
+    for p, q in pq.values():
+        if p > 0 and q > 0:
+            x = mp.log(p / q)
+            k = mp.nstr(x, 35)
+            law[k] = (x, law.get(k, (x, mp.mpf(0)))[1] + p)
+    return law
+
+
+def compose(law: dict, k: int) -> dict:
+    out = law
+    for _ in range(k - 1):
+        nxt: dict = {}
+        for x1, p1 in out.values():
+            for x2, p2 in law.values():
+                x = x1 + x2
+                key = mp.nstr(x, 35)
+                nxt[key] = (x, nxt.get(key, (x, mp.mpf(0)))[1] + p1 * p2)
+        out = nxt
+    return out
+
+
+def delta_of(law: dict, eps: mp.mpf) -> mp.mpf:
+    return mp.fsum(p * (1 - mp.exp(eps - x)) for x, p in law.values() if x > eps)
+
+
+def hockey_stick(pq: dict[int, tuple[mp.mpf, mp.mpf]], eps: mp.mpf, k: int) -> mp.mpf:
+    """sum over output vectors of (P - e^eps Q)_+, k = 1 or 2, directly over the integers."""
+    e = mp.exp(eps)
+    if k == 1:
+        return mp.fsum(max(p - e * q, 0) for p, q in pq.values())
+    vals = list(pq.values())
+    return mp.fsum(max(p1 * p2 - e * q1 * q2, 0) for p1, q1 in vals for p2, q2 in vals)
+
+
+def inside(enc, x: mp.mpf) -> bool:
+    v = F(mp.nstr(x, 45))
+    slack = abs(v) * F(1, 10**40)  # the reference's own rounding at 50 digits
+    return enc.lower - slack <= v <= enc.upper + slack
+
+
+# -- specs, values, errors ------------------------------------------------------------------------
+
+def test_specs_read_back_and_synonyms() -> None:
+    for spec in ("dlaplace:noise=0.1", "dlaplace:noise=1/3,sensitivity=3,q=0.5", "dgaussian:sigma=2",
+                 "dgaussian:sigma=1.5,sensitivity=2,q=0.01"):
+        m, c = parse_mechanism_spec(spec + ",count=7")
+        assert c == 7 and str(m) == spec and parse_mechanism_spec(str(m))[0] == m
+    m, _ = parse_mechanism_spec("dlaplace:noise_parameter=0.25,sensitivity=2")
+    assert m == DiscreteLaplace("1/4", 2) and m.eps == F(1, 2)
+    assert PoissonSampled(DiscreteGaussian("3"), "0.5").mechanism == DiscreteGaussian(3)
+
+
+@pytest.mark.parametrize("bad", [("1", "1.5"), ("0", 1), ("-1", 1), ("1", 0)])
+def test_bad_parameters_are_refused(bad) -> None:
+    for cls in (DiscreteLaplace, DiscreteGaussian):
+        with pytest.raises(InvalidParameterError):
+            cls(*bad)
+
+
+@pytest.mark.parametrize("spec", ["dlaplace:noise=1,sensitivity=1.5", "dlaplace:noise=0", "dgaussian:sigma=1,foo=2",
+                                  "dgaussian:sigma=0,sensitivity=2"])
+def test_cli_bad_parameters_one_line_exit_2(spec: str) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli_main(["delta", "--mechanism", spec, "--at-eps", "1"])
+    assert code == 2 and out.getvalue() == ""
+    lines = err.getvalue().strip().splitlines()
+    assert len(lines) == 1 and "error" in lines[0]
+
+
+def test_dp_events_read() -> None:
+    class DiscreteLaplaceDpEvent:
+        def __init__(self, a, d):
+            self.noise_parameter, self.sensitivity = a, d
+
+    class DiscreteGaussianDpEvent:
+        def __init__(self, s, d):
+            self.sigma, self.sensitivity = s, d
+
+    class PoissonSampledDpEvent:
+        def __init__(self, q, e):
+            self.sampling_probability, self.event = q, e
+
+    c = from_dp_event(PoissonSampledDpEvent(0.5, DiscreteLaplaceDpEvent(0.25, 2)))
+    assert c.groups == ((PoissonSampled(DiscreteLaplace("1/4", 2), "1/2"), 1),)
+    assert from_dp_event(DiscreteGaussianDpEvent(1.5, 3)).groups == ((DiscreteGaussian("3/2", 3), 1),)
+    with pytest.raises(InvalidParameterError):
+        from_dp_event(DiscreteGaussianDpEvent(1.0, 1.5))
+
+
+# -- delta and eps against mpmath ------------------------------------------------------------------
+
+CASES = [  # (spec, pmf, d, eps)
+    ("dlaplace:noise=1/2", dl_pmf(F(1, 2), 220), 1, "0.3"),
+    ("dlaplace:noise=1/2,sensitivity=2", dl_pmf(F(1, 2), 220), 2, "0.5"),
+    ("dlaplace:noise=0.3,sensitivity=3", dl_pmf(F(3, 10), 360), 3, "1"),
+    ("dgaussian:sigma=1", dg_pmf(F(1), 60), 1, "0.5"),
+    ("dgaussian:sigma=2,sensitivity=3", dg_pmf(F(2), 120), 3, "0.5"),
+    ("dgaussian:sigma=3/2,sensitivity=2", dg_pmf(F(3, 2), 90), 2, "1.25"),
+]
+
+
+@pytest.mark.parametrize("spec,pmf,d,eps", CASES, ids=[c[0] for c in CASES])
+def test_delta_counts_1_to_3_against_mpmath(spec, pmf, d, eps) -> None:
+    mp.mp.dps = DPS
+    law = loss_law(pair(pmf, d))
+    for k in (1, 2, 3):
+        ref = delta_of(compose(law, k), mp.mpf(eps))
+        if k == 1 or (k == 2 and len(pmf) < 300):  # and once more straight over the outputs, no loss law
+            assert mp.almosteq(ref, hockey_stick(pair(pmf, d), mp.mpf(eps), k), rel_eps=mp.mpf(10) ** -40)
+        enc = optimal_delta(Composition.of([f"{spec},count={k}"]), eps, digits=20)
+        assert inside(enc, ref), (k, enc, ref)
+        assert enc.upper - enc.lower <= F(mp.nstr(ref, 30)) * F(1, 10**18)
+
+
+@pytest.mark.parametrize("spec,pmf,d", [("dlaplace:noise=1/2,sensitivity=2,q=1/4", dl_pmf(F(1, 2), 220), 2),
+                                        ("dgaussian:sigma=1,q=1/2", dg_pmf(F(1), 60), 1)])
+def test_subsampled_both_orders_against_mpmath(spec, pmf, d) -> None:
+    mp.mp.dps = DPS
+    q = F(spec.rpartition("q=")[2])
+    rem = pair(pmf, d, q)
+    add = {y: (qq, p) for y, (p, qq) in rem.items()}  # the add order: the pair reversed
+    for k, eps in ((1, "0.1"), (1, "0.6"), (2, "0.6")):
+        ref = max(hockey_stick(rem, mp.mpf(eps), k), hockey_stick(add, mp.mpf(eps), k))
+        enc = optimal_delta(Composition.of([f"{spec},count={k}"]), eps, digits=8)
+        assert inside(enc, ref), (k, eps, enc, ref)
+        assert enc.upper - enc.lower <= F(mp.nstr(ref, 30)) * F(1, 10**6)
+
+
+@pytest.mark.parametrize("spec,pmf,d", [(c[0], c[1], c[2]) for c in CASES[1::2]], ids=[c[0] for c in CASES[1::2]])
+def test_epsilon_at_delta_brackets_the_mpmath_root(spec, pmf, d) -> None:
+    mp.mp.dps = DPS
+    law = compose(loss_law(pair(pmf, d)), 2)
+    dg = F(1, 1000)
+    enc = optimal_epsilon(Composition.of([f"{spec},count=2"]), dg, digits=12)
+    # delta is decreasing in eps: the true eps lies in [lower, upper] iff delta(lower) >= dg >= delta(upper)
+    assert delta_of(law, _mpf(enc.lower)) >= _mpf(dg) >= delta_of(law, _mpf(enc.upper))
+    assert enc.upper - enc.lower <= enc.upper * F(1, 10**11)
+
+
+def test_sensitivity_one_dlaplace_is_the_generic_pure_pair() -> None:
+    """DLap(a) with D = 1 has losses +-a with P-masses 1/(1 + e^-a), e^-a/(1 + e^-a): exactly the
+    (a, 0)-DP pair, which KOV15 answers exactly (another engine, another algorithm)."""
+    for k, eps in ((1, "0.2"), (40, "3"), (300, "10")):
+        a = optimal_delta(Composition.of([f"dlaplace:noise=0.4,count={k}"]), eps, digits=15)
+        b = optimal_delta(Composition.homogeneous("0.4", "0", k), eps, digits=15)
+        assert a.lower <= b.upper and b.lower <= a.upper and a.algorithm.startswith("pld")
+    assert PureDP("0.4").eps.value == DiscreteLaplace("0.4").eps
+
+
+def test_large_count_against_a_float_convolution() -> None:
+    """60 steps of dgaussian sigma=2 and 100 of dlaplace a=0.2, D=2: a float64 convolution of the
+    loss laws on their lattices (error far below 1e-9) must meet the certified bracket."""
+    for sigma, d, k, eps in ((F(2), 1, 60, 2.0), (None, 2, 100, 6.0)):
+        if sigma is not None:  # lattice unit 1/(2 sigma^2) * d: loss index 2y - d, y the output
+            n = 60
+            xs = np.arange(-n, n + 1)
+            w = np.exp(-xs.astype(float) ** 2 / (2 * float(sigma) ** 2))
+            p = w / w.sum()
+            unit = d / (2 * float(sigma) ** 2)
+            lo = -2 * n + d  # loss index of output y = d - n ... d + n is 2y - d (step 2)
+            spec = f"dgaussian:sigma={sigma},count={k}"
+        else:
+            a = 0.2
+            ys = np.arange(0, d + 1)
+            r = np.exp(-a)
+            p = np.where(ys == d, 1 / (1 + r), np.where(ys == 0, r ** d / (1 + r), (1 - r) / (1 + r) * r ** (d - ys)))
+            unit, lo = a, -d
+            spec = f"dlaplace:noise=0.2,sensitivity={d},count={k}"
+        law = np.array([1.0])
+        for _ in range(k):
+            law = np.convolve(law, p)
+        idx = lo * k + 2 * np.arange(len(law))
+        losses = idx * unit
+        up = losses > eps
+        ref = float(np.sum(law[up] * (1 - np.exp(eps - losses[up]))))
+        enc = optimal_delta(Composition.of([spec]), str(eps), digits=12)
+        assert float(enc.lower) - 1e-9 <= ref <= float(enc.upper) + 1e-9, (spec, enc, ref)
+
+
+# -- RDP -----------------------------------------------------------------------------------------
+
+def _rdp_ref(pmf: dict[int, mp.mpf], d: int, alpha: mp.mpf) -> mp.mpf:
+    s = mp.fsum(pmf[y - d] ** alpha * pmf[y] ** (1 - alpha) for y in pmf if y - d in pmf)
+    return mp.log(s) / (alpha - 1)
+
+
+@pytest.mark.parametrize("spec,pmf,d", [("dlaplace:noise=1/2,sensitivity=2", dl_pmf(F(1, 2), 900), 2),
+                                        ("dgaussian:sigma=2,sensitivity=3", dg_pmf(F(2), 400), 3),
+                                        ("dgaussian:sigma=1/2", dg_pmf(F(1, 2), 200), 1)])
+def test_rdp_against_mpmath_sums(spec, pmf, d) -> None:
+    mp.mp.dps = DPS
+    orders = ["2", "2.5", "7/3", "16"]
+    for direction in ("remove", "add", "max"):
+        encs = rdp_curve(Composition.of([spec + ",count=3"]), orders, digits=20, direction=direction)
+        for o, enc in zip(orders, encs):
+            ref = 3 * _rdp_ref(pmf, d, _mpf(F(o)))
+            assert inside(enc, ref), (o, enc, ref)
+
+
+def test_rdp_of_subsampled_discrete_is_refused_by_name() -> None:
+    with pytest.raises(InvalidParameterError, match="not computed yet"):
+        rdp_curve(Composition.of(["dgaussian:sigma=2,q=0.5"]), ["2"], direction="remove")
