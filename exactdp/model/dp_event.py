@@ -205,13 +205,14 @@ def to_dp_event(comp: CompositionInput) -> Any:
             return dp.GaussianDpEvent(float(m.sigma / m.sensitivity))  # float ok: dp_accounting's input
         if isinstance(m, Laplace):
             return dp.LaplaceDpEvent(float(m.scale / m.sensitivity))  # float ok: dp_accounting's input
-        if isinstance(m, DiscreteLaplace):
-            return dp.DiscreteLaplaceDpEvent(float(m.noise), m.sensitivity)  # float ok: dp_accounting's input
-        if isinstance(m, DiscreteGaussian):
-            if not hasattr(dp, "DiscreteGaussianDpEvent"):
-                raise InvalidParameterError(f"mechanism {m}: this dp_accounting has no DiscreteGaussianDpEvent "
-                                            "(0.6.0 computes its PLD by from_discrete_gaussian_mechanism only)")
-            return dp.DiscreteGaussianDpEvent(float(m.sigma), m.sensitivity)  # float ok: dp_accounting's input
+        if isinstance(m, (DiscreteLaplace, DiscreteGaussian)):
+            name = "DiscreteLaplaceDpEvent" if isinstance(m, DiscreteLaplace) else "DiscreteGaussianDpEvent"
+            # 0.6.0 keeps DiscreteLaplaceDpEvent in dp_accounting.dp_event only, and has no DiscreteGaussianDpEvent
+            cls = getattr(dp, name, None) or getattr(getattr(dp, "dp_event", None), name, None)
+            if cls is None:
+                raise InvalidParameterError(f"mechanism {m}: this dp_accounting has no {name}")
+            v = m.noise if isinstance(m, DiscreteLaplace) else m.sigma
+            return cls(float(v), m.sensitivity)  # float ok: dp_accounting's input
         if isinstance(m, RandomizedResponse):
             r = m.eps.exp_exact()
             if r is not None:

@@ -149,6 +149,16 @@ def test_dp_events_read() -> None:
         from_dp_event(DiscreteGaussianDpEvent(1.0, 1.5))
 
 
+def test_dp_event_round_trip_with_dp_accounting() -> None:
+    pytest.importorskip("dp_accounting")
+    from exactdp import to_dp_event
+
+    c = Composition.of(["dlaplace:noise=0.25,sensitivity=2,q=0.5,count=3"])
+    assert from_dp_event(to_dp_event(c)) == c
+    with pytest.raises(InvalidParameterError, match="DiscreteGaussianDpEvent"):
+        to_dp_event(["dgaussian:sigma=2"])
+
+
 # -- delta and eps against mpmath ------------------------------------------------------------------
 
 CASES = [  # (spec, pmf, d, eps)
