@@ -272,3 +272,88 @@ def test_rdp_against_mpmath_sums(spec, pmf, d) -> None:
 def test_rdp_of_subsampled_discrete_is_refused_by_name() -> None:
     with pytest.raises(InvalidParameterError, match="not computed yet"):
         rdp_curve(Composition.of(["dgaussian:sigma=2,q=0.5"]), ["2"], direction="remove")
+
+
+# -- the discrete Gaussian's window: its outside mass is a ball [0, b] at +-inf ----------------------
+
+def test_window_masses_and_outside_balls() -> None:
+    from flint import arb, ctx
+
+    from exactdp.engines.discrete_noise import dgauss_window
+
+    with ctx.workprec(128):
+        for sigma, d in ((F(1, 2), 1), (F(3), 2), (F(7, 3), 5)):
+            atoms, bp, bq = dgauss_window(sigma, d)
+            tp = sum((pm for _, pm, _ in atoms), arb(0))
+            tq = sum((qm for _, _, qm in atoms), arb(0))
+            assert (tp + bp).contains(1) and (tq + bq).contains(1) and bp.contains(0) and bq.contains(0)
+            assert bp.upper() < arb(2) ** -550
+            # each atom against mpmath: position D(2y - D)/(2 s^2), masses w(y - D)/Z and w(y)/Z
+            pmf = dg_pmf(sigma, 40 * int(sigma + 1) + 4 * d)
+            for x, pm, qm in atoms[:: max(1, len(atoms) // 7)]:
+                y = (x * 2 * sigma ** 2 / d + d) / 2
+                assert y.denominator == 1
+                y = int(y)
+                for ball, ref in ((pm, pmf[y - d]), (qm, pmf[y])):
+                    assert abs(F(mp.nstr(ref, 40)) - F(str(ball.mid().str(45, radius=False)))) <= \
+                        F(mp.nstr(ref, 10)) * F(1, 10**30)
+
+
+def test_a_small_window_still_brackets_the_truth(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a window of 4 bits the mass outside (about 1e-9) is large enough to see: the brackets
+    widen but still hold the mpmath values (the lattice path and the subsampled grid path)."""
+    import exactdp.engines.discrete_noise as dn
+
+    monkeypatch.setattr(dn, "DGAUSS_WINDOW_BITS", 4)
+    mp.mp.dps = DPS
+    sigma = F(5, 3)
+    pmf = dg_pmf(sigma, 90)
+    ref3 = delta_of(compose(loss_law(pair(pmf, 1)), 3), mp.mpf("0.3"))
+    enc = optimal_delta(Composition.of(["dgaussian:sigma=5/3,count=3"]), "0.3", digits=4)
+    assert inside(enc, ref3) and enc.upper - enc.lower > F(1, 10**12)  # the outside mass shows
+    rem = pair(pmf, 1, F(1, 2))
+    add = {y: (qq, p) for y, (p, qq) in rem.items()}
+    ref = max(hockey_stick(rem, mp.mpf("0.3"), 2), hockey_stick(add, mp.mpf("0.3"), 2))
+    assert inside(optimal_delta(Composition.of(["dgaussian:sigma=5/3,q=1/2,count=2"]), "0.3", digits=4), ref)
+
+
+# -- every command takes them ------------------------------------------------------------------------
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli_main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_commands_answer_them() -> None:
+    import json
+
+    code, out, _ = _cli(["epsilon", "--mechanism", "dlaplace:noise=0.1,count=100", "--at-delta", "1e-6",
+                         "--digits", "10", "--json"])
+    r = json.loads(out)
+    assert code == 0 and r["algorithm"] == "pld-lattice" and r["digits"] >= 10
+    # the same value as the generic (0.1, 0)-DP composition, which KOV15 answers exactly
+    g = optimal_epsilon(Composition.homogeneous("0.1", "0", 100), "1e-6", digits=12)
+    assert F(r["lower"]) <= g.upper and g.lower <= F(r["upper"])
+    code, out, _ = _cli(["epsilon", "--mechanism", "dgaussian:sigma=10,count=100", "--at-delta", "1e-6",
+                         "--digits", "10", "--json"])
+    r = json.loads(out)
+    assert code == 0 and r["algorithm"] == "pld-lattice" and r["digits"] >= 10
+    lo, hi = F(r["lower"]), F(r["upper"])
+    # close to the continuous Gaussian of the same sigma (not equal: 4.88657 against 4.88655)
+    cont = optimal_epsilon(Composition.of(["gaussian:sigma=10,count=100"]), "1e-6", digits=12)
+    assert abs(cont.lower - lo) < F(1, 10000) and not (lo <= cont.lower <= hi)
+    code, out, _ = _cli(["check", "--mechanism", "dgaussian:sigma=10,count=100", "--eps-g", str(hi + F(1, 10**6)),
+                         "--delta-g", "1e-6"])
+    assert code == 0
+    code, out, _ = _cli(["check", "--mechanism", "dgaussian:sigma=10,count=100", "--eps-g", str(lo - F(1, 10**6)),
+                         "--delta-g", "1e-6"])
+    assert code == 1
+    code, out, _ = _cli(["rdp", "--mechanism", "dgaussian:sigma=2,count=4", "--orders", "3", "--json"])
+    assert code == 0 and '"1.5"' in out
+    code, out, _ = _cli(["curve", "--mechanism", "dlaplace:noise=0.2,sensitivity=2,count=5", "--eps-from", "0",
+                         "--eps-to", "2", "--points", "3", "--json"])
+    assert code == 0
+    code, _, err = _cli(["rdp", "--mechanism", "dlaplace:noise=1,q=0.5", "--orders", "2"])
+    assert code == 2 and len(err.strip().splitlines()) == 1
