@@ -9,8 +9,8 @@ the true value:
   with their P-masses (:func:`dlaplace_atoms`);
 * discrete Gaussian, w(x) = e^{-x^2/(2 sigma^2)}: the half sums ``A(s) = sum_{j >= 0} w(s + j)``
   enclosed with the geometric tail bound of docs/mathematics.md §7.11 (:func:`half_theta`), the
-  normaliser Z = A(0) + A(1), the shifted sum theta(c) = sum_x w(x - c) = A(f) + A(1 - f)
-  (f the fractional part of c), and the window of atoms the PLD engine composes
+  shifted sum theta(c) = sum_x w(x - c) = A(f) + A(1 - f) (f the fractional part of c), or its
+  Poisson summation dual for sigma >= 1 (:func:`theta`), the normaliser Z = theta(0), and the window of atoms the PLD engine composes
   (:func:`dgauss_window`).
 """
 
@@ -21,14 +21,17 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
+from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction
 
-__all__ = ["DGAUSS_WINDOW_BITS", "dgauss_rdp", "dgauss_window", "dgauss_window_half", "dlaplace_atoms", "half_theta",
+__all__ = ["DGAUSS_WINDOW_BITS", "MAX_WINDOW_ATOMS", "dgauss_rdp", "dgauss_window", "dgauss_window_half", "dlaplace_atoms", "half_theta",
            "theta"]
 
 #: the discrete Gaussian's atoms kept by the PLD engine: those whose noise value |x| has
 #: w(x) >= 2^-DGAUSS_WINDOW_BITS; the P-mass beyond (below 2^-600 relative) is an enclosure, [0, bound]
 DGAUSS_WINDOW_BITS = 600
+#: the most atoms of one discrete Gaussian's window (about 0.7 GB of balls at sigma 7,000)
+MAX_WINDOW_ATOMS = 400_001
 
 
 def dlaplace_atoms(a: Fraction, d: int) -> list[tuple[Fraction, arb]]:
@@ -98,21 +101,52 @@ def half_theta(s: Fraction, sigma: Fraction, bits: int | None = None) -> arb:
 
 
 def theta(c: Fraction, sigma: Fraction) -> arb:
-    """theta(c) = sum over the integers x of e^{-(x - c)^2/(2 sigma^2)} = A(f) + A(1 - f), f = c - floor(c).
+    """theta(c) = sum over the integers x of e^{-(x - c)^2/(2 sigma^2)}, enclosed; theta(0) is the
+    normaliser Z of the discrete Gaussian (docs/mathematics.md §7.11).
 
-    theta(0) is the normaliser Z of the discrete Gaussian.
+    For sigma < 1 the direct sum, A(f) + A(1 - f) with f = c - floor(c); for sigma >= 1 its Poisson
+    summation dual sigma sqrt(2 pi) (1 + 2 sum_{k >= 1} e^{-2 pi^2 sigma^2 k^2} cos(2 pi k c)), whose
+    terms fall at least as fast as e^{-19.7 k^2} (a handful of terms at any precision), the rest
+    bounded by the same geometric lemma.
 
     >>> with ctx.workprec(80):
     ...     theta(Fraction(0), Fraction(1)).mid().str(15, radius=False)
     '2.50662828804291'
+    >>> with ctx.workprec(80):
+    ...     (theta(Fraction(1, 3), Fraction(1, 2)) / theta(Fraction(0), Fraction(1, 2))).mid().str(10, radius=False)
+    '0.9787302807'
     """
     f = c - math.floor(c)
-    return half_theta(f, sigma) + half_theta(1 - f, sigma)
+    if sigma < 1:
+        return half_theta(f, sigma) + half_theta(1 - f, sigma)
+    with ctx.workprec(ctx.prec + 32):
+        pi = arb.pi()
+        s = arb_of_fraction(sigma)
+        a = 2 * pi * pi * s * s            # term k is e^{-a k^2} cos(2 pi k f)
+        stop = arb(2) ** (-(ctx.prec + 16))
+        total = arb(0)
+        k = 1
+        while True:
+            t = (-a * k * k).exp()
+            if t < stop:
+                break
+            total += t * (2 * pi * k * arb_of_fraction(f)).cos()
+            k += 1
+        # sum_{j >= k} e^{-a j^2} <= e^{-a k^2} / (1 - e^{-a (2k + 1)}) (docs/mathematics.md §7.11)
+        rest = t / (1 - (-a * (2 * k + 1)).exp())
+        out = s * (2 * pi).sqrt() * (1 + 2 * (total + arb(0).union(rest).union(-rest)))
+    return +out
 
 
 def dgauss_window_half(sigma: Fraction, d: int) -> int:
-    """N: the engine keeps the noise values |x| <= N (and the outputs y = x + D for |x| <= N)."""
-    return _window_terms(sigma, DGAUSS_WINDOW_BITS) + d + 1
+    """N: the engine keeps the noise values |x| <= N (and the outputs y = x + D for |x| <= N); a
+    window of more than :data:`MAX_WINDOW_ATOMS` atoms is refused by name (memory stays bounded)."""
+    n = _window_terms(sigma, DGAUSS_WINDOW_BITS) + d + 1
+    if 2 * n + 1 > MAX_WINDOW_ATOMS:
+        raise InvalidParameterError(f"dgaussian:sigma={sigma},sensitivity={d}: its privacy loss would need "
+                                    f"{2 * n + 1:,} atoms, more than {MAX_WINDOW_ATOMS:,} (sigma up to about 7,000 "
+                                    "is composed; its Rényi divergence has no limit)")
+    return n
 
 
 def dgauss_window(sigma: Fraction, d: int) -> tuple[list[tuple[Fraction, arb, arb]], arb, arb]:

@@ -357,3 +357,24 @@ def test_the_commands_answer_them() -> None:
     assert code == 0
     code, _, err = _cli(["rdp", "--mechanism", "dlaplace:noise=1,q=0.5", "--orders", "2"])
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_theta_both_ways_and_huge_sigma() -> None:
+    """theta by the direct sums and by its Poisson dual agree with mpmath; a window past the cap is
+    refused by name (exit 2), while the Rényi divergence of any sigma is answered."""
+    from flint import arb, ctx
+
+    from exactdp.engines.discrete_noise import half_theta, theta
+
+    mp.mp.dps = 40
+    for c, s in ((F(1, 3), F(3, 2)), (F(0), F(7)), (F(5, 7), F(1)), (F(2, 5), F(1, 2))):
+        ref = mp.nsum(lambda x: mp.exp(-(x - _mpf(c)) ** 2 / (2 * _mpf(s) ** 2)), [-mp.inf, mp.inf])
+        with ctx.workprec(120):
+            f = c - int(c)
+            for v in (theta(c, s), half_theta(f, s) + half_theta(1 - f, s)):
+                assert abs(F(mp.nstr(ref, 38)) - F(v.mid().str(40, radius=False))) <= F(1, 10**30)
+                assert v.rad() < arb(10) ** -30
+    code, out, err = _cli(["delta", "--mechanism", "dgaussian:sigma=100000", "--at-eps", "0.1"])
+    assert code == 2 and out == "" and "400,001" in err and len(err.strip().splitlines()) == 1
+    enc = rdp_curve(Composition.of(["dgaussian:sigma=100000,count=1000"]), ["2.5"], digits=15)[0]
+    assert enc.lower <= F(1000 * 5, 2 * 2 * 10**10) <= enc.upper  # 1000 alpha/(2 sigma^2), up to e^{-2 pi^2 sigma^2}
