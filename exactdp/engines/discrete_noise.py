@@ -44,17 +44,18 @@ def dlaplace_atoms(a: Fraction, d: int) -> list[tuple[Fraction, arb]]:
     ...     [(x, m.mid().str(5, radius=False)) for x, m in dlaplace_atoms(Fraction(1), 2)]
     [(Fraction(-2, 1), '0.098938'), (Fraction(0, 1), '0.17000'), (Fraction(2, 1), '0.73106')]
     """
+    if d + 1 > MAX_WINDOW_ATOMS:
+        raise InvalidParameterError(f"dlaplace:noise={a},sensitivity={d}: its privacy loss would need {d + 1:,} "
+                                    f"atoms, more than {MAX_WINDOW_ATOMS:,}")
     r = (-arb_of_fraction(a)).exp()
-    out = []
-    for y in range(d + 1):
-        if y == d:
-            m = 1 / (1 + r)
-        elif y == 0:
-            m = r ** d / (1 + r)
-        else:
-            m = -(-arb_of_fraction(a)).expm1() / (1 + r) * r ** (d - y)
-        out.append((a * (2 * y - d), m))
-    return out
+    inner = -(-arb_of_fraction(a)).expm1() / (1 + r)  # (1 - r)/(1 + r)
+    out = [(a * d, 1 / (1 + r))]  # y = D, then y = D - 1, ..., 1 with r^{D - y}, then y = 0
+    power = arb(1)
+    for y in range(d - 1, 0, -1):
+        power *= r
+        out.append((a * (2 * y - d), inner * power))
+    out.append((-a * d, r ** d / (1 + r)))
+    return out[::-1]
 
 
 def _window_terms(sigma: Fraction, bits: int) -> int:
