@@ -23,7 +23,13 @@ from exactdp.model.mechanisms import DiscreteGaussian, DiscreteLaplace, PoissonS
 from exactdp.model.spec import parse_mechanism_spec
 
 DPS = 50
-mp.mp.dps = DPS  # the pmfs of CASES are built at import
+
+
+@pytest.fixture(autouse=True)
+def _mp_precision():
+    """Every test here at 50 digits, and mpmath's global precision given back afterwards."""
+    with mp.workdps(DPS):
+        yield
 
 
 # -- independent references (mpmath, nothing from exactdp) -------------------------------------------
@@ -32,6 +38,7 @@ def _mpf(x: F) -> mp.mpf:
     return mp.mpf(x.numerator) / x.denominator
 
 
+@mp.workdps(DPS)  # at 50 digits also when called at import (the parameters), mpmath's precision restored
 def dg_pmf(sigma: F, n: int) -> dict[int, mp.mpf]:
     """pmf of the discrete Gaussian on [-n, n] (the mass beyond is below 1e-300 for the n used)."""
     s2 = _mpf(sigma) ** 2
@@ -40,6 +47,7 @@ def dg_pmf(sigma: F, n: int) -> dict[int, mp.mpf]:
     return {x: v / z for x, v in w.items()}
 
 
+@mp.workdps(DPS)
 def dl_pmf(a: F, n: int) -> dict[int, mp.mpf]:
     r = mp.exp(-_mpf(a))
     return {x: (1 - r) / (1 + r) * r ** abs(x) for x in range(-n, n + 1)}
@@ -173,7 +181,6 @@ CASES = [  # (spec, pmf, d, eps)
 
 @pytest.mark.parametrize("spec,pmf,d,eps", CASES, ids=[c[0] for c in CASES])
 def test_delta_counts_1_to_3_against_mpmath(spec, pmf, d, eps) -> None:
-    mp.mp.dps = DPS
     law = loss_law(pair(pmf, d))
     for k in (1, 2, 3):
         ref = delta_of(compose(law, k), mp.mpf(eps))
@@ -187,7 +194,6 @@ def test_delta_counts_1_to_3_against_mpmath(spec, pmf, d, eps) -> None:
 @pytest.mark.parametrize("spec,pmf,d", [("dlaplace:noise=1/2,sensitivity=2,q=1/4", dl_pmf(F(1, 2), 220), 2),
                                         ("dgaussian:sigma=1,q=1/2", dg_pmf(F(1), 60), 1)])
 def test_subsampled_both_orders_against_mpmath(spec, pmf, d) -> None:
-    mp.mp.dps = DPS
     q = F(spec.rpartition("q=")[2])
     rem = pair(pmf, d, q)
     add = {y: (qq, p) for y, (p, qq) in rem.items()}  # the add order: the pair reversed
@@ -200,7 +206,6 @@ def test_subsampled_both_orders_against_mpmath(spec, pmf, d) -> None:
 
 @pytest.mark.parametrize("spec,pmf,d", [(c[0], c[1], c[2]) for c in CASES[1::2]], ids=[c[0] for c in CASES[1::2]])
 def test_epsilon_at_delta_brackets_the_mpmath_root(spec, pmf, d) -> None:
-    mp.mp.dps = DPS
     law = compose(loss_law(pair(pmf, d)), 2)
     dg = F(1, 1000)
     enc = optimal_epsilon(Composition.of([f"{spec},count=2"]), dg, digits=12)
@@ -260,7 +265,6 @@ def _rdp_ref(pmf: dict[int, mp.mpf], d: int, alpha: mp.mpf) -> mp.mpf:
                                         ("dgaussian:sigma=2,sensitivity=3", dg_pmf(F(2), 400), 3),
                                         ("dgaussian:sigma=1/2", dg_pmf(F(1, 2), 200), 1)])
 def test_rdp_against_mpmath_sums(spec, pmf, d) -> None:
-    mp.mp.dps = DPS
     orders = ["2", "2.5", "7/3", "16"]
     for direction in ("remove", "add", "max"):
         encs = rdp_curve(Composition.of([spec + ",count=3"]), orders, digits=20, direction=direction)
@@ -305,7 +309,6 @@ def test_a_small_window_still_brackets_the_truth(monkeypatch: pytest.MonkeyPatch
     import exactdp.engines.discrete_noise as dn
 
     monkeypatch.setattr(dn, "DGAUSS_WINDOW_BITS", 4)
-    mp.mp.dps = DPS
     sigma = F(5, 3)
     pmf = dg_pmf(sigma, 90)
     ref3 = delta_of(compose(loss_law(pair(pmf, 1)), 3), mp.mpf("0.3"))
@@ -366,7 +369,6 @@ def test_theta_both_ways_and_huge_sigma() -> None:
 
     from exactdp.engines.discrete_noise import half_theta, theta
 
-    mp.mp.dps = 40
     for c, s in ((F(1, 3), F(3, 2)), (F(0), F(7)), (F(5, 7), F(1)), (F(2, 5), F(1, 2))):
         ref = mp.nsum(lambda x: mp.exp(-(x - _mpf(c)) ** 2 / (2 * _mpf(s) ** 2)), [-mp.inf, mp.inf])
         with ctx.workprec(120):
