@@ -37,7 +37,14 @@ from exactdp.core.version import __version__
 from exactdp.model.composition import Composition
 from exactdp.model.dp_event import from_dp_event, to_dp_event
 from exactdp.model.generic import ApproxDP, Mechanism, PureDP
-from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+from exactdp.model.mechanisms import (
+    DiscreteGaussian,
+    DiscreteLaplace,
+    Gaussian,
+    Laplace,
+    PoissonSampled,
+    RandomizedResponse,
+)
 
 __all__ = [
     "DEFAULT_DIGITS",
@@ -47,6 +54,8 @@ __all__ = [
     "ApproxDP",
     "Calibration",
     "Composition",
+    "DiscreteGaussian",
+    "DiscreteLaplace",
     "Enclosure",
     "ExactDPError",
     "ExactReal",

@@ -52,8 +52,8 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     """The Rényi divergence of the composition at each order, certified (exact when rational).
 
     ``direction``: ``"remove"`` (the neighbour holding the record first), ``"add"`` or ``"max"`` (the
-    larger); the mechanisms whose divergence does not depend on it (Gaussian, Laplace, randomized
-    response, generic pure pairs) answer all three.  A generic pair with delta > 0 makes every order
+    larger); the mechanisms whose divergence does not depend on it (Gaussian, Laplace, the discrete
+    Laplace and Gaussian, randomized response, generic pure pairs) answer all three.  A generic pair with delta > 0 makes every order
     +inf exactly.
     """
     c = Composition.of(comp)

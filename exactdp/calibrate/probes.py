@@ -183,14 +183,14 @@ def pld_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: 
 
 def dominating_generic(comp: Composition) -> Composition | None:
     """The generic composition that dominates ``comp`` when every mechanism has a pure-DP eps of its
-    own (Laplace(b) is (sensitivity/b)-DP, k-ary randomized response eps-DP: docs/mathematics.md §5
+    own (Laplace(b) is (sensitivity/b)-DP, discrete Laplace (noise D)-DP, k-ary randomized response eps-DP: docs/mathematics.md §5
     item 8, §7.4), generic ones kept; None otherwise (Gaussian, subsampled)."""
     from exactdp.model.generic import PureDP
-    from exactdp.model.mechanisms import Laplace, RandomizedResponse
+    from exactdp.model.mechanisms import DiscreteLaplace, Laplace, RandomizedResponse
 
     groups = []
     for m, c in comp.groups:
-        if isinstance(m, (Laplace, RandomizedResponse)):
+        if isinstance(m, (Laplace, RandomizedResponse, DiscreteLaplace)):
             groups.append((PureDP(m.eps), c))
         elif isinstance(m, Mechanism):
             groups.append((m, c))

@@ -136,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
         if what == "k":
             s.add_argument("--mechanism", metavar="SPEC", required=True,
                            help="the mechanism: 'E[,D]' (generic (E, D)-DP), 'gaussian:sigma=S[,sensitivity=D][,q=Q]', "
-                                "'laplace:scale=B[,sensitivity=D][,q=Q]', 'rr:eps=E[,categories=K][,q=Q]'")
+                                "'laplace:scale=B[,sensitivity=D][,q=Q]', 'rr:eps=E[,categories=K][,q=Q]', "
+                                "'dlaplace:noise=A[,sensitivity=D][,q=Q]', 'dgaussian:sigma=S[,sensitivity=D][,q=Q]'")
         if what in ("eps", "k"):
             s.add_argument("--after", metavar="SPEC", action="append",
                            help="a mechanism already spent (as --mechanism of 'exactdp epsilon'), repeatable")

@@ -32,8 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
         usage=f"exactdp rdp {COMP_USAGE} --orders LIST [--direction max|remove|add] [options]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="The Rényi divergence D_alpha of the composition at each order alpha > 1, certified\n"
-                    "(exact where rational): RDP adds at each order.  Gaussian, Laplace, randomized response\n"
-                    "and generic pure mechanisms in any direction; the Poisson-subsampled Gaussian at integer\n"
+                    "(exact where rational): RDP adds at each order.  Gaussian, Laplace, discrete Laplace,\n"
+                    "discrete Gaussian, randomized response and generic pure mechanisms in any direction; the Poisson-subsampled Gaussian at integer\n"
                     "orders in the remove direction (the mixture first).  docs/rdp.md.",
         epilog=("examples:\n"
                 "  exactdp rdp --mechanism gaussian:sigma=2,count=10 --orders 2,3.5,64\n"

@@ -8,6 +8,10 @@ in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2
 * Gaussian (sigma, sensitivity D): alpha D^2 / (2 sigma^2), both directions (Mironov 2017, Prop. 7);
 * Laplace (eps = D/b): 1/(alpha-1) log(alpha/(2 alpha - 1) e^{(alpha-1) eps} + (alpha-1)/(2 alpha - 1)
   e^{-alpha eps}), both directions (Mironov 2017, Table II);
+* discrete Laplace (noise a, sensitivity D): the finite sum over its D + 1 loss values, both
+  directions (the pair is symmetric: y -> D - y swaps P and Q), docs/mathematics.md §7.10;
+* discrete Gaussian (sigma, D): alpha D^2/(2 sigma^2) + log(theta((alpha-1) D)/theta(0))/(alpha-1), an
+  infinite sum enclosed with a proved tail bound, both directions (docs/mathematics.md §7.11);
 * k-ary randomized response and the generic (eps, 0) pair (RR with k = 2): the finite sum over the
   outputs; a generic pair with delta > 0 has a point of P-mass where Q has none: +inf;
 * the Poisson-subsampled Gaussian at an integer order, direction ``remove`` (the mixture
@@ -27,8 +31,16 @@ from flint import arb, fmpz
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction
+from exactdp.engines.discrete_noise import dgauss_rdp, dlaplace_atoms
 from exactdp.model.generic import Mechanism
-from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+from exactdp.model.mechanisms import (
+    DiscreteGaussian,
+    DiscreteLaplace,
+    Gaussian,
+    Laplace,
+    PoissonSampled,
+    RandomizedResponse,
+)
 
 __all__ = ["DIRECTIONS", "composition_divergence_arb", "divergence_arb", "is_infinite"]
 
@@ -72,6 +84,11 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
     if isinstance(m, Laplace):
         e = arb_of_fraction(m.eps)
         return (a / (2 * a - 1) * ((a - 1) * e).exp() + (a - 1) / (2 * a - 1) * (-a * e).exp()).log() / (a - 1)
+    if isinstance(m, DiscreteLaplace):
+        return _log_ratio_sum([(1, pm, pm * (-arb_of_fraction(x)).exp()) for x, pm in dlaplace_atoms(m.noise, m.sensitivity)],
+                              a)
+    if isinstance(m, DiscreteGaussian):
+        return dgauss_rdp(alpha, m.sigma, m.sensitivity)
     if isinstance(m, RandomizedResponse):
         return _log_ratio_sum(_rr_terms(m.eps.exp_arb(), m.categories), a)
     if isinstance(m, Mechanism):
@@ -96,7 +113,7 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
             binom = binom * (n - j) // (j + 1)
         return s.log() / (a - 1)
     raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet (Gaussian, Laplace, "
-                                "randomized response, generic pure pairs and the subsampled Gaussian are)")
+                                "discrete Laplace, discrete Gaussian, randomized response, generic pure pairs and the subsampled Gaussian are)")
 
 
 def composition_divergence_arb(groups: Sequence[tuple[object, int]], alpha: Fraction,

@@ -6,6 +6,9 @@ composition can be judged tighter than the generic worst case (docs/mathematics.
 
 * :class:`Gaussian` ``N(0, sigma^2)`` noise on a query of L2 sensitivity ``sensitivity``;
 * :class:`Laplace` ``Laplace(scale)`` noise on a query of L1 sensitivity ``sensitivity``;
+* :class:`DiscreteLaplace` integer noise with pmf proportional to ``e^{-noise |x|}`` and
+  :class:`DiscreteGaussian` integer noise with pmf proportional to ``e^{-x^2/(2 sigma^2)}``
+  (Canonne-Kamath-Steinke 2020), each on an integer query of sensitivity ``sensitivity``;
 * :class:`RandomizedResponse` over ``categories`` values (binary randomized response *is* the
   generic (eps, 0) pair, so ``RandomizedResponse(eps)`` is normalised to ``PureDP(eps)``);
 * :class:`PoissonSampled` ``mechanism`` run on a Poisson subsample of rate ``q``, under the
@@ -33,6 +36,8 @@ from exactdp.model.generic import Mechanism, PureDP
 
 __all__ = [
     "AnyMechanism",
+    "DiscreteGaussian",
+    "DiscreteLaplace",
     "Gaussian",
     "Laplace",
     "PoissonSampled",
@@ -47,6 +52,13 @@ def _positive(x: object, name: str) -> Fraction:
     if v <= 0:
         raise InvalidParameterError(f"{name}={x!r} must be > 0")
     return v
+
+
+def _positive_int(x: object, name: str) -> int:
+    v = _positive(x, name)
+    if v.denominator != 1:
+        raise InvalidParameterError(f"{name}={x!r} must be a positive integer")
+    return int(v)
 
 
 class SpecificMechanism:
@@ -151,8 +163,66 @@ class RandomizedResponse(SpecificMechanism):
         return f"rr:eps={self.eps}" + (f",categories={self.categories}" if self.categories != 2 else "")
 
 
+@dataclass(frozen=True, init=False)
+class DiscreteLaplace(SpecificMechanism):
+    """Discrete Laplace noise, pmf ``tanh(a/2) e^{-a|x|}`` on the integers (a = ``noise``, dp_accounting's
+    ``noise_parameter``), added to an integer query of L1 sensitivity ``sensitivity`` (a positive integer).
+
+    One run is exactly (a D)-DP; its privacy loss takes the D + 1 values a(2y - D), y = 0..D
+    (docs/mathematics.md §7.10).
+
+    >>> DiscreteLaplace("1/2", 3).eps
+    Fraction(3, 2)
+    >>> DiscreteLaplace("0.1").spec()
+    'dlaplace:noise=0.1'
+    """
+
+    noise: Fraction
+    sensitivity: int = 1
+    kind = "dlaplace"
+
+    def __init__(self, noise: ExactInput, sensitivity: ExactInput = 1) -> None:
+        object.__setattr__(self, "noise", _positive(noise, "noise"))
+        object.__setattr__(self, "sensitivity", _positive_int(sensitivity, "sensitivity"))
+
+    @property
+    def eps(self) -> Fraction:
+        """The pure-DP eps of one run, noise * sensitivity."""
+        return self.noise * self.sensitivity
+
+    def spec(self) -> str:
+        s = f"dlaplace:noise={format_fraction(self.noise)}"
+        return s + (f",sensitivity={self.sensitivity}" if self.sensitivity != 1 else "")
+
+
+@dataclass(frozen=True, init=False)
+class DiscreteGaussian(SpecificMechanism):
+    """Discrete Gaussian noise, pmf proportional to ``e^{-x^2/(2 sigma^2)}`` on the integers
+    (Canonne, Kamath and Steinke 2020), added to an integer query of sensitivity ``sensitivity``.
+
+    Its privacy loss at output y is D(y - D/2)/sigma^2: infinitely many atoms on a rational
+    lattice (docs/mathematics.md §7.11).
+
+    >>> DiscreteGaussian("2", 3).spec()
+    'dgaussian:sigma=2,sensitivity=3'
+    """
+
+    sigma: Fraction
+    sensitivity: int = 1
+    kind = "dgaussian"
+
+    def __init__(self, sigma: ExactInput, sensitivity: ExactInput = 1) -> None:
+        object.__setattr__(self, "sigma", _positive(sigma, "sigma"))
+        object.__setattr__(self, "sensitivity", _positive_int(sensitivity, "sensitivity"))
+
+    def spec(self) -> str:
+        s = f"dgaussian:sigma={format_fraction(self.sigma)}"
+        return s + (f",sensitivity={self.sensitivity}" if self.sensitivity != 1 else "")
+
+
 #: any mechanism value (a generic one, or one whose privacy loss is known exactly)
-AnyMechanism = Union[Mechanism, Gaussian, Laplace, RandomizedResponse, "PoissonSampled"]
+AnyMechanism = Union[Mechanism, Gaussian, Laplace, RandomizedResponse, DiscreteLaplace, DiscreteGaussian,
+                     "PoissonSampled"]
 
 
 @dataclass(frozen=True, init=False)
@@ -169,7 +239,7 @@ class PoissonSampled(SpecificMechanism):
     Fraction(1, 4)
     """
 
-    mechanism: Mechanism | Gaussian | Laplace | RandomizedResponse
+    mechanism: Mechanism | Gaussian | Laplace | RandomizedResponse | DiscreteLaplace | DiscreteGaussian
     q: Fraction
     kind = "poisson"
 
@@ -208,6 +278,6 @@ def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
     if isinstance(m, PoissonSampled) and m.q == 1:
         return m.mechanism
     if isinstance(m, (Mechanism, SpecificMechanism)):
-        return cast(AnyMechanism, m)  # the specific mechanisms are the four classes above
+        return cast(AnyMechanism, m)  # the specific mechanisms are the classes above
     raise InvalidParameterError(f"{name}={m!r} must be a mechanism (Gaussian, Laplace, RandomizedResponse, "
-                                "PoissonSampled, ApproxDP or PureDP)")
+                                "DiscreteLaplace, DiscreteGaussian, PoissonSampled, ApproxDP or PureDP)")

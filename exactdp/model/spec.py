@@ -13,6 +13,8 @@ from exactdp.core.numbers import parse_k
 from exactdp.model.generic import ApproxDP
 from exactdp.model.mechanisms import (
     AnyMechanism,
+    DiscreteGaussian,
+    DiscreteLaplace,
     Gaussian,
     Laplace,
     PoissonSampled,
@@ -28,6 +30,8 @@ MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
     "laplace": ("scale", "sensitivity", "q", "count"),
     "rr": ("eps", "categories", "q", "count"),
     "approx": ("eps", "delta", "q", "count"),
+    "dlaplace": ("noise", "sensitivity", "q", "count"),
+    "dgaussian": ("sigma", "sensitivity", "q", "count"),
 }
 
 #: Opacus's and dp_accounting's names, read as exactdp's (docs/interop.md): ``noise_multiplier`` is
@@ -36,6 +40,7 @@ MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
 SYNONYMS: dict[str, dict[str, str]] = {
     "gaussian": {"noise_multiplier": "sigma"},
     "laplace": {"noise_multiplier": "scale"},
+    "dlaplace": {"noise_parameter": "noise"},
     "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count"},
 }
 
@@ -47,12 +52,16 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
 
     Kinds: ``gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]``,
     ``laplace:scale=B[,sensitivity=D][,q=Q][,count=N]``, ``rr:eps=E[,categories=K][,q=Q][,count=N]``,
-    ``approx:eps=E[,delta=D][,q=Q][,count=N]``.  Defaults: sensitivity 1, q 1, count 1.
+    ``approx:eps=E[,delta=D][,q=Q][,count=N]``, ``dlaplace:noise=A[,sensitivity=D][,q=Q][,count=N]``
+    (pmf proportional to e^{-A|x|} on the integers; ``noise_parameter`` is dp_accounting's name),
+    ``dgaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]`` (pmf proportional to e^{-x^2/(2 S^2)}).  Defaults: sensitivity 1, q 1, count 1.
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
     >>> parse_mechanism_spec("gaussian:noise_multiplier=1.1,sample_rate=0.01,steps=1000")  # Opacus's names
     (PoissonSampled(mechanism=Gaussian(sigma=Fraction(11, 10), sensitivity=Fraction(1, 1)), q=Fraction(1, 100)), 1000)
+    >>> parse_mechanism_spec("dlaplace:noise_parameter=0.5,sensitivity=2,count=3")
+    (DiscreteLaplace(noise=Fraction(1, 2), sensitivity=2), 3)
     >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
     Traceback (most recent call last):
     ...
@@ -97,6 +106,10 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         mech = Laplace(vals["scale"], vals.get("sensitivity", "1"))
     elif kind == "rr":
         mech = normalise_mechanism(RandomizedResponse(vals["eps"], vals.get("categories", "2")))
+    elif kind == "dlaplace":
+        mech = DiscreteLaplace(vals["noise"], vals.get("sensitivity", "1"))
+    elif kind == "dgaussian":
+        mech = DiscreteGaussian(vals["sigma"], vals.get("sensitivity", "1"))
     else:
         mech = ApproxDP(vals["eps"], vals.get("delta", "0"))
     if q is not None:

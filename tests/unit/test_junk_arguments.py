@@ -134,6 +134,8 @@ CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "Mechanism.of": (Mechanism.of, ("0.1", 0), {}),
     "Gaussian": (Gaussian, ("1.1", "1"), {}),
     "Laplace": (Laplace, ("10", "1"), {}),
+    "DiscreteLaplace": (exactdp.DiscreteLaplace, ("1/2", "2"), {}),
+    "DiscreteGaussian": (exactdp.DiscreteGaussian, ("3/2", "2"), {}),
     "RandomizedResponse": (RandomizedResponse, ("log(3)", 4), {}),
     "PoissonSampled": (PoissonSampled, (Gaussian("1"), "0.01"), {}),
     "ApproxDP": (ApproxDP, ("0.1", "1e-6"), {}),

@@ -13,7 +13,7 @@ its profile itself (:mod:`exactdp.engines.pld.single_step`).
 
 Accuracy: both bounds are second order in ``h`` (docs/pld.md §6), and when every loss of every
 mechanism lies on a common lattice (generic mechanisms with rational eps, k-ary randomized
-response) the grid *is* that lattice and the two laws are the true one: then only the truncation
+response, the discrete Laplace and discrete Gaussian) the grid *is* that lattice and the two laws are the true one: then only the truncation
 (at most ``tau`` of mass per cut) and the ball radii separate the bounds, so 30 digits are within
 reach (docs/pld.md §7).  Otherwise the grid is refined, width ~ C h^2 predicting the next step,
 until the requested digits are certified or the time budget would be exceeded

@@ -37,6 +37,8 @@ from exactdp.core.errors import PrecisionError
 from exactdp.core.linlog import LinLog
 from exactdp.core.numbers import ExactReal, arb_of_fraction
 from exactdp.engines.pld.models import (
+    DiscreteGaussianPair,
+    DiscreteLaplacePair,
     GaussianPair,
     GenericPair,
     KaryRR,
@@ -154,7 +156,9 @@ def finite_sup(model: LossModel) -> LossEnd | None:
         return None if model.delta == 1 else _const(model.eps)
     if isinstance(model, (KaryRR, LaplacePair)):
         return _const(model.eps)
-    if isinstance(model, GaussianPair):
+    if isinstance(model, DiscreteLaplacePair):
+        return _const(model.a * model.d)
+    if isinstance(model, (GaussianPair, DiscreteGaussianPair)):
         return LossEnd(infinite=True)
     if isinstance(model, Subsampled):
         base = finite_sup(model.base)

@@ -13,7 +13,7 @@ Arb balls at the current precision:
   never matters and is not tracked.
 
 The models: the generic (eps, delta) pair of KOV15 (docs/mathematics.md §1), k-ary randomized
-response, Laplace, Gaussian (docs/mathematics.md §7), Poisson subsampling of any of them in the
+response, Laplace, Gaussian, discrete Laplace and discrete Gaussian (docs/mathematics.md §7), Poisson subsampling of any of them in the
 "remove" order, and the reversed order of any model (the "add" order of subsampling).
 """
 
@@ -29,10 +29,13 @@ from flint import arb, ctx
 from exactdp.core.errors import PrecisionError
 from exactdp.core.linlog import LinLog
 from exactdp.core.numbers import ExactReal, arb_of_fraction
+from exactdp.engines.discrete_noise import dgauss_window, dgauss_window_half, dlaplace_atoms
 
 T = TypeVar("T")
 
 __all__ = [
+    "DiscreteGaussianPair",
+    "DiscreteLaplacePair",
     "GaussianPair",
     "GenericPair",
     "KaryRR",
@@ -321,6 +324,68 @@ class GaussianPair(LossModel):
         return float("-inf"), float("inf")  # float ok: grid range only
 
 
+class DiscreteLaplacePair(LossModel):
+    """Discrete Laplace noise DLap(a) on an integer query of sensitivity D: the D + 1 atoms a(2y - D),
+    y = 0..D, at exact rational positions, Q-mass e^{-loss} times P-mass (docs/mathematics.md §7.10)."""
+
+    name = "dlaplace"
+
+    def __init__(self, a: Fraction, d: int) -> None:
+        self.a, self.d = Fraction(a), int(d)
+        self._atoms: dict[int, list[Atom]] = {}
+
+    def key(self) -> tuple:
+        return ("dlaplace", self.a, self.d)
+
+    def atoms(self) -> list[Atom]:
+        return per_precision(self._atoms, lambda: [(Position.of(x), m, m * (-arb_of_fraction(x)).exp())
+                                                   for x, m in dlaplace_atoms(self.a, self.d)])
+
+    def support(self) -> tuple[float, float]:
+        e = float(self.a * self.d)  # float ok: grid range only
+        return -e, e
+
+
+class DiscreteGaussianPair(LossModel):
+    """Discrete Gaussian noise (parameter sigma) on an integer query of sensitivity D: atoms at the
+    rational losses D(2y - D)/(2 sigma^2) of the outputs y within the window of
+    :func:`~exactdp.engines.discrete_noise.dgauss_window`; the P-mass beyond it (below 2^-600) is
+    the ball [0, b_P] at +inf and the Q-mass beyond it [0, b_Q] at -inf: the ends of the ball are the
+    window alone (a sub-measure, dominated) and the window with the rest at +-inf (dominating), so
+    every bracket computed from it holds (docs/mathematics.md §7.11).  The true +inf mass is 0.
+    """
+
+    name = "dgaussian"
+
+    def __init__(self, sigma: Fraction, d: int) -> None:
+        self.sigma, self.d = Fraction(sigma), int(d)
+        self._win: dict[int, tuple[list[Atom], arb, arb]] = {}
+
+    def key(self) -> tuple:
+        return ("dgaussian", self.sigma, self.d)
+
+    def _window(self) -> tuple[list[Atom], arb, arb]:
+        def make() -> tuple[list[Atom], arb, arb]:
+            atoms, bp, bq = dgauss_window(self.sigma, self.d)
+            return [(Position.of(x), pm, qm) for x, pm, qm in atoms], bp, bq
+
+        return per_precision(self._win, make)
+
+    def atoms(self) -> list[Atom]:
+        return self._window()[0]
+
+    def p_inf(self) -> arb:
+        return self._window()[1]
+
+    def q_minus_inf(self) -> arb:
+        return self._window()[2]
+
+    def support(self) -> tuple[float, float]:
+        n = dgauss_window_half(self.sigma, self.d)
+        e = float(Fraction(self.d * (2 * n + self.d), 2 * self.sigma ** 2))  # float ok: grid range only
+        return -e, e
+
+
 def per_precision(memo: dict[int, T], make: Callable[[], T]) -> T:
     """``make()`` at the working precision, computed once per precision: the same balls every time
     (a model's constants, evaluated at each of its tens of thousands of grid edges).
@@ -503,11 +568,18 @@ class _Orders:
 def model_of(mech: object) -> _Orders:
     """The loss models of a mechanism value in both orders of a neighbouring pair.
 
-    Symmetric mechanisms (Gaussian, Laplace, randomized response, generic) have one law; a Poisson
+    Symmetric mechanisms (Gaussian, Laplace, the discrete ones, randomized response, generic) have one law; a Poisson
     subsampled mechanism has its "remove" model and the reversed one (docs/mathematics.md §7).
     """
     from exactdp.model.generic import Mechanism
-    from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+    from exactdp.model.mechanisms import (
+        DiscreteGaussian,
+        DiscreteLaplace,
+        Gaussian,
+        Laplace,
+        PoissonSampled,
+        RandomizedResponse,
+    )
 
     def base(m: object) -> LossModel:
         if isinstance(m, Mechanism):
@@ -516,6 +588,10 @@ def model_of(mech: object) -> _Orders:
             return GaussianPair(m.mu)
         if isinstance(m, Laplace):
             return LaplacePair(m.eps)
+        if isinstance(m, DiscreteLaplace):
+            return DiscreteLaplacePair(m.noise, m.sensitivity)
+        if isinstance(m, DiscreteGaussian):
+            return DiscreteGaussianPair(m.sigma, m.sensitivity)
         if isinstance(m, RandomizedResponse):
             if m.categories == 2:
                 return GenericPair(m.eps, Fraction(0))

@@ -20,7 +20,14 @@ from flint import ctx
 
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.discrete import tail_range
-from exactdp.engines.pld.models import GenericPair, KaryRR, LossModel, model_of
+from exactdp.engines.pld.models import (
+    DiscreteGaussianPair,
+    DiscreteLaplacePair,
+    GenericPair,
+    KaryRR,
+    LossModel,
+    model_of,
+)
 from exactdp.model.composition import Composition
 
 __all__ = ["BINOMIAL_GROUP", "Plan", "binomial_group", "build_bytes", "grid_for", "grid_points", "lattice_points", "on_lattice",
@@ -77,7 +84,8 @@ def _lattice(groups: list[tuple[LossModel, int]], *, atoms_only: bool = True) ->
     """
     g = Fraction(0)
     for model, _ in groups:
-        if atoms_only and (model.has_continuous() or not isinstance(model, (GenericPair, KaryRR))):
+        if atoms_only and (model.has_continuous() or not isinstance(model, (GenericPair, KaryRR, DiscreteLaplacePair,
+                                                                               DiscreteGaussianPair))):
             return None
         with ctx.workprec(64):
             for pos, _, _ in model.atoms():
