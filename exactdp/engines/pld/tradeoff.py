@@ -41,7 +41,7 @@ from exactdp.engines.pld.plan import grid_for, on_lattice, op_count, plan, plan_
 from exactdp.engines.pld.refine import LATTICE_POINTS, refine
 from exactdp.model.composition import Composition
 
-__all__ = ["ALGORITHM", "beta_bracket", "phi_inverse", "pld_tradeoff"]
+__all__ = ["ALGORITHM", "beta_bracket", "mu_bracket", "phi_inverse", "pld_tradeoff"]
 
 ALGORITHM = "pld-tradeoff"
 
@@ -258,9 +258,8 @@ def _mu_lower(lows: Sequence[_Sums]) -> Fraction:
     return best
 
 
-def beta_bracket(b: Built, alphas: Sequence[Fraction]) -> tuple[list[tuple[Fraction, Fraction]], Fraction, bool]:
-    """From one build: a certified [lower, upper] of beta at each alpha, a certified lower bound of
-    the GDP mu, and whether the true +inf mass is certainly positive (then mu = +inf exactly)."""
+def beta_bracket(b: Built, alphas: Sequence[Fraction]) -> list[tuple[Fraction, Fraction]]:
+    """From one build: a certified [lower, upper] of beta at each alpha (docs/tradeoff.md §3-§4)."""
     with ctx.workprec(b.prec):
         ups = [_sums(u, lower=False) for u, _ in b.laws]
         lows = [_sums(low, lower=True) for _, low in b.laws]
@@ -269,11 +268,17 @@ def beta_bracket(b: Built, alphas: Sequence[Fraction]) -> tuple[list[tuple[Fract
         for i, a in enumerate(alphas):
             if i % 16 == 0:
                 progress.tick(f"trade-off point {i + 1}/{len(alphas)}")
-            lo, hi = _beta_lower(ups, a), _beta_upper(lows, bridges, a)
-            out.append((lo, hi))
-        mu = _mu_lower(lows)
+            out.append((_beta_lower(ups, a), _beta_upper(lows, bridges, a)))
+    return out
+
+
+def mu_bracket(b: Built) -> tuple[Fraction, bool]:
+    """From one build: a certified lower bound of the GDP mu, and whether the true +inf mass is
+    certainly positive (then mu = +inf exactly, docs/tradeoff.md §5)."""
+    with ctx.workprec(b.prec):
+        mu = _mu_lower([_sums(low, lower=True) for _, low in b.laws])
         inf_mass = any(low.p_inf.lower() > 0 for _, low in b.laws)
-    return out, mu, inf_mass
+    return mu, inf_mass
 
 
 @dataclass
@@ -283,19 +288,17 @@ class _State:
     alphas: list[Fraction]
     lo: list[Fraction]
     hi: list[Fraction]
-    mu: Fraction = Fraction(0)
-    inf_mass: bool = False
     exact: bool = False
 
+    last: Built | None = None
+
     def update(self, b: Built) -> None:
-        pts, mu, inf_mass = beta_bracket(b, self.alphas)
-        for i, (lo, hi) in enumerate(pts):
+        for i, (lo, hi) in enumerate(beta_bracket(b, self.alphas)):
             self.lo[i], self.hi[i] = max(self.lo[i], lo), min(self.hi[i], hi)
             if self.lo[i] > self.hi[i]:
                 raise AssertionError(f"empty trade-off bracket at alpha={self.alphas[i]}: a bug, please report it")
-        self.mu = max(self.mu, mu)
-        self.inf_mass = self.inf_mass or inf_mass
         self.exact = self.exact or b.exact
+        self.last = b
 
     def width(self, floor: Fraction) -> float:  # float ok: grid planning only
         """The largest relative width over the points whose upper end is above ``floor`` (1 where a
@@ -340,6 +343,9 @@ def pld_tradeoff(comp: Composition, alphas: Sequence[Fraction], *, digits: int =
     if not alist or not all(0 < a < 1 for a in alist):
         raise InvalidParameterError("alphas must be a non-empty list of numbers in (0, 1)")
     pl = plan(comp)
+    if len(pl.orders) > 2:  # the symmetry of docs/tradeoff.md §2: one self-reversed order, or a pair and its reverse
+        raise InvalidParameterError(f"the trade-off curve takes one or two orders of the neighbouring pair, not "
+                                    f"{len(pl.orders)}")
     st = _State(alist, [Fraction(0)] * len(alist), [1 - a for a in alist])
     floor = [Fraction(0)]
     n_ops = op_count(pl)
@@ -359,12 +365,14 @@ def pld_tradeoff(comp: Composition, alphas: Sequence[Fraction], *, digits: int =
     bracket(build_cached(pl, h0, tau0, prec_for(4, tau0), None if lattice else Fraction(0)))
     if not done(0, 0):
         try:
-            refine(comp, digits, max_seconds, st.scale(), bracket, done, lambda _: Fraction(0))
+            refine(comp, digits, max_seconds, st.scale(), bracket, done, lambda _: Fraction(0), predict=True)
         except TimeBudgetError:
             pass  # the brackets certified so far are the answer (their digits say how far they got)
+    assert st.last is not None  # the coarse pass made one
+    mu_lo, inf_mass = mu_bracket(st.last)  # the finest build reached
     alg = ALGORITHM + ("-lattice" if st.exact else "")
     points = [Enclosure.exact_value(lo, digits, alg) if lo == hi else Enclosure(lo, hi, _digits(lo, hi, digits),
                                                                                    algorithm=alg)
               for lo, hi in zip(st.lo, st.hi)]
-    mu = Enclosure.infinite(digits, alg) if st.inf_mass else Enclosure(st.mu, INF, digits, algorithm=alg)
+    mu = Enclosure.infinite(digits, alg) if inf_mass else Enclosure(mu_lo, INF, digits, algorithm=alg)
     return points, mu
