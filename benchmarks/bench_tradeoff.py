@@ -5,7 +5,8 @@
 exactdp certifies beta(alpha) of gaussian:sigma=1,q=0.01,count=N (1000) at P (100) type I errors
 alpha, log-spaced from 1e-4 to 0.5 and rounded to three significant digits (exact decimals), to D
 (6) digits, i.e. relative width <= 1e-6, within S (30) seconds; it prints the time, the largest
-relative width reached, whether the target was met, and the GDP mu bracket.  In the same run,
+relative width reached, whether the target was met, and the GDP mu bracket (the time beside its CPU
+time: on a shared machine the wall clock also counts the other processes).  In the same run,
 where the installed dp_accounting has ``get_true_positive_rates`` (on its PLD), its true positive
 rates 1 - beta at the same alphas are timed and placed against the certified brackets (``inside``,
 or above / below by a relative amount); where it does not, the line says so.
@@ -35,7 +36,12 @@ def peer(count: int, al: list[Fraction]) -> tuple[str, list[float] | None, float
         from dp_accounting.pld import privacy_loss_distribution as pld_mod
     except ImportError:
         return "dp_accounting is not installed", None, 0.0
-    version = getattr(dp_accounting, "__version__", "?")
+    from importlib.metadata import PackageNotFoundError, version as dist_version
+
+    try:
+        version = dist_version("dp-accounting")
+    except PackageNotFoundError:
+        version = getattr(dp_accounting, "__version__", "?")
     t = time.perf_counter()
     pld = pld_mod.from_gaussian_mechanism(1.0, sampling_prob=0.01, use_connect_dots=True).self_compose(count)
     fn = getattr(pld, "get_true_positive_rates", None)
@@ -57,15 +63,15 @@ def main() -> None:
 
     al = alphas(a.points)
     spec = f"gaussian:sigma=1,q=0.01,count={a.count}"
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     with progress.task("bench", max_seconds=a.budget, stream=None):
         res = tradeoff(spec, al, digits=a.digits)
-    dt = time.perf_counter() - t
+    dt, dc = time.perf_counter() - t, time.process_time() - c
     widths = [(b.upper - b.lower) / b.lower if b.lower > 0 else math.inf for b in res.betas]
     w = max(widths)
     target = 10.0 ** -a.digits
     print(f"{spec}: {len(al)} alphas in [{float(al[0]):g}, {float(al[-1]):g}], digits {a.digits}")
-    print(f"exactdp: {dt:.2f} s, largest relative width {float(w):.2e} "
+    print(f"exactdp: {dt:.2f} s ({dc:.2f} s of CPU), largest relative width {float(w):.2e} "
           f"({'reached' if w <= target else 'NOT reached'} {target:.0e}), algorithm {res.betas[0].algorithm}")
     print(f"exactdp GDP mu: [{res.gdp_mu.lower_str()}, {res.gdp_mu.upper_str()}]")
     for i in (0, len(al) // 2, len(al) - 1):
