@@ -110,38 +110,73 @@ def _generic_atoms(x: Fraction) -> list[tuple[Fraction, Fraction]]:
     return [(p, 1 - p), (1 - p, p)]
 
 
+def _np_vertices(atoms: list[tuple[Fraction, Fraction]]) -> list[tuple[Fraction, Fraction]]:
+    """The vertices (alpha, beta) of the Neyman-Pearson curve of a finite pair, exactly."""
+    atoms = sorted(atoms, key=lambda pq: pq[0] / pq[1], reverse=True)
+    out, sp, sq = [(Fraction(1), Fraction(0))], Fraction(0), Fraction(0)
+    for p, q in atoms:
+        sp, sq = sp + p, sq + q
+        out.append((1 - sp, sq))
+    return out
+
+
+def _both_paths(comp: object, alphas: list[str], digits: int) -> list[list[exactdp.Enclosure]]:
+    """The public answer (the KOV15 vertices for k equal generic pairs) and the PLD engine's."""
+    c = Composition.of(comp)  # type: ignore[arg-type]
+    pld, _ = pld_tradeoff(c, [Fraction(a) for a in alphas], digits=digits, max_seconds=60)
+    return [list(tradeoff(c, alphas, digits=digits).betas), pld]
+
+
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_generic_pure_pair_off_lattice_against_fraction_enumeration(k: int) -> None:
-    # eps = log(3/2): off every rational lattice (the grid route), e^eps = 3/2 exact
+    # eps = log(3/2): off every rational lattice (the PLD's grid route), e^eps = 3/2 exact
     atoms = _product(_generic_atoms(Fraction(3, 2)), k)
-    t = tradeoff(("log(3/2)", 0, k), ALPHAS, digits=5, max_seconds=60)
-    for a, b in zip(ALPHAS, t.betas):
+    region, pld = _both_paths(("log(3/2)", 0, k), ALPHAS, 5)
+    for a, r, b in zip(ALPHAS, region, pld):
         ref = _np_curve(atoms, Fraction(a))
-        assert b.lower <= ref <= b.upper, (k, a, b, ref)
+        assert r.exact == ref  # the KOV15 vertices are exact rationals here
+        assert b.lower <= ref <= b.upper and b.relative_width() <= Fraction(1, 10**5), (k, a, b, ref)
         if k == 1:  # Kairouz et al.: f(alpha) = max(0, 1 - e^eps alpha, e^-eps (1 - alpha))
             x, al = Fraction(3, 2), Fraction(a)
             assert ref == max(Fraction(0), 1 - x * al, (1 - al) / x)
 
 
 @pytest.mark.parametrize("k", [1, 2, 5])
-def test_generic_pure_pair_on_the_lattice_30_digits(k: int) -> None:
-    # eps = 1 is a lattice: the laws are exact up to truncation; the reference is the binomial NP test
+def test_generic_pure_pair_on_the_lattice_25_digits(k: int) -> None:
+    # eps = 1 is a lattice: the PLD laws are exact up to truncation; the reference is the binomial NP test
     mpmath.mp.dps = 60
     e = mpmath.e
     p = e / (1 + e)
-    t = tradeoff(("1", 0, k), ALPHAS, digits=25)
-    for a, b in zip(ALPHAS, t.betas):
-        need, beta = 1 - mpmath.mpf(Fraction(a).numerator) / Fraction(a).denominator, mpmath.mpf(0)
-        for j in range(k, -1, -1):  # j 'ups': loss (2j - k) eps, largest first
-            pj = comb(k, j) * p**j * (1 - p) ** (k - j)
-            qj = comb(k, j) * (1 - p) ** j * p ** (k - j)
-            if need <= 0:
-                break
-            take = min(pj, need)
-            beta += qj * take / pj
-            need -= take
-        assert _contains(b, _frac(beta), Fraction(1, 10**35)), (k, a, b)
-        assert b.relative_width() <= Fraction(1, 10**25)
+    for betas in _both_paths(("1", 0, k), ALPHAS, 25):
+        for a, b in zip(ALPHAS, betas):
+            need, beta = 1 - mpmath.mpf(Fraction(a).numerator) / Fraction(a).denominator, mpmath.mpf(0)
+            for j in range(k, -1, -1):  # j 'ups': loss (2j - k) eps, largest first
+                pj = comb(k, j) * p**j * (1 - p) ** (k - j)
+                qj = comb(k, j) * (1 - p) ** j * p ** (k - j)
+                if need <= 0:
+                    break
+                take = min(pj, need)
+                beta += qj * take / pj
+                need -= take
+            assert _contains(b, _frac(beta), Fraction(1, 10**35)), (k, a, b)
+            assert b.relative_width() <= Fraction(1, 10**25)
+
+
+@pytest.mark.parametrize(("eps", "x", "k"), [("log(3/2)", Fraction(3, 2), 1), ("log(3/2)", Fraction(3, 2), 4),
+                                             ("log(2)", Fraction(2), 3)])
+def test_gdp_mu_of_pure_dp_from_the_exact_vertices(eps: str, x: Fraction, k: int) -> None:
+    # mu = max over the NP curve's interior vertices of Phi^-1(1 - a) - Phi^-1(b) (docs/tradeoff.md §5)
+    mpmath.mp.dps = 50
+    verts = _np_vertices(_product(_generic_atoms(x), k))
+    inv = lambda q: mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(q.numerator) / q.denominator - 1)  # noqa: E731
+    ref = max(inv(1 - a) - inv(b) for a, b in verts if 0 < a < 1 and 0 < b < 1)
+    mu = tradeoff((eps, 0, k), ["0.5"], digits=20).gdp_mu
+    assert _contains(mu, _frac(ref), Fraction(1, 10**40)) and mu.relative_width() <= Fraction(1, 10**20)
+    if k == 1:  # one eps-DP step: mu = 2 Phi^-1(e^eps / (1 + e^eps))
+        assert abs(ref - 2 * inv(x / (1 + x))) < mpmath.mpf(10) ** -40
+    # the PLD engine's certified lower end lies below it
+    _, pld_mu = pld_tradeoff(Composition.of((eps, 0, k)), [Fraction(1, 2)], digits=3, max_seconds=5)
+    assert pld_mu.lower <= mu.upper and pld_mu.upper == exactdp.INF
 
 
 def test_k_ary_randomized_response_against_enumeration() -> None:
@@ -149,6 +184,7 @@ def test_k_ary_randomized_response_against_enumeration() -> None:
     one = [(Fraction(2, 5), Fraction(1, 5)), (Fraction(1, 5), Fraction(2, 5)),
            (Fraction(1, 5), Fraction(1, 5)), (Fraction(1, 5), Fraction(1, 5))]
     t = tradeoff("rr:eps=log(2),categories=4,count=2", ALPHAS, digits=5, max_seconds=60)
+    assert t.betas[0].algorithm is not None and t.betas[0].algorithm.startswith("pld-tradeoff")
     for a, b in zip(ALPHAS, t.betas):
         ref = _np_curve(_product(one, 2), Fraction(a))
         assert b.lower <= ref <= b.upper, (a, b, ref)
@@ -157,7 +193,10 @@ def test_k_ary_randomized_response_against_enumeration() -> None:
 def test_approximate_dp_has_no_gdp_mu_and_beta_zero_past_the_inf_mass() -> None:
     t = tradeoff(("1", "0.01", 2), ["0.5", "0.995"], digits=6)
     assert t.gdp_mu.is_infinite  # f(0) = 0.99^2 < 1: no G_mu lies below f
-    assert t.betas[1].lower == 0 and t.betas[1].upper < Fraction(1, 10**30)  # alpha >= 1 - p_inf: beta = 0
+    assert t.betas[1].exact == 0  # alpha >= 1 - p_inf: beta = 0
+    pld, mu = pld_tradeoff(Composition.of(("1", "0.01", 2)), [Fraction(1, 2), Fraction(995, 1000)], digits=6)
+    assert mu.is_infinite and pld[1].lower == 0 and pld[1].upper < Fraction(1, 10**30)
+    assert pld[0].lower <= t.betas[0].upper and t.betas[0].lower <= pld[0].upper
 
 
 # -- Laplace: the closed form of one step ---------------------------------------------------------

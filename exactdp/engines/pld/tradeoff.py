@@ -41,7 +41,8 @@ from exactdp.engines.pld.plan import grid_for, on_lattice, op_count, plan, plan_
 from exactdp.engines.pld.refine import LATTICE_POINTS, refine
 from exactdp.model.composition import Composition
 
-__all__ = ["ALGORITHM", "beta_bracket", "mu_bracket", "phi_inverse", "pld_tradeoff"]
+__all__ = ["ALGORITHM", "Point", "beta_bracket", "hull_at", "mu_bracket", "phi_inverse", "phi_inverse_of",
+           "pld_tradeoff"]
 
 ALGORITHM = "pld-tradeoff"
 
@@ -54,10 +55,22 @@ def phi_inverse(p: arb) -> arb:
 
     >>> from flint import ctx
     >>> with ctx.workprec(80):
-    ...     phi_inverse(arb("0.975")).contains(arb("1.959963984540054"))
-    True
+    ...     phi_inverse(arb("0.975")).str(12, radius=False)
+    '1.95996398454'
     """
     return -(arb(2).sqrt()) * (2 * p).erfcinv()
+
+
+def phi_inverse_of(q: Fraction) -> arb:
+    """Phi^-1(q) of an exact q in (0, 1), keeping the relative accuracy of a q within 2^-prec of 0 or
+    of 1 (the tail is taken from the exact 1 - q there: Phi^-1(q) = -Phi^-1(1 - q)).
+
+    >>> from flint import ctx
+    >>> with ctx.workprec(64):
+    ...     (phi_inverse_of(1 - Fraction(1, 10**60)) + phi_inverse_of(Fraction(1, 10**60))).contains(0)
+    True
+    """
+    return -phi_inverse(arb_of_fraction(1 - q)) if q > Fraction(1, 2) else phi_inverse(arb_of_fraction(q))
 
 
 @dataclass(frozen=True)
@@ -196,6 +209,16 @@ def _bridge(s: _Sums) -> int:
     return arg
 
 
+def hull_at(points: Sequence[Point], x: Fraction) -> Fraction:
+    """The value at x of the lower convex hull of exact points (x within their range): a certified
+    upper bound of a convex trade-off function that lies on or below every point (docs/tradeoff.md §4).
+
+    >>> hull_at([(Fraction(0), Fraction(1)), (Fraction(1, 2), Fraction(1, 4)), (Fraction(1), Fraction(0))], Fraction(1, 4))
+    Fraction(5, 8)
+    """
+    return _hull_at(_lower_hull(list(points)), x)
+
+
 def _lower_hull(points: list[Point]) -> list[Point]:
     """The lower convex hull of exact points, sorted by x (monotone chain)."""
     pts = sorted(set(points))
@@ -251,7 +274,7 @@ def _mu_lower(lows: Sequence[_Sums]) -> Fraction:
             a, b = _point(s, i)
             if not (0 < a < 1 and 0 < b < 1):
                 continue
-            v = phi_inverse(1 - arb_of_fraction(a)) - phi_inverse(arb_of_fraction(b))
+            v = phi_inverse_of(1 - a) - phi_inverse_of(b)
             if v.is_finite():
                 lo = fraction_of_arb_endpoints(v)[0]
                 best = max(best, lo)
