@@ -36,7 +36,8 @@ def peer(count: int, al: list[Fraction]) -> tuple[str, list[float] | None, float
         from dp_accounting.pld import privacy_loss_distribution as pld_mod
     except ImportError:
         return "dp_accounting is not installed", None, 0.0
-    from importlib.metadata import PackageNotFoundError, version as dist_version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
 
     try:
         version = dist_version("dp-accounting")

@@ -168,7 +168,7 @@ def test_gdp_mu_of_pure_dp_from_the_exact_vertices(eps: str, x: Fraction, k: int
     # mu = max over the NP curve's interior vertices of Phi^-1(1 - a) - Phi^-1(b) (docs/tradeoff.md §5)
     mpmath.mp.dps = 50
     verts = _np_vertices(_product(_generic_atoms(x), k))
-    inv = lambda q: mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(q.numerator) / q.denominator - 1)  # noqa: E731
+    inv = lambda q: mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(q.numerator) / q.denominator - 1)
     ref = max(inv(1 - a) - inv(b) for a, b in verts if 0 < a < 1 and 0 < b < 1)
     mu = tradeoff((eps, 0, k), ["0.5"], digits=20).gdp_mu
     assert _contains(mu, _frac(ref), Fraction(1, 10**40)) and mu.relative_width() <= Fraction(1, 10**20)
@@ -215,6 +215,68 @@ def test_laplace_one_step_against_the_threshold_test(scale: str) -> None:
         else:
             ref = mpmath.exp(-eps) * (1 - al)
         assert _contains(b, _frac(ref), Fraction(1, 10**30)), (scale, a, b, ref)
+        assert b.relative_width() <= Fraction(1, 10**5)
+
+
+def _laplace2_tradeoff(b: str, alpha: mpmath.mpf) -> mpmath.mpf:
+    """T(alpha) of two Laplace(b) steps (sensitivity 1) by the Neyman-Pearson test on the summed loss,
+    in mpmath: one step's loss is +-1/b (atoms, x <= 0 and x >= 1) or (1 - 2x)/b on (0, 1), with P-density
+    e^{-(1/b - l)/2}/4 there and Q = P e^{-l}; the two-step tails are the atom-atom, atom-continuous
+    (closed forms) and continuous-continuous (a quadrature) parts; the boundary atom is randomised."""
+    e = 1 / mpmath.mpf(b)
+
+    def pd(c: mpmath.mpf) -> mpmath.mpf:  # P-density of the continuous part of one loss, on (-e, e)
+        return mpmath.exp(-(e - c) / 2) / 4
+
+    def clamp(s: mpmath.mpf) -> mpmath.mpf:
+        return min(max(s, -e), e)
+
+    def FP(s: mpmath.mpf) -> mpmath.mpf:  # P(c > s)
+        return (1 - mpmath.exp(-(e - clamp(s)) / 2)) / 2
+
+    def FQ(s: mpmath.mpf) -> mpmath.mpf:  # Q(c > s)
+        return mpmath.exp(-e / 2) * (mpmath.exp(-clamp(s) / 2) - mpmath.exp(-e / 2)) / 2
+
+    aP = {e: mpmath.mpf(1) / 2, -e: mpmath.exp(-e) / 2}      # atoms: P masses (Q = P e^-l)
+    def tails(t: mpmath.mpf, strict: bool = True) -> tuple[mpmath.mpf, mpmath.mpf]:
+        # (P(L > t), Q(L > t)); strict=False: >=
+        p = q = mpmath.mpf(0)
+        for a1, m1 in aP.items():
+            for a2, m2 in aP.items():
+                if a1 + a2 > t or (not strict and a1 + a2 == t):
+                    p += m1 * m2
+                    q += m1 * m2 * mpmath.exp(-(a1 + a2))
+            # atom + continuous, both orders
+            p += 2 * m1 * FP(t - a1)
+            q += 2 * m1 * mpmath.exp(-a1) * FQ(t - a1)
+        pts = sorted({-e, e, clamp(t - e), clamp(t + e)})
+        p += mpmath.quad(lambda c: pd(c) * FP(t - c), pts)
+        q += mpmath.quad(lambda c: pd(c) * mpmath.exp(-c) * FQ(t - c), pts)
+        return p, q
+    need = 1 - alpha
+    for t0 in (2 * e, mpmath.mpf(0), -2 * e):  # the atoms of L
+        pg, qg = tails(t0)
+        pge, _ = tails(t0, strict=False)
+        if pg <= need <= pge:
+            return qg + (need - pg) * mpmath.exp(-t0)
+    lo, hi = -2 * e, 2 * e
+    for _ in range(64):
+        mid = (lo + hi) / 2
+        if tails(mid)[0] > need:
+            lo = mid
+        else:
+            hi = mid
+    return tails(hi)[1]
+
+
+@pytest.mark.parametrize("scale", ["1", "2"])
+def test_laplace_two_steps_against_quadrature(scale: str) -> None:
+    mpmath.mp.dps = 20
+    alphas = ["0.01", "0.1", "0.3", "0.5"]
+    t = tradeoff(f"laplace:scale={scale},count=2", alphas, digits=6, max_seconds=60)
+    for a, b in zip(alphas, t.betas):
+        ref = _laplace2_tradeoff(scale, mpmath.mpf(Fraction(a).numerator) / Fraction(a).denominator)
+        assert _contains(b, _frac(ref), Fraction(1, 10**12)), (scale, a, b, ref)
         assert b.relative_width() <= Fraction(1, 10**5)
 
 
