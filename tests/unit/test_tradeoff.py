@@ -280,6 +280,34 @@ def test_laplace_two_steps_against_quadrature(scale: str) -> None:
         assert b.relative_width() <= Fraction(1, 10**5)
 
 
+@pytest.mark.parametrize("scale", ["1", "2"])
+def test_laplace_gdp_mu_lower_end_below_the_true_mu(scale: str) -> None:
+    """mu = sup_alpha Phi^-1(1 - alpha) - Phi^-1(f(alpha)) of one Laplace step, f in closed form; the
+    supremum located by a scan in log alpha and a ternary search (it is unimodal there)."""
+    mpmath.mp.dps = 20
+    e = 1 / mpmath.mpf(scale)
+
+    def f(a: mpmath.mpf) -> mpmath.mpf:
+        if a < mpmath.exp(-e) / 2:
+            return 1 - mpmath.exp(e) * a
+        return mpmath.exp(-e) / (4 * a) if a <= mpmath.mpf(1) / 2 else mpmath.exp(-e) * (1 - a)
+
+    def g(x: mpmath.mpf) -> mpmath.mpf:
+        a = mpmath.exp(x)
+        return mpmath.sqrt(2) * (mpmath.erfinv(1 - 2 * a) - mpmath.erfinv(2 * f(a) - 1))
+
+    top = mpmath.log(mpmath.mpf(1) / 2)
+    step = (top + 8) / 400
+    _, x = max((g(-8 + i * step), -8 + i * step) for i in range(401))
+    lo, hi = x - step, x + step
+    for _ in range(80):
+        m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        lo, hi = (m1, hi) if g(m1) < g(m2) else (lo, m2)
+    true_mu = _frac(g(lo))
+    mu = tradeoff(f"laplace:scale={scale}", ["0.5"], digits=6).gdp_mu
+    assert true_mu - Fraction(1, 10**4) <= mu.lower <= true_mu + Fraction(1, 10**12) and mu.upper == exactdp.INF
+
+
 # -- the two orders: a Poisson-subsampled Gaussian ----------------------------------------------
 
 def test_subsampled_gaussian_symmetrised_against_mpmath() -> None:

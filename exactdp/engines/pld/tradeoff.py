@@ -312,8 +312,8 @@ class _State:
     lo: list[Fraction]
     hi: list[Fraction]
     exact: bool = False
-
-    last: Built | None = None
+    mu: Fraction = Fraction(0)
+    inf_mass: bool = False
 
     def update(self, b: Built) -> None:
         for i, (lo, hi) in enumerate(beta_bracket(b, self.alphas)):
@@ -321,7 +321,10 @@ class _State:
             if self.lo[i] > self.hi[i]:
                 raise AssertionError(f"empty trade-off bracket at alpha={self.alphas[i]}: a bug, please report it")
         self.exact = self.exact or b.exact
-        self.last = b
+        # every build's mu is a certified lower end: the best is kept (the tails that decide it are
+        # not always best seen on the finest grid, whose truncation is set for beta's digits)
+        mu, inf_mass = mu_bracket(b)
+        self.mu, self.inf_mass = max(self.mu, mu), self.inf_mass or inf_mass
 
     def width(self, floor: Fraction) -> float:  # float ok: grid planning only
         """The largest relative width over the points whose upper end is above ``floor`` (1 where a
@@ -391,11 +394,9 @@ def pld_tradeoff(comp: Composition, alphas: Sequence[Fraction], *, digits: int =
             refine(comp, digits, max_seconds, st.scale(), bracket, done, lambda _: Fraction(0), predict=True)
         except TimeBudgetError:
             pass  # the brackets certified so far are the answer (their digits say how far they got)
-    assert st.last is not None  # the coarse pass made one
-    mu_lo, inf_mass = mu_bracket(st.last)  # the finest build reached
     alg = ALGORITHM + ("-lattice" if st.exact else "")
     points = [Enclosure.exact_value(lo, digits, alg) if lo == hi else Enclosure(lo, hi, _digits(lo, hi, digits),
                                                                                    algorithm=alg)
               for lo, hi in zip(st.lo, st.hi)]
-    mu = Enclosure.infinite(digits, alg) if inf_mass else Enclosure(mu_lo, INF, digits, algorithm=alg)
+    mu = Enclosure.infinite(digits, alg) if st.inf_mass else Enclosure(st.mu, INF, digits, algorithm=alg)
     return points, mu
