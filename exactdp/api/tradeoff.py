@@ -78,8 +78,12 @@ class Tradeoff:
     gdp_mu: Enclosure
 
     def __post_init__(self) -> None:
+        if not isinstance(self.alphas, tuple) or not isinstance(self.betas, tuple):
+            raise InvalidParameterError("alphas and betas must be tuples (of Fractions in (0, 1), of Enclosures)")
         if len(self.alphas) != len(self.betas) or not self.alphas:
             raise InvalidParameterError("a Tradeoff needs one beta per alpha, at least one")
+        if not all(isinstance(a, Fraction) and 0 < a < 1 for a in self.alphas):
+            raise InvalidParameterError("alphas must be Fractions in (0, 1)")
         if not all(isinstance(b, Enclosure) for b in (*self.betas, self.gdp_mu)):
             raise InvalidParameterError("betas and gdp_mu must be Enclosures")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,6 +15,13 @@ import pytest
 from exactdp.cli import main as exactdp_main
 from exactdp.cli.tradeoff import main
 
+
+@pytest.fixture(autouse=True)
+def _keep_mpmath_precision() -> Iterator[None]:
+    """The references set mpmath's precision; other tests' references need theirs back."""
+    dps = mpmath.mp.dps
+    yield
+    mpmath.mp.dps = dps
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     try:

@@ -9,6 +9,7 @@ in exact Fractions.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from fractions import Fraction
 from itertools import product
 from math import comb
@@ -21,6 +22,15 @@ from exactdp.api.tradeoff import Tradeoff, parse_alpha, tradeoff, true_positive_
 from exactdp.core.errors import InvalidParameterError
 from exactdp.engines.pld.tradeoff import pld_tradeoff
 from exactdp.model.composition import Composition
+
+
+@pytest.fixture(autouse=True)
+def _keep_mpmath_precision() -> Iterator[None]:
+    """The references set mpmath's precision; other tests' references need theirs back."""
+    dps = mpmath.mp.dps
+    yield
+    mpmath.mp.dps = dps
+
 
 ALPHAS = ["0.001", "0.01", "0.1", "0.3", "0.5", "0.9"]
 
