@@ -12,6 +12,7 @@ from exactdp.api.accountant import Accountant
 from exactdp.api.methods import METHODS, delta, epsilon, method_names
 from exactdp.api.optimal import is_private, optimal_delta, optimal_epsilon
 from exactdp.api.rdp import rdp_curve
+from exactdp.api.tradeoff import Tradeoff, tradeoff, true_positive_rates
 from exactdp.calibrate import (
     Calibration,
     calibrate_eps,
@@ -71,6 +72,7 @@ __all__ = [
     "PureDP",
     "RandomizedResponse",
     "TimeBudgetError",
+    "Tradeoff",
     "__version__",
     "calibrate_eps",
     "calibrate_k",
@@ -91,4 +93,6 @@ __all__ = [
     "parse_eps",
     "rdp_curve",
     "to_dp_event",
+    "tradeoff",
+    "true_positive_rates",
 ]

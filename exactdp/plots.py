@@ -26,7 +26,7 @@ from exactdp.core.numbers import ExactReal, parse_delta, parse_eps
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
 
-__all__ = ["FIGURES", "FIXED_RC", "plot_curve", "render"]
+__all__ = ["FIGURES", "FIXED_RC", "plot_curve", "plot_tradeoff", "render"]
 
 #: rcParams fixed for every figure (on top of matplotlib's defaults, not the user's matplotlibrc).
 FIXED_RC: dict[RcKeyType, Any] = {
@@ -272,5 +272,43 @@ def plot_curve(points: Sequence[Any], enclosures: Sequence[Enclosure], *, direct
         ax.set_xlabel("eps_g")
     if direction == "epsilon" or any(y > 0 for y in hi):
         ax.set_yscale("log")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_tradeoff(alphas: Sequence[Fraction], betas: Sequence[Enclosure], *, ax: Any = None,
+                  label: str | None = None) -> Any:
+    """Draw a certified trade-off curve beta(alpha) (:func:`exactdp.api.tradeoff.tradeoff`) and return
+    the matplotlib ``Axes`` (needs the ``plot`` extra).
+
+    The band is ``[float_lower, float_upper]`` of each point (directed floats: the true curve lies
+    inside it, docs/contracts.md §1.3), with the diagonal beta = 1 - alpha (no privacy) dashed.
+
+    >>> from matplotlib.figure import Figure
+    >>> from exactdp.api.tradeoff import tradeoff
+    >>> t = tradeoff("gaussian:sigma=1", ["0.1", "0.5"], digits=6)
+    >>> ax = plot_tradeoff(t.alphas, t.betas, ax=Figure().add_subplot())
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('alpha (type I error)', 'beta (type II error)')
+    """
+    if len(alphas) != len(betas) or not alphas:
+        raise InvalidParameterError(f"{len(alphas)} alphas and {len(betas)} enclosures: give one of each, at least one")
+    if not all(isinstance(e, Enclosure) for e in betas):
+        raise InvalidParameterError("betas must be the Enclosure objects a trade-off curve returned")
+    if ax is None:
+        plt = require_extra("matplotlib.pyplot", "plot_tradeoff")
+        _, ax = plt.subplots(figsize=(5, 5))
+    else:
+        require_extra("matplotlib", "plot_tradeoff")
+    xs = [float(a) for a in alphas]  # float ok: plotting only
+    lo = [e.float_lower() for e in betas]
+    hi = [e.float_upper() for e in betas]
+    ax.fill_between(xs, lo, hi, alpha=0.4, label=label or "certified [lower, upper]")
+    ax.plot(xs, lo, lw=1)
+    ax.plot([0, 1], [1, 0], ls="--", lw=0.8, color="grey", label="no privacy (1 - alpha)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("alpha (type I error)")
+    ax.set_ylabel("beta (type II error)")
     ax.legend(fontsize=8)
     return ax

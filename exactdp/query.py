@@ -25,6 +25,7 @@ from typing import Any
 from exactdp.api import optimal
 from exactdp.api.methods import get_method, method_options
 from exactdp.api.rdp import parse_order, rdp_curve
+from exactdp.api.tradeoff import tradeoff
 from exactdp.calibrate.count import calibrate_k
 from exactdp.calibrate.eps import calibrate_eps, calibrate_scale
 from exactdp.calibrate.noise import calibrate_laplace_scale, calibrate_q, calibrate_sigma
@@ -37,8 +38,8 @@ from exactdp.engines.pld import refine
 from exactdp.model.composition import Composition
 from exactdp.model.inputs import composition_from_args, mechanisms_from_json
 
-__all__ = ["CALIBRATE_KEYS", "QUERY_KEYS", "RDP_KEYS", "calibration_of", "run_calibrate_query", "run_query",
-           "run_rdp_query"]
+__all__ = ["CALIBRATE_KEYS", "QUERY_KEYS", "RDP_KEYS", "TRADEOFF_KEYS", "calibration_of", "run_calibrate_query",
+           "run_query", "run_rdp_query", "run_tradeoff_query"]
 
 #: the keys of a delta, epsilon or check query object
 QUERY_KEYS = {"query", "method", "digits", "eps", "delta", "k", "mechanisms", "at_eps", "at_delta",
@@ -75,9 +76,12 @@ def run_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS,
         return run_calibrate_query(obj)
     if obj.get("query") == "rdp":
         return run_rdp_query(obj, default_digits=default_digits)
+    if obj.get("query") == "tradeoff":
+        return run_tradeoff_query(obj, default_digits=default_digits)
     query = obj.get("query")
     if query not in ("delta", "epsilon", "check"):
-        raise InvalidParameterError(f"query={query!r} must be 'delta', 'epsilon', 'check', 'calibrate' or 'rdp'")
+        raise InvalidParameterError(f"query={query!r} must be 'delta', 'epsilon', 'check', 'calibrate', 'rdp' or "
+                                    "'tradeoff'")
     unknown = sorted(set(obj) - QUERY_KEYS)
     if unknown:
         raise InvalidParameterError(f"keys={unknown} are not query keys; known: {sorted(QUERY_KEYS)}")
@@ -204,6 +208,39 @@ def run_rdp_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS,
         rows.append({"order": format_fraction(parse_order(x)), "lower": j["lower"], "upper": j["upper"],
                      "exact": j["exact"], "digits": j["digits"]})
     return _with_id({"query": "rdp", "direction": direction, "inputs": comp.to_inputs(), "orders": rows}, obj)
+
+
+# -- trade-off curves ------------------------------------------------------------------------------
+
+#: the keys of a tradeoff query object (as the options of ``exactdp tradeoff``)
+TRADEOFF_KEYS = {"query", "eps", "delta", "k", "mechanisms", "alphas", "digits", "max_seconds", "id"}
+
+
+def run_tradeoff_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS,
+                       composition: Composition | None = None) -> dict[str, Any]:
+    """One batch line ``{"query": "tradeoff", "mechanisms": [...], "alphas": [...]}`` -> its JSON result,
+    the object ``exactdp tradeoff --json`` prints (docs/tradeoff.md); ``composition``: already read (the CLI).
+
+    >>> r = run_tradeoff_query({"query": "tradeoff", "mechanisms": ["gaussian:sigma=1,count=4"], "alphas": ["0.5"],
+    ...                         "digits": 10})
+    >>> r["gdp_mu"]["exact"], r["points"][0]["alpha"], r["points"][0]["lower"]
+    ('2', '0.5', '0.022750131948')
+    """
+    unknown = sorted(set(obj) - TRADEOFF_KEYS)
+    if unknown:
+        raise InvalidParameterError(f"keys={unknown} are not tradeoff query keys; known: {sorted(TRADEOFF_KEYS)}")
+    o = {key: _json_value(v) for key, v in obj.items()}
+    alphas = o.get("alphas")
+    if not isinstance(alphas, list) or not alphas:
+        raise InvalidParameterError(f"alphas={alphas!r} must be a non-empty list of numbers in (0, 1)")
+    alphas = [_json_value(x) for x in alphas]
+    with progress.task("tradeoff", max_seconds=progress.parse_seconds(o.get("max_seconds"))):
+        comp = _composition(obj, o, composition)
+        digits = parse_digits(o.get("digits", default_digits))
+        t = tradeoff(comp, alphas, digits=digits)
+    out = t.to_json(digits)
+    return _with_id({"query": "tradeoff", "inputs": comp.to_inputs(), "points": out["points"],
+                     "gdp_mu": out["gdp_mu"]}, obj)
 
 
 # -- calibration ----------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ FORWARDED_COMMANDS: dict[str, tuple[str, str]] = {
     "budget": ("exactdp.cli.budget", "what a planned list of mechanisms spends of a target, and what remains"),
     "rdp": ("exactdp.cli.rdp", "the certified Rényi divergence (RDP curve) of a composition at each order"),
     "region": ("exactdp.cli.region", "the privacy region (tradeoff curve) of k equal mechanisms"),
+    "tradeoff": ("exactdp.cli.tradeoff", "the certified trade-off curve (f-DP) beta(alpha) of a composition and its GDP mu"),
     "tables": ("exactdp.cli.tables", "build, verify and export the golden tables"),
     "crosscheck": ("exactdp.cli.crosscheck", "run other DP libraries against the exact oracle"),
     "proofs": ("exactdp.cli.proofs", "check the derivations behind exactdp with sympy"),

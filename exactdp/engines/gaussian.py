@@ -15,6 +15,7 @@ delta_g is a certified root (:func:`exactdp.core.roots.decreasing_root`).
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from flint import arb
@@ -26,7 +27,7 @@ from exactdp.core.roots import decreasing_root, sign_at
 from exactdp.model.composition import Composition
 from exactdp.model.mechanisms import Gaussian
 
-__all__ = ["gaussian_decide", "gaussian_delta", "gaussian_epsilon", "gaussian_mu2"]
+__all__ = ["gaussian_decide", "gaussian_delta", "gaussian_epsilon", "gaussian_mu", "gaussian_mu2", "gaussian_tradeoff"]
 
 ALGORITHM = "gaussian-closed-form"
 
@@ -85,3 +86,40 @@ def gaussian_decide(mu2: Fraction, eps_g: ExactReal, delta_g: Fraction) -> bool:
     if s == 0:
         raise PrecisionError("delta(eps_g) equals delta_g to 2^17 bits: no decision rather than a guess")
     return s < 0
+
+
+def _phi_inv(p: arb) -> arb:
+    """Phi^-1(p) = -sqrt(2) erfcinv(2p), for a ball inside (0, 1)."""
+    return -(arb(2).sqrt()) * (2 * p).erfcinv()
+
+
+def gaussian_tradeoff(mu2: Fraction, alpha: Fraction, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
+    """beta(alpha) = Phi(Phi^-1(1 - alpha) - mu) of a Gaussian composition with sum mu_i^2 = mu2, for
+    alpha in (0, 1): the trade-off function G_mu (Dong, Roth and Su; docs/tradeoff.md §6).
+
+    >>> print(gaussian_tradeoff(Fraction(1), Fraction(1, 2), digits=12))
+    [0.1586552539314, 0.1586552539315]
+    """
+    if mu2 <= 0:
+        raise InvalidParameterError(f"{mu2=} must be > 0")
+    if not 0 < alpha < 1:
+        raise InvalidParameterError(f"alpha={alpha} must be in (0, 1)")
+
+    def compute() -> arb:
+        return _phi(_phi_inv(1 - arb_of_fraction(alpha)) - arb_of_fraction(mu2).sqrt())
+
+    return certify(compute, digits, algorithm=ALGORITHM).clamped(Fraction(0), 1 - alpha)
+
+
+def gaussian_mu(mu2: Fraction, *, digits: int = DEFAULT_DIGITS) -> Enclosure:
+    """mu = sqrt(mu2), the Gaussian-DP parameter of the composition: exact when mu2 is a square.
+
+    >>> str(gaussian_mu(Fraction(9, 4))), str(gaussian_mu(Fraction(3), digits=8))
+    ('1.5', '[1.7320508, 1.73205081]')
+    """
+    if mu2 < 0:
+        raise InvalidParameterError(f"{mu2=} must be >= 0")
+    rn, rd = math.isqrt(mu2.numerator), math.isqrt(mu2.denominator)
+    if rn * rn == mu2.numerator and rd * rd == mu2.denominator:
+        return Enclosure.exact_value(Fraction(rn, rd), digits, ALGORITHM)
+    return certify(lambda: arb_of_fraction(mu2).sqrt(), digits, algorithm=ALGORITHM)
