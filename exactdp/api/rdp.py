@@ -20,7 +20,7 @@ from flint import arb
 from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, parse_digits, parse_rational
-from exactdp.engines.rdp import DIRECTIONS, divergence_arb, is_infinite
+from exactdp.engines.rdp import DIRECTIONS, add_upper_arb, divergence_arb, is_infinite
 from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.mechanisms import Gaussian
 
@@ -52,9 +52,10 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     """The Rényi divergence of the composition at each order, certified (exact when rational).
 
     ``direction``: ``"remove"`` (the neighbour holding the record first), ``"add"`` or ``"max"`` (the
-    larger); the mechanisms whose divergence does not depend on it (Gaussian, Laplace, randomized
-    response, generic pure pairs) answer all three.  A generic pair with delta > 0 makes every order
-    +inf exactly.
+    larger of the composition's two sums, each certified); the mechanisms whose divergence does not
+    depend on it (Gaussian, Laplace, randomized response, generic pure pairs) answer the same in all
+    three, their Poisson subsamples differ (docs/rdp.md §3).  A generic pair with delta > 0 makes
+    every order +inf exactly.
     """
     c = Composition.of(comp)
     d = parse_digits(digits)
@@ -75,10 +76,18 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
             continue
 
         def total(a: Fraction = a) -> arb:
-            s = arb(0)
-            for m, n in c.groups:
-                s += n * divergence_arb(m, a, direction)
-            return s
+            def one(way: str) -> arb:
+                s = arb(0)
+                for m, n in c.groups:
+                    s += n * (add_upper_arb(m, a) if way == "add-bound" else divergence_arb(m, a, way))
+                return s
+
+            if direction != "max":
+                return one(direction)
+            remove = one("remove")  # max: of the two sums (not of each term's), both certified
+            if remove.lower() >= one("add-bound").upper():  # the add sum is below: docs/rdp.md §3.1
+                return remove
+            return remove.max(one("add"))
 
         out.append(certify(total, d, algorithm="rdp"))
     return out

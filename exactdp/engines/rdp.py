@@ -10,26 +10,34 @@ in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2
   e^{-alpha eps}), both directions (Mironov 2017, Table II);
 * k-ary randomized response and the generic (eps, 0) pair (RR with k = 2): the finite sum over the
   outputs; a generic pair with delta > 0 has a point of P-mass where Q has none: +inf;
-* the Poisson-subsampled Gaussian at an integer order, direction ``remove`` (the mixture
-  (1-q) N(0, s^2) + q N(D, s^2) against N(0, s^2)): the binomial sum of Mironov-Talwar-Zhang 2019,
-  sum_k C(alpha, k) (1-q)^(alpha-k) q^k e^{(k^2-k) D^2/(2 s^2)}.
+* a Poisson subsample of any of these (q < 1), in each direction and at every order
+  (:mod:`exactdp.engines.rdp_subsampled`, docs/rdp.md §3): the Gaussian by the binomial sum of
+  Mironov-Talwar-Zhang 2019 (integer orders, remove) or Arb's rigorous integrator with proved tail
+  bounds, the Laplace by its three pieces, randomized response by a finite sum; ``max`` is the larger
+  of the two certified directions.
 
-Anything else (the ``add`` direction of a subsampled mechanism, a fractional order for one, a
-subsampled Laplace or RR) is refused by name, never approximated.
+A mechanism whose divergence is not computed is refused by name, never approximated.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from flint import arb, fmpz
+from flint import arb
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction
+from exactdp.engines.rdp_subsampled import (
+    gaussian_moment,
+    laplace_moment,
+    moment_divergence,
+    pure_moment,
+    subsampled_gaussian_binomial,
+)
 from exactdp.model.generic import Mechanism
 from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
 
-__all__ = ["DIRECTIONS", "divergence_arb", "is_infinite"]
+__all__ = ["DIRECTIONS", "add_upper_arb", "divergence_arb", "is_infinite"]
 
 #: ``remove``: D(P || Q) with P the neighbour holding the record (the mixture, when subsampled);
 #: ``add``: D(Q || P); ``max``: the larger of the two
@@ -77,22 +85,44 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
         if m.delta > 0:
             raise InvalidParameterError("a generic (eps, delta) pair with delta > 0 has infinite Rényi divergence")
         return _log_ratio_sum(_rr_terms(m.eps.exp_arb(), 2), a)
-    if isinstance(m, PoissonSampled) and isinstance(m.mechanism, Gaussian):
-        if direction != "remove":
-            raise InvalidParameterError(f"direction={direction!r}: the Rényi divergence of a subsampled Gaussian is "
-                                        "computed in the remove direction (the mixture against the base, "
-                                        "Mironov-Talwar-Zhang 2019); use direction='remove'")
-        if alpha.denominator != 1:
-            raise InvalidParameterError(f"order={alpha}: a subsampled Gaussian's divergence is computed at integer "
-                                        "orders (an exact binomial sum); fractional orders are not yet")
-        n = alpha.numerator
-        q = arb_of_fraction(m.q)
-        c = arb_of_fraction(m.mechanism.sensitivity) ** 2 / (2 * arb_of_fraction(m.mechanism.sigma) ** 2)
-        s = arb(0)
-        binom = fmpz(1)
-        for j in range(n + 1):
-            s += arb(binom) * (1 - q) ** (n - j) * q ** j * (c * (j * j - j)).exp()
-            binom = binom * (n - j) // (j + 1)
-        return s.log() / (a - 1)
+    if isinstance(m, PoissonSampled):
+        return _subsampled(m, alpha, direction)
     raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet (Gaussian, Laplace, "
-                                "randomized response, generic pure pairs and the subsampled Gaussian are)")
+                                "randomized response, generic pure pairs and their Poisson subsamples are)")
+
+
+def add_upper_arb(m: object, alpha: Fraction) -> arb:
+    """An upper bound on D_alpha in the ``add`` direction, cheap: -log(1-q) for a Poisson subsample
+    with q < 1 (Q/P <= 1/(1-q), docs/rdp.md §3.1), the divergence itself for any other mechanism."""
+    if isinstance(m, PoissonSampled) and m.q < 1:
+        return -(1 - arb_of_fraction(m.q)).log()
+    return divergence_arb(m, alpha, "add")
+
+
+def _subsampled(m: PoissonSampled, alpha: Fraction, direction: str) -> arb:
+    """D_alpha of a Poisson-subsampled mechanism in ``direction``: remove, add (one moment of the
+    likelihood ratio each, docs/rdp.md §3) or the larger of the two (both certified: their max)."""
+    if m.q == 1:
+        return divergence_arb(m.mechanism, alpha, direction)
+    if direction == "max":
+        remove = _subsampled(m, alpha, "remove")
+        if remove.lower() >= add_upper_arb(m, alpha).upper():  # add <= -log(1-q) <= remove (docs/rdp.md §3.1)
+            return remove
+        return remove.max(_subsampled(m, alpha, "add"))
+    inner, q = m.mechanism, m.q
+    beta = alpha if direction == "remove" else 1 - alpha
+    if isinstance(inner, Gaussian):
+        mu = inner.sensitivity / inner.sigma
+        if direction == "remove" and alpha.denominator == 1:
+            i = subsampled_gaussian_binomial(mu, q, alpha.numerator)
+        else:
+            i = gaussian_moment(mu, q, beta)
+    elif isinstance(inner, Laplace):
+        i = laplace_moment(inner.eps, q, beta)
+    elif isinstance(inner, RandomizedResponse):
+        i = pure_moment(inner.eps, inner.categories, q, beta)
+    elif isinstance(inner, Mechanism) and inner.delta == 0:
+        i = pure_moment(inner.eps, 2, q, beta)
+    else:
+        raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet")
+    return moment_divergence(i, arb_of_fraction(alpha))
