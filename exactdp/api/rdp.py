@@ -66,7 +66,7 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     alphas = [parse_order(a) for a in orders]
     if not alphas:
         raise InvalidParameterError("orders=[] must name at least one order")
-    if any(is_infinite(m) for m, _ in c.groups):
+    if any(is_infinite(m, direction) for m, _ in c.groups):
         return [Enclosure.infinite(d, "rdp") for _ in alphas]
     out = []
     for a in alphas:

@@ -29,6 +29,7 @@ from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.rdp_subsampled import (
     gaussian_moment,
+    generic_moment,
     laplace_moment,
     moment_divergence,
     pure_moment,
@@ -44,10 +45,12 @@ __all__ = ["DIRECTIONS", "add_upper_arb", "divergence_arb", "is_infinite"]
 DIRECTIONS = ("max", "remove", "add")
 
 
-def is_infinite(m: object) -> bool:
-    """Whether every order's divergence is +inf: a generic pair with delta > 0 (P has an atom Q lacks)."""
+def is_infinite(m: object, direction: str = "max") -> bool:
+    """Whether every order's divergence in ``direction`` is +inf: a generic pair with delta > 0 (P has
+    an atom Q lacks), except a Poisson subsample of it (q < 1) in the add direction: there
+    Q/P <= 1/(1-q) (docs/rdp.md §3.5)."""
     if isinstance(m, PoissonSampled):
-        return is_infinite(m.mechanism)
+        return not (direction == "add" and m.q < 1) and is_infinite(m.mechanism)
     return isinstance(m, Mechanism) and m.delta > 0
 
 
@@ -121,8 +124,11 @@ def _subsampled(m: PoissonSampled, alpha: Fraction, direction: str) -> arb:
         i = laplace_moment(inner.eps, q, beta)
     elif isinstance(inner, RandomizedResponse):
         i = pure_moment(inner.eps, inner.categories, q, beta)
-    elif isinstance(inner, Mechanism) and inner.delta == 0:
-        i = pure_moment(inner.eps, 2, q, beta)
+    elif isinstance(inner, Mechanism):
+        if inner.delta > 0 and direction != "add":
+            raise InvalidParameterError("a subsampled generic pair with delta > 0 has infinite Rényi divergence "
+                                        "in the remove direction")
+        i = generic_moment(inner.eps, inner.delta, q, beta)
     else:
         raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet")
     return moment_divergence(i, arb_of_fraction(alpha))

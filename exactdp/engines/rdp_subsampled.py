@@ -18,7 +18,8 @@ no cancellation near q = 0.  Each mechanism:
   interval plus the proved tail bounds of §3.3;
 * Laplace (eps = D/b): the ratio is constant on x <= 0 and x >= D (exact terms) and the middle piece
   is one integral over a finite interval (§3.4);
-* randomized response and the generic (eps, 0) pair: a finite sum over the outputs (§3.5).
+* randomized response and the generic (eps, delta) pair: a finite sum over the outputs (§3.5; with
+  delta > 0 the remove direction is +inf, the add direction finite).
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ from typing import TypeVar
 
 from flint import acb, arb, ctx, fmpz
 
+from exactdp.core import progress
 from exactdp.core.numbers import ExactReal, arb_of_fraction
 
 __all__ = [
     "g_beta",
     "gaussian_moment",
     "gaussian_tail_bound",
+    "generic_moment",
     "laplace_moment",
     "moment_divergence",
     "pure_moment",
@@ -116,6 +119,7 @@ def gaussian_tail_bound(mu: arb, q: arb, beta: arb, left: arb, right: arb) -> ar
 def _integral(f: Callable[[acb, bool], acb], a: arb, b: arb) -> arb:
     """The real integral of f over [a, b] by Arb's integrator (the ball encloses it), relative goal a
     quarter of the working precision below it."""
+    progress.tick(f"integrating at {ctx.prec} bits")
     tol = arb(2) ** (-(ctx.prec * 3 // 4))
     return acb.integral(f, a, b, rel_tol=tol).real
 
@@ -176,3 +180,17 @@ def pure_moment(eps: ExactReal, categories: int, q: Fraction, beta: Fraction) ->
     z = x + (categories - 1)
     return (g_beta(qa * (x - 1), b) + x * g_beta(qa * (1 / x - 1), b)) / z
 
+
+
+def generic_moment(eps: ExactReal, delta: Fraction, q: Fraction, beta: Fraction) -> arb:
+    """I = E_Q[r^beta] - 1 of a subsampled generic (eps, delta) pair, for delta = 0 or beta < 0 (the add
+    direction; the remove one is +inf when delta > 0): over the outputs where B > 0,
+    ``sum B g_beta(w) - beta q delta`` (docs/rdp.md §3.5).
+
+    >>> generic_moment(ExactReal.parse("log(3)"), Fraction(0), Fraction(1, 2), Fraction(2)).contains(arb(1) / 3)
+    True
+    """
+    x, qa, b, d = eps.exp_arb(), arb_of_fraction(q), arb_of_fraction(beta), arb_of_fraction(delta)
+    z = (1 - d) / (x + 1)
+    s = z * (g_beta(qa * (x - 1), b) + x * g_beta(qa * (1 / x - 1), b))
+    return s + d * g_beta(-qa, b) - b * qa * d if delta > 0 else s

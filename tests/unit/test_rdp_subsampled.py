@@ -188,3 +188,22 @@ def test_the_command_answers_every_direction(capsys: pytest.CaptureFixture[str])
         hi = {d: Fraction(outs[d][i]["upper"]) for d in outs}
         assert max(lo["remove"], lo["add"]) <= hi["max"] and lo["max"] <= max(hi["remove"], hi["add"])
     assert Fraction(outs["add"][0]["upper"]) < Fraction(outs["remove"][0]["lower"])
+
+
+@pytest.mark.parametrize(("eps", "delta", "q", "alpha"), [("1", "0.001", "0.1", "2"), ("0.5", "0.1", "0.5", "10.5"),
+                                                          ("2", "1e-6", "0.01", "1.25")])
+def test_subsampled_generic_pair_with_delta_is_finite_in_the_add_direction_only(eps: str, delta: str, q: str,
+                                                                                alpha: str) -> None:
+    """The (eps, delta) pair: A = (delta, (1-delta) e^eps/Z, (1-delta)/Z, 0), B the reverse (Z = 1 + e^eps).
+    Removing the record, P = (1-q) B + q A has A's atom where B has none: +inf; adding it,
+    D(B || P) is finite, against the direct sum over B's outputs."""
+    x, d, qq, a = mpmath.exp(_mp(eps)), _mp(delta), _mp(q), _mp(alpha)
+    z = 1 + x
+    on_a = [d, (1 - d) * x / z, (1 - d) / z, mpmath.mpf(0)]
+    on_b = [mpmath.mpf(0), (1 - d) / z, (1 - d) * x / z, d]
+    p = [(1 - qq) * bb + qq * aa for aa, bb in zip(on_a, on_b)]
+    truth = mpmath.log(mpmath.fsum(bb ** a * pp ** (1 - a) for bb, pp in zip(on_b, p) if bb > 0)) / (a - 1)
+    spec = f"approx:eps={eps},delta={delta},q={q}"
+    (e,) = rdp_curve(spec, [alpha], digits=20, direction="add")
+    assert not e.is_infinite and _inside(e, truth)
+    assert rdp_curve(spec, [alpha], direction="remove")[0].is_infinite and rdp_curve(spec, [alpha])[0].is_infinite
