@@ -28,6 +28,7 @@ from flint import arb
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.rdp_subsampled import (
+    gaussian_add_upper,
     gaussian_moment,
     generic_moment,
     laplace_moment,
@@ -96,9 +97,13 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
 
 def add_upper_arb(m: object, alpha: Fraction) -> arb:
     """An upper bound on D_alpha in the ``add`` direction, cheap: -log(1-q) for a Poisson subsample
-    with q < 1 (Q/P <= 1/(1-q), docs/rdp.md §3.1), the divergence itself for any other mechanism."""
+    with q < 1 (Q/P <= 1/(1-q)), or for the Gaussian's the smaller of that and its fourth-order Taylor
+    bound (docs/rdp.md §3.1); the divergence itself for any other mechanism."""
     if isinstance(m, PoissonSampled) and m.q < 1:
-        return -(1 - arb_of_fraction(m.q)).log()
+        bound = -(1 - arb_of_fraction(m.q)).log()
+        if isinstance(m.mechanism, Gaussian):
+            bound = bound.min(gaussian_add_upper(m.mechanism.sensitivity / m.mechanism.sigma, m.q, alpha))
+        return bound
     return divergence_arb(m, alpha, "add")
 
 

@@ -35,6 +35,7 @@ from exactdp.core.numbers import ExactReal, arb_of_fraction
 
 __all__ = [
     "g_beta",
+    "gaussian_add_upper",
     "gaussian_moment",
     "gaussian_tail_bound",
     "generic_moment",
@@ -81,6 +82,25 @@ def subsampled_gaussian_binomial(mu: Fraction, q: Fraction, n: int) -> arb:
         s += arb(binom) * (1 - qa) ** (n - k) * qa ** k * (c * (k * k - k)).expm1()
         binom = binom * (n - k) // (k + 1)
     return s
+
+
+def gaussian_add_upper(mu: Fraction, q: Fraction, alpha: Fraction) -> arb:
+    """An upper bound on the subsampled Gaussian's add-direction divergence by Taylor's theorem to the
+    fourth order (docs/rdp.md §3.1): with k = alpha - 1 and m_j = E_Q[w^j] (exact finite sums),
+    ``E_Q[r^-k] <= 1 + C(k+1,2) m_2 - C(k+2,3) m_3 + C(k+3,4) (1-q)^(-k-4) m_4``.
+
+    >>> gaussian_add_upper(Fraction(1, 4), Fraction(1, 1000), Fraction(256)) < -(1 - arb("0.001")).log()
+    True
+    """
+    qa, k = arb_of_fraction(q), arb_of_fraction(alpha - 1)
+    c = arb_of_fraction(mu * mu / 2)
+    e = [(c * (i * i - i)).exp() for i in range(5)]  # E_Q[e^{i u}], u = mu t - mu^2/2
+    m2 = qa ** 2 * (e[2] - 2 * e[1] + e[0])
+    m3 = qa ** 3 * (e[3] - 3 * e[2] + 3 * e[1] - e[0])
+    m4 = qa ** 4 * (e[4] - 4 * e[3] + 6 * e[2] - 4 * e[1] + e[0])
+    i = (k * (k + 1) / 2 * m2 - k * (k + 1) * (k + 2) / 6 * m3
+         + k * (k + 1) * (k + 2) * (k + 3) / 24 * (1 - qa) ** (-k - 4) * m4)
+    return moment_divergence(i, k + 1)
 
 
 def _upper_tail(x: arb) -> arb:

@@ -207,3 +207,22 @@ def test_subsampled_generic_pair_with_delta_is_finite_in_the_add_direction_only(
     (e,) = rdp_curve(spec, [alpha], digits=20, direction="add")
     assert not e.is_infinite and _inside(e, truth)
     assert rdp_curve(spec, [alpha], direction="remove")[0].is_infinite and rdp_curve(spec, [alpha])[0].is_infinite
+
+
+@pytest.mark.parametrize(("sigma", "q", "alpha"), [("4", "0.001", "256"), ("1", "0.01", "2.5"), ("1", "0.01", "30"),
+                                                   ("0.5", "0.01", "3"), ("2", "0.2", "10.5")])
+def test_the_add_direction_bound_holds(sigma: str, q: str, alpha: str) -> None:
+    """docs/rdp.md §3.1: -log(1-q) and the Taylor bound are above the add direction (by quadrature);
+    where the bound is below the remove value, max is the remove value."""
+    from exactdp.engines.rdp import add_upper_arb
+    from exactdp.model.mechanisms import Gaussian, PoissonSampled
+
+    m = PoissonSampled(Gaussian(sigma), q)
+    with ctx.workprec(128):
+        bound = add_upper_arb(m, Fraction(alpha))
+    hi = _mp(fraction_of_arb_endpoints(bound)[1])
+    truth = _gaussian_truth(sigma, q, alpha, "add")
+    assert truth <= hi <= -mpmath.log(1 - _mp(q)) * (1 + mpmath.mpf(10) ** -30)
+    if hi < _gaussian_truth(sigma, q, alpha, "remove"):
+        (mx,) = rdp_curve(f"gaussian:sigma={sigma},q={q}", [alpha], digits=20)
+        assert mx == rdp_curve(f"gaussian:sigma={sigma},q={q}", [alpha], digits=20, direction="remove")[0]
