@@ -52,9 +52,10 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     """The Rényi divergence of the composition at each order, certified (exact when rational).
 
     ``direction``: ``"remove"`` (the neighbour holding the record first), ``"add"`` or ``"max"`` (the
-    larger); the mechanisms whose divergence does not depend on it (Gaussian, Laplace, the discrete
-    Laplace and Gaussian, randomized response, generic pure pairs) answer all three.  A generic pair with delta > 0 makes every order
-    +inf exactly.
+    larger of the composition's two sums, each certified); the mechanisms whose divergence does not
+    depend on it (Gaussian, Laplace, the discrete Laplace and Gaussian, randomized response, generic pure
+    pairs) answer the same in all three, their Poisson subsamples differ (docs/rdp.md §3).  A generic
+    pair with delta > 0 makes every order +inf exactly.
     """
     c = Composition.of(comp)
     d = parse_digits(digits)
@@ -65,7 +66,7 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     alphas = [parse_order(a) for a in orders]
     if not alphas:
         raise InvalidParameterError("orders=[] must name at least one order")
-    if any(is_infinite(m) for m, _ in c.groups):
+    if any(is_infinite(m, direction) for m, _ in c.groups):
         return [Enclosure.infinite(d, "rdp") for _ in alphas]
     out = []
     for a in alphas:

@@ -33,12 +33,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="The Rényi divergence D_alpha of the composition at each order alpha > 1, certified\n"
                     "(exact where rational): RDP adds at each order.  Gaussian, Laplace, discrete Laplace,\n"
-                    "discrete Gaussian, randomized response and generic pure mechanisms in any direction; the Poisson-subsampled Gaussian at integer\n"
-                    "orders in the remove direction (the mixture first).  docs/rdp.md.",
+                    "discrete Gaussian, randomized response and generic pure mechanisms, and the Poisson\n"
+                    "subsamples of Gaussian, Laplace, randomized response and generic pairs, at every order,\n"
+                    "in each direction (remove: the mixture first; max: the larger of the two sums).  docs/rdp.md.",
         epilog=("examples:\n"
                 "  exactdp rdp --mechanism gaussian:sigma=2,count=10 --orders 2,3.5,64\n"
                 "  exactdp rdp --mechanism gaussian:sigma=1,q=0.01,count=1000 --orders 2,8,32 --direction remove --json\n"
-                "  exactdp rdp --mechanism laplace:scale=1 --mechanism rr:eps=1,categories=4 --orders 1.5,2 --digits 12\n\n"
+                "  exactdp rdp --mechanism laplace:scale=1 --mechanism rr:eps=1,categories=4 --orders 1.5,2 --digits 12\n"
+                "  exactdp rdp --mechanism gaussian:sigma=1,q=0.01,count=1000 --orders 1.5,2.5,10.5 --digits 20\n\n"
                 + EPILOG_NUMBERS),
     )
     add_composition(p)

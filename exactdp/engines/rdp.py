@@ -14,24 +14,34 @@ in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2
   infinite sum enclosed with a proved tail bound, both directions (docs/mathematics.md §7.11);
 * k-ary randomized response and the generic (eps, 0) pair (RR with k = 2): the finite sum over the
   outputs; a generic pair with delta > 0 has a point of P-mass where Q has none: +inf;
-* the Poisson-subsampled Gaussian at an integer order, direction ``remove`` (the mixture
-  (1-q) N(0, s^2) + q N(D, s^2) against N(0, s^2)): the binomial sum of Mironov-Talwar-Zhang 2019,
-  sum_k C(alpha, k) (1-q)^(alpha-k) q^k e^{(k^2-k) D^2/(2 s^2)}.
+* a Poisson subsample of any of these (q < 1), in each direction and at every order
+  (:mod:`exactdp.engines.rdp_subsampled`, docs/rdp.md §3): the Gaussian by the binomial sum of
+  Mironov-Talwar-Zhang 2019 (integer orders, remove) or Arb's rigorous integrator with proved tail
+  bounds, the Laplace by its three pieces, randomized response by a finite sum; ``max`` is the larger
+  of the two certified directions.
 
-Anything else (the ``add`` direction of a subsampled mechanism, a fractional order for one, a
-subsampled Laplace or RR) is refused by name, never approximated.
+A mechanism whose divergence is not computed is refused by name, never approximated.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 
-from flint import arb, fmpz
+from flint import arb
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.discrete_noise import dgauss_rdp, dlaplace_atoms
+from exactdp.engines.rdp_subsampled import (
+    gaussian_add_upper,
+    gaussian_moment,
+    generic_moment,
+    laplace_moment,
+    moment_divergence,
+    pure_moment,
+    subsampled_gaussian_binomial,
+)
 from exactdp.model.generic import Mechanism
 from exactdp.model.mechanisms import (
     DiscreteGaussian,
@@ -42,17 +52,19 @@ from exactdp.model.mechanisms import (
     RandomizedResponse,
 )
 
-__all__ = ["DIRECTIONS", "composition_divergence_arb", "divergence_arb", "is_infinite"]
+__all__ = ["DIRECTIONS", "add_upper_arb", "composition_divergence_arb", "divergence_arb", "is_infinite"]
 
 #: ``remove``: D(P || Q) with P the neighbour holding the record (the mixture, when subsampled);
 #: ``add``: D(Q || P); ``max``: the larger of the two
 DIRECTIONS = ("max", "remove", "add")
 
 
-def is_infinite(m: object) -> bool:
-    """Whether every order's divergence is +inf: a generic pair with delta > 0 (P has an atom Q lacks)."""
+def is_infinite(m: object, direction: str = "max") -> bool:
+    """Whether every order's divergence in ``direction`` is +inf: a generic pair with delta > 0 (P has
+    an atom Q lacks), except a Poisson subsample of it (q < 1) in the add direction: there
+    Q/P <= 1/(1-q) (docs/rdp.md §3.5)."""
     if isinstance(m, PoissonSampled):
-        return is_infinite(m.mechanism)
+        return not (direction == "add" and m.q < 1) and is_infinite(m.mechanism)
     return isinstance(m, Mechanism) and m.delta > 0
 
 
@@ -95,33 +107,73 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
         if m.delta > 0:
             raise InvalidParameterError("a generic (eps, delta) pair with delta > 0 has infinite Rényi divergence")
         return _log_ratio_sum(_rr_terms(m.eps.exp_arb(), 2), a)
-    if isinstance(m, PoissonSampled) and isinstance(m.mechanism, Gaussian):
-        if direction != "remove":
-            raise InvalidParameterError(f"direction={direction!r}: the Rényi divergence of a subsampled Gaussian is "
-                                        "computed in the remove direction (the mixture against the base, "
-                                        "Mironov-Talwar-Zhang 2019); use direction='remove'")
-        if alpha.denominator != 1:
-            raise InvalidParameterError(f"order={alpha}: a subsampled Gaussian's divergence is computed at integer "
-                                        "orders (an exact binomial sum); fractional orders are not yet")
-        n = alpha.numerator
-        q = arb_of_fraction(m.q)
-        c = arb_of_fraction(m.mechanism.sensitivity) ** 2 / (2 * arb_of_fraction(m.mechanism.sigma) ** 2)
-        s = arb(0)
-        binom = fmpz(1)
-        for j in range(n + 1):
-            s += arb(binom) * (1 - q) ** (n - j) * q ** j * (c * (j * j - j)).exp()
-            binom = binom * (n - j) // (j + 1)
-        return s.log() / (a - 1)
+    if isinstance(m, PoissonSampled):
+        return _subsampled(m, alpha, direction)
     raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet (Gaussian, Laplace, "
-                                "discrete Laplace, discrete Gaussian, randomized response, generic pure pairs and the subsampled Gaussian are)")
+                                "discrete Laplace, discrete Gaussian, randomized response, generic pure pairs and their Poisson subsamples are)")
 
 
-def composition_divergence_arb(groups: Sequence[tuple[object, int]], alpha: Fraction,
-                               direction: str | Callable[[object], str]) -> arb:
-    """D_alpha of a composition's groups ``(mechanism, count)``: the sum of count x each one's divergence
-    (Mironov 2017, Prop. 1), at the current precision; ``direction`` is one of :data:`DIRECTIONS` or a
-    function naming each mechanism's direction."""
-    s = arb(0)
-    for m, n in groups:
-        s += n * divergence_arb(m, alpha, direction if isinstance(direction, str) else direction(m))
-    return s
+def composition_divergence_arb(groups: Sequence[tuple[object, int]], alpha: Fraction, direction: str) -> arb:
+    """D_alpha of a composition's groups ``(mechanism, count)`` in ``direction``, at the current precision.
+
+    For one neighbouring pair every mechanism is in the same direction, so a direction's divergence is
+    the sum of count x each one's (Mironov 2017, Prop. 1), and ``max`` is the larger of the two SUMS
+    (not the sum of each term's larger), both certified; the add sum is skipped when its cheap upper
+    bound (:func:`add_upper_arb`) is already below the remove sum (docs/rdp.md §3.1).
+    """
+    def one(way: str) -> arb:
+        s = arb(0)
+        for m, n in groups:
+            s += n * (add_upper_arb(m, alpha) if way == "add-bound" else divergence_arb(m, alpha, way))
+        return s
+
+    if direction != "max":
+        return one(direction)
+    remove = one("remove")
+    if remove.lower() >= one("add-bound").upper():
+        return remove
+    return remove.max(one("add"))
+
+
+def add_upper_arb(m: object, alpha: Fraction) -> arb:
+    """An upper bound on D_alpha in the ``add`` direction, cheap: -log(1-q) for a Poisson subsample
+    with q < 1 (Q/P <= 1/(1-q)), or for the Gaussian's the smaller of that and its fourth-order Taylor
+    bound (docs/rdp.md §3.1); the divergence itself for any other mechanism."""
+    if isinstance(m, PoissonSampled) and m.q < 1:
+        bound = -(1 - arb_of_fraction(m.q)).log()
+        if isinstance(m.mechanism, Gaussian):
+            bound = bound.min(gaussian_add_upper(m.mechanism.sensitivity / m.mechanism.sigma, m.q, alpha))
+        return bound
+    return divergence_arb(m, alpha, "add")
+
+
+def _subsampled(m: PoissonSampled, alpha: Fraction, direction: str) -> arb:
+    """D_alpha of a Poisson-subsampled mechanism in ``direction``: remove, add (one moment of the
+    likelihood ratio each, docs/rdp.md §3) or the larger of the two (both certified: their max)."""
+    if m.q == 1:
+        return divergence_arb(m.mechanism, alpha, direction)
+    if direction == "max":
+        remove = _subsampled(m, alpha, "remove")
+        if remove.lower() >= add_upper_arb(m, alpha).upper():  # add <= -log(1-q) <= remove (docs/rdp.md §3.1)
+            return remove
+        return remove.max(_subsampled(m, alpha, "add"))
+    inner, q = m.mechanism, m.q
+    beta = alpha if direction == "remove" else 1 - alpha
+    if isinstance(inner, Gaussian):
+        mu = inner.sensitivity / inner.sigma
+        if direction == "remove" and alpha.denominator == 1:
+            i = subsampled_gaussian_binomial(mu, q, alpha.numerator)
+        else:
+            i = gaussian_moment(mu, q, beta)
+    elif isinstance(inner, Laplace):
+        i = laplace_moment(inner.eps, q, beta)
+    elif isinstance(inner, RandomizedResponse):
+        i = pure_moment(inner.eps, inner.categories, q, beta)
+    elif isinstance(inner, Mechanism):
+        if inner.delta > 0 and direction != "add":
+            raise InvalidParameterError("a subsampled generic pair with delta > 0 has infinite Rényi divergence "
+                                        "in the remove direction")
+        i = generic_moment(inner.eps, inner.delta, q, beta)
+    else:
+        raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet")
+    return moment_divergence(i, arb_of_fraction(alpha))

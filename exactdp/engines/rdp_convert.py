@@ -20,9 +20,8 @@ is the minimum over the orders tried.  Three published conversions, each in its 
 closed form: refused by name.
 
 The divergence is the composition's (:func:`exactdp.engines.rdp.composition_divergence_arb`) in the
-``max`` direction, except the Poisson-subsampled Gaussian, whose ``remove`` divergence is at least its
-``add`` one at every order >= 2 (Mironov-Talwar-Zhang 2019, Thm 5; docs/rdp.md §3), so the sum bounds
-both directions of the composition.
+``max`` direction: the larger of its two certified sums (remove and add), so the conversion holds for
+both orders of every neighbouring pair without assuming which one dominates.
 
 The minimum over orders: each order's value lies in its ball [l_i, u_i], and min is non-decreasing in
 each argument, so ``min_i l_i <= min_i v_i <= min_i u_i``: the enclosure is [min of lowers, min of
@@ -50,14 +49,12 @@ from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.numbers import MAX_PREC, ExactReal, arb_of_fraction, format_fraction, fraction_of_arb_endpoints
 from exactdp.engines.rdp import composition_divergence_arb, is_infinite
 from exactdp.model.composition import Composition
-from exactdp.model.mechanisms import PoissonSampled
 
 __all__ = [
     "CONVERSIONS",
     "DEFAULT_ORDERS",
     "conversion_delta",
     "conversion_epsilon",
-    "dp_direction",
     "rdp_asoodeh_delta",
     "rdp_asoodeh_epsilon",
     "rdp_bbghs_delta",
@@ -114,13 +111,6 @@ CONVERSIONS: dict[str, tuple[_Term, _Term]] = {
 }
 
 
-def dp_direction(m: object) -> str:
-    """The direction whose divergence bounds both of a mechanism's: ``remove`` for a Poisson-subsampled
-    mechanism (for the Gaussian, remove >= add at every order >= 2: Mironov-Talwar-Zhang 2019, Thm 5),
-    ``max`` for every other one."""
-    return "remove" if isinstance(m, PoissonSampled) else "max"
-
-
 def _orders(orders: Sequence[Fraction] | None) -> tuple[list[Fraction], bool]:
     if orders is None:
         return list(DEFAULT_ORDERS), False
@@ -146,7 +136,7 @@ def _certify_min(comp: Composition, orders: Sequence[Fraction] | None, digits: i
         with ctx.workprec(prec):
             for a in alphas:
                 try:
-                    tau = composition_divergence_arb(comp.groups, a, dp_direction)
+                    tau = composition_divergence_arb(comp.groups, a, "max")
                 except InvalidParameterError as e:
                     if given:
                         raise InvalidParameterError(f"method={name!r}: {e}") from None

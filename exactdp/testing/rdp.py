@@ -11,10 +11,8 @@ composition (docs/rdp.md §1).  A reported value below the certified divergence
 - ``undecided``: the value lies inside the certified enclosure and refining it (more digits, within
   the time budget) did not settle it; never counted as sound.
 
-At a fractional order the subsampled Gaussian's divergence is not computed (docs/rdp.md §2), but
-the Rényi divergence is non-decreasing in the order (van Erven-Harremoës 2014, Thm 3; docs/rdp.md §4),
-so the certified divergence at floor(alpha) >= 2 is a lower bound there: a value below it is
-unsound; any other value is ``undecided`` (only a lower bound is certified).
+Every order is judged against the certified divergence at that order, fractional orders of
+Poisson subsamples included (Arb's rigorous integrator with proved tails, docs/rdp.md §5).
 
 Nothing here imports hypothesis, pytest or a peer library.
 """
@@ -30,10 +28,9 @@ from typing import Any
 
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import INF, exact_floats, format_fraction, parse_digits
+from exactdp.core.numbers import exact_floats, format_fraction, parse_digits
 from exactdp.engines.rdp import DIRECTIONS
 from exactdp.model.composition import Composition
-from exactdp.model.mechanisms import PoissonSampled
 from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError
 from exactdp.testing.judge import FP_ULPS, ulp_of_claim
 from exactdp.testing.oracle import InvalidClaimError, exact_of_reported, parse_rel_tol, short_repr
@@ -65,9 +62,7 @@ class RdpJudgement:
     """The exact verdict on one reported RDP value (see the module docstring for the verdicts).
 
     ``divergence`` is the certified enclosure of the composition's Rényi divergence at ``order``
-    (``bound="lower"``: only a certified lower bound of it, the divergence at ``floor(order)``, at a
-    fractional order of a subsampled Gaussian); ``claim`` is the reported value exactly (``INF``
-    for +inf).
+    (``bound`` is ``"enclosure"``); ``claim`` is the reported value exactly (``INF`` for +inf).
     """
 
     verdict: str
@@ -164,10 +159,6 @@ def _is_float(x: Any) -> bool:
     return isinstance(x, float) or (hasattr(x, "as_integer_ratio") and not isinstance(x, (int, Fraction)))
 
 
-def _has_subsampling(comp: Composition) -> bool:
-    return any(isinstance(m, PoissonSampled) for m, _ in comp.groups)
-
-
 def _enclosure(comp: Composition, order: Fraction, digits: int, direction: str) -> Enclosure:
     from exactdp.api.rdp import rdp_curve
 
@@ -234,12 +225,6 @@ def judge_rdp(
         raise InvalidParameterError(f"max_seconds={short_repr(max_seconds)} must be a number of seconds > 0")
     fp = _is_float(reported)
     bound, at = "enclosure", a
-    if a.denominator != 1 and _has_subsampling(comp):
-        bound, at = "lower", Fraction(math.floor(a))  # D_alpha is non-decreasing in alpha (module docstring)
-        if at < 2:
-            note = "a fractional order below 2 of a subsampled mechanism: no certified bound is computed there"
-            return RdpJudgement("undecided", comp, a, direction, claim, Enclosure(Fraction(0), INF, d),
-                                "lower", note)
     start = time.monotonic()
 
     def enclosure(n: int) -> Enclosure:
@@ -253,30 +238,14 @@ def judge_rdp(
 
     enc = enclosure(d)
     while True:
-        v = _verdict(claim, enc, fp) if bound == "enclosure" else _lower_verdict(claim, enc, fp)
+        v = _verdict(claim, enc, fp)
         if v is not None:
-            note = "" if bound == "enclosure" or v != "undecided" else (
-                "above the certified lower bound; only a lower bound is certified at a fractional order of a "
-                "subsampled mechanism")
-            return RdpJudgement(v, comp, a, direction, claim, enc, bound, note)
+            return RdpJudgement(v, comp, a, direction, claim, enc, bound, "")
         if enc.exact is not None or enc.digits * 2 > _MAX_DIGITS or time.monotonic() - start > budget:
             return RdpJudgement("undecided", comp, a, direction, claim, enc, bound,
                                 f"the reported value lies inside the certified enclosure at {enc.digits} digits and "
                                 "the time budget ran out (raise max_seconds)")
         enc = enclosure(enc.digits * 2)
-
-
-def _lower_verdict(claim: Fraction | float, enc: Enclosure, fp: bool) -> str | None:
-    """The verdict when ``enc`` encloses only a lower bound of the divergence (None: refine it)."""
-    if isinstance(claim, float):
-        return "sound"
-    if enc.is_infinite:
-        return "unsound"
-    if claim < enc.lower:
-        return "unsound" if not fp or enc.lower > claim + FP_ULPS * ulp_of_claim(claim) else "undecided"
-    if isinstance(enc.upper, Fraction) and claim >= enc.upper:
-        return "undecided"
-    return None
 
 
 def _check(v: RdpJudgement, tol: Fraction) -> RdpJudgement:

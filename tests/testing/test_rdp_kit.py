@@ -124,15 +124,27 @@ def test_wrong_formula_is_material_at_large_orders() -> None:
         assert v.verdict == "unsound", alpha
 
 
-def test_fractional_order_of_a_subsampled_gaussian_is_bounded_below_by_the_floor_order() -> None:
+def mp_subsampled_quad(sigma: Fraction, q: Fraction, alpha: Fraction) -> mpmath.mpf:
+    """D_alpha of the subsampled Gaussian (remove) by mpmath quadrature at 40 digits, any order."""
+    with mpmath.workdps(40):
+        s2 = mpmath.mpf(sigma.numerator) ** 2 / sigma.denominator ** 2
+        qq, a = mpmath.mpf(q.numerator) / q.denominator, mpmath.mpf(alpha.numerator) / alpha.denominator
+
+        def f(x: mpmath.mpf) -> mpmath.mpf:
+            return mpmath.npdf(x, 0, mpmath.sqrt(s2)) * (1 - qq + qq * mpmath.exp((2 * x - 1) / (2 * s2))) ** a
+        return mpmath.log(mpmath.quad(f, [-mpmath.inf, -5, 0, 1, 5, mpmath.inf])) / (a - 1)
+
+
+def test_fractional_order_of_a_subsampled_gaussian_is_judged_at_that_order() -> None:
     comp = "gaussian:sigma=1,q=0.01"
-    low = mp_subsampled(F(1), F(1, 100), 2)  # D_2 <= D_2.5
-    v = judge_rdp(down(mp_subsampled(F(1), F(1, 100), 2, scale="0.999999")), order=2.5, composition=comp, direction="remove")
-    assert v.verdict == "unsound" and v.bound == "lower"
-    v = judge_rdp(up(low * 2), order=2.5, composition=comp, direction="remove")
-    assert v.verdict == "undecided" and "lower bound" in v.note
-    with pytest.raises(UndecidedClaimError):
-        assert_rdp_sound(up(low * 2), order=2.5, composition=comp, direction="remove")
+    true = mp_subsampled_quad(F(1), F(1, 100), F(5, 2))
+    v = judge_rdp(down(true * mpmath.mpf("0.999999")), order=2.5, composition=comp, direction="remove")
+    assert v.verdict == "unsound" and v.bound == "enclosure"
+    # the divergence at the floor order 2 is below it: a value between them was "undecided" with a
+    # lower bound only; it is now decided unsound
+    between = (mp_subsampled(F(1), F(1, 100), 2) + true) / 2
+    assert judge_rdp(up(between), order=2.5, composition=comp, direction="remove").verdict == "unsound"
+    assert assert_rdp_sound(up(true * mpmath.mpf("1.000001")), order=2.5, composition=comp, direction="remove").sound
 
 
 # -- the curve form ------------------------------------------------------------------------------

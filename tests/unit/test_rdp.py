@@ -87,12 +87,8 @@ def test_composition_adds_at_each_order() -> None:
 
 def test_infinite_and_refused() -> None:
     assert all(e.is_infinite for e in rdp_curve([("1", "0.1")], [2, 3]))
-    with pytest.raises(InvalidParameterError, match="remove direction"):
-        rdp_curve("gaussian:sigma=1,q=0.1", [2])
-    with pytest.raises(InvalidParameterError, match="integer orders"):
-        rdp_curve("gaussian:sigma=1,q=0.1", ["2.5"], direction="remove")
-    with pytest.raises(InvalidParameterError, match="not computed yet"):
-        rdp_curve("laplace:scale=1,q=0.1", [2], direction="remove")
+    with pytest.raises(InvalidParameterError, match="direction='both' must be one of"):
+        rdp_curve("gaussian:sigma=1,q=0.1", [2], direction="both")
     with pytest.raises(InvalidParameterError, match="must be > 1"):
         rdp_curve("gaussian:sigma=1", ["1"])
 
