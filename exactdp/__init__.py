@@ -37,7 +37,14 @@ from exactdp.core.version import __version__
 from exactdp.model.composition import Composition
 from exactdp.model.dp_event import from_dp_event, to_dp_event
 from exactdp.model.generic import ApproxDP, Mechanism, PureDP
-from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+from exactdp.model.mechanisms import (
+    Gaussian,
+    Laplace,
+    MixtureOfGaussians,
+    NonPrivate,
+    PoissonSampled,
+    RandomizedResponse,
+)
 
 __all__ = [
     "DEFAULT_DIGITS",
@@ -57,6 +64,8 @@ __all__ = [
     "Laplace",
     "Mechanism",
     "MissingExtraError",
+    "MixtureOfGaussians",
+    "NonPrivate",
     "PoissonSampled",
     "PrecisionError",
     "PureDP",

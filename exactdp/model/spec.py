@@ -9,32 +9,39 @@ from __future__ import annotations
 import re
 
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import parse_k
+from exactdp.core.numbers import parse_eps, parse_k, parse_rational
 from exactdp.model.generic import ApproxDP
 from exactdp.model.mechanisms import (
     AnyMechanism,
     Gaussian,
     Laplace,
+    MixtureOfGaussians,
+    NonPrivate,
     PoissonSampled,
     RandomizedResponse,
     normalise_mechanism,
 )
 
-__all__ = ["MECHANISM_KINDS", "SYNONYMS", "parse_mechanism_spec"]
+__all__ = ["MECHANISM_KINDS", "ONE_OF", "SYNONYMS", "parse_mechanism_spec"]
 
 
 MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
-    "gaussian": ("sigma", "sensitivity", "q", "count"),
+    "gaussian": ("sigma", "sensitivity", "q", "count", "mu2", "rho"),
     "laplace": ("scale", "sensitivity", "q", "count"),
     "rr": ("eps", "categories", "q", "count"),
     "approx": ("eps", "delta", "q", "count"),
+    "mog": ("sigma", "sensitivities", "probs", "q", "count"),
 }
+
+#: the keys of which a kind needs exactly one (every other kind needs its first key)
+ONE_OF: dict[str, tuple[str, ...]] = {"gaussian": ("sigma", "mu2", "rho"), "mog": ("sigma",)}
 
 #: Opacus's and dp_accounting's names, read as exactdp's (docs/interop.md): ``noise_multiplier`` is
 #: sigma (scale for a Laplace: dp_accounting's LaplaceDpEvent), ``sample_rate`` and
 #: ``sampling_probability`` are q, ``steps`` is count
 SYNONYMS: dict[str, dict[str, str]] = {
     "gaussian": {"noise_multiplier": "sigma"},
+    "mog": {"noise_multiplier": "sigma", "standard_deviation": "sigma", "sampling_probs": "probs"},
     "laplace": {"noise_multiplier": "scale"},
     "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count"},
 }
@@ -47,16 +54,24 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
 
     Kinds: ``gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]``,
     ``laplace:scale=B[,sensitivity=D][,q=Q][,count=N]``, ``rr:eps=E[,categories=K][,q=Q][,count=N]``,
-    ``approx:eps=E[,delta=D][,q=Q][,count=N]``.  Defaults: sensitivity 1, q 1, count 1.
+    ``approx:eps=E[,delta=D][,q=Q][,count=N]``,
+    ``mog:sigma=S,sensitivities=S1/S2/...,probs=P1/P2/...[,q=Q][,count=N]``; a Gaussian may be given
+    by ``mu2=M`` or the zCDP ``rho=R`` instead of sigma (mu^2 = 2 rho).  Defaults: sensitivity 1,
+    q 1, count 1.  Degenerate values are answered in their normal form (``sigma=0``: no noise,
+    ``approx:eps=0,delta=1``; ``q=0``: ``(0, 0)``), docs/mathematics.md §7.5.
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
     >>> parse_mechanism_spec("gaussian:noise_multiplier=1.1,sample_rate=0.01,steps=1000")  # Opacus's names
     (PoissonSampled(mechanism=Gaussian(sigma=Fraction(11, 10), sensitivity=Fraction(1, 1)), q=Fraction(1, 100)), 1000)
+    >>> parse_mechanism_spec("gaussian:rho=1/8,count=4")
+    (Gaussian(sigma=Fraction(2, 1), sensitivity=Fraction(1, 1)), 4)
+    >>> str(parse_mechanism_spec("mog:sigma=2,sensitivities=1/2,probs=0.9/0.1")[0])
+    'mog:sigma=2,sensitivities=1/2,probs=0.9/0.1'
     >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
     Traceback (most recent call last):
     ...
-    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count
+    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, mu2, rho
     """
     if not isinstance(spec, str):
         raise InvalidParameterError(f"mechanism={spec!r} must be a string such as 'gaussian:sigma=1'")
@@ -85,20 +100,34 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         if not value:
             raise InvalidParameterError(f"mechanism={spec!r}: {key!r} has no value")
         vals[key] = value
-    required = allowed[0]
-    if required not in vals:
-        raise InvalidParameterError(f"mechanism={spec!r}: {kind} needs {required}=...")
+    one_of = ONE_OF.get(kind, allowed[:1])
+    given = [k for k in one_of if k in vals]
+    if len(given) != 1:
+        need = " or ".join(f"{k}=..." for k in one_of)
+        raise InvalidParameterError(f"mechanism={spec!r}: {kind} needs {'exactly one of ' if given else ''}{need}")
+    if kind == "mog" and not {"sensitivities", "probs"} <= set(vals):
+        raise InvalidParameterError(f"mechanism={spec!r}: mog needs sensitivities=S1/S2/... and probs=P1/P2/...")
     count = parse_k(vals.pop("count", "1"), "count")
     q = vals.pop("q", None)
     mech: AnyMechanism
     if kind == "gaussian":
-        mech = Gaussian(vals["sigma"], vals.get("sensitivity", "1"))
+        if "sigma" in vals:
+            mech = Gaussian(vals["sigma"], vals.get("sensitivity", "1"))
+        elif "sensitivity" in vals:
+            raise InvalidParameterError(f"mechanism={spec!r}: a Gaussian given by {given[0]} takes no sensitivity")
+        else:
+            mech = Gaussian(mu2=vals.get("mu2"), rho=vals.get("rho"))
+    elif kind == "mog":
+        mech = MixtureOfGaussians(vals["sigma"], vals["sensitivities"].split("/"), vals["probs"].split("/"))
     elif kind == "laplace":
         mech = Laplace(vals["scale"], vals.get("sensitivity", "1"))
     elif kind == "rr":
         mech = normalise_mechanism(RandomizedResponse(vals["eps"], vals.get("categories", "2")))
+    elif parse_rational(vals.get("delta", "0"), "delta") == 1:
+        parse_eps(vals["eps"], "eps")
+        mech = NonPrivate()  # delta = 1: the pair without noise
     else:
         mech = ApproxDP(vals["eps"], vals.get("delta", "0"))
     if q is not None:
-        mech = normalise_mechanism(PoissonSampled(mech, q))
-    return mech, count
+        mech = PoissonSampled(mech, q)
+    return normalise_mechanism(mech), count
