@@ -65,12 +65,12 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     alphas = [parse_order(a) for a in orders]
     if not alphas:
         raise InvalidParameterError("orders=[] must name at least one order")
-    if any(is_infinite(m) for m, _ in c.groups):
+    if any(is_infinite(m, direction) for m, _ in c.groups):
         return [Enclosure.infinite(d, "rdp") for _ in alphas]
     out = []
     for a in alphas:
         if all(isinstance(m, Gaussian) for m, _ in c.groups):  # alpha D^2/(2 sigma^2) adds: exact
-            out.append(Enclosure.exact_value(sum((n * a * m.sensitivity ** 2 / (2 * m.sigma ** 2)
+            out.append(Enclosure.exact_value(sum((n * a * m.mu2 / 2
                                                   for m, n in c.groups), Fraction(0)), d, "rdp-closed-form"))
             continue
 

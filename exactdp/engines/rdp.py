@@ -5,7 +5,8 @@ composition is the sum over its mechanisms (Mironov 2017, Prop. 1: RDP composes 
 order).  Each mechanism's divergence is a closed form or a finite sum of positive terms, evaluated
 in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2 has each formula):
 
-* Gaussian (sigma, sensitivity D): alpha D^2 / (2 sigma^2), both directions (Mironov 2017, Prop. 7);
+* Gaussian (sigma, sensitivity D): alpha mu^2 / 2, mu^2 = D^2 / sigma^2 (or as given), both directions
+  (Mironov 2017, Prop. 7);
 * Laplace (eps = D/b): 1/(alpha-1) log(alpha/(2 alpha - 1) e^{(alpha-1) eps} + (alpha-1)/(2 alpha - 1)
   e^{-alpha eps}), both directions (Mironov 2017, Table II);
 * k-ary randomized response and the generic (eps, 0) pair (RR with k = 2): the finite sum over the
@@ -14,7 +15,12 @@ in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2
   (1-q) N(0, s^2) + q N(D, s^2) against N(0, s^2)): the binomial sum of Mironov-Talwar-Zhang 2019,
   sum_k C(alpha, k) (1-q)^(alpha-k) q^k e^{(k^2-k) D^2/(2 s^2)}.
 
-Anything else (the ``add`` direction of a subsampled mechanism, a fractional order for one, a
+* a mixture of Gaussians at an integer order alpha, direction ``remove``: E_Q[(P/Q)^alpha] is the
+  polynomial (sum_i p_i e^{-s_i^2/(2 S^2)} z^{s_i})^alpha with each z^T read as e^{T^2/(2 S^2)}
+  (docs/rdp.md §2), expanded exactly by its exponents T (refused past :data:`MAX_MIXTURE_TERMS`);
+* the mechanism without noise: +inf (``add`` of a subsampled one is refused).
+
+Anything else (the ``add`` direction of a subsampled mechanism or a mixture, a fractional order for one, a
 subsampled Laplace or RR) is refused by name, never approximated.
 """
 
@@ -27,20 +33,54 @@ from flint import arb, fmpz
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.model.generic import Mechanism
-from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+from exactdp.model.mechanisms import (
+    Gaussian,
+    Laplace,
+    MixtureOfGaussians,
+    NonPrivate,
+    PoissonSampled,
+    RandomizedResponse,
+)
 
-__all__ = ["DIRECTIONS", "divergence_arb", "is_infinite"]
+__all__ = ["DIRECTIONS", "MAX_MIXTURE_TERMS", "divergence_arb", "is_infinite"]
 
 #: ``remove``: D(P || Q) with P the neighbour holding the record (the mixture, when subsampled);
 #: ``add``: D(Q || P); ``max``: the larger of the two
 DIRECTIONS = ("max", "remove", "add")
 
 
-def is_infinite(m: object) -> bool:
-    """Whether every order's divergence is +inf: a generic pair with delta > 0 (P has an atom Q lacks)."""
+def is_infinite(m: object, direction: str = "max") -> bool:
+    """Whether every order's divergence is +inf: a generic pair with delta > 0 (P has an atom Q lacks)
+    or the mechanism without noise (a subsampled one only in the remove and max directions)."""
     if isinstance(m, PoissonSampled):
-        return is_infinite(m.mechanism)
-    return isinstance(m, Mechanism) and m.delta > 0
+        if isinstance(m.mechanism, NonPrivate) and direction == "add":
+            raise InvalidParameterError("direction='add': the Rényi divergence of a subsampled mechanism without "
+                                        "noise is not computed (it is +inf in the remove direction)")
+        return is_infinite(m.mechanism, direction)
+    return isinstance(m, NonPrivate) or (isinstance(m, Mechanism) and m.delta > 0)
+
+
+#: the most distinct exponents T the mixture's moment polynomial may hold before it is refused
+MAX_MIXTURE_TERMS = 200_000
+
+
+def _mixture_moment(m: MixtureOfGaussians, n: int) -> arb:
+    """E_Q[(P/Q)^n] for P = sum_i p_i N(s_i, S^2), Q = N(0, S^2), an integer n >= 2: with
+    c_i = p_i e^{-s_i^2/(2 S^2)}, (P/Q)(x)^n = sum over T of [z^T](sum_i c_i z^{s_i})^n e^{T x/S^2},
+    and E_Q[e^{T x/S^2}] = e^{T^2/(2 S^2)}: a finite sum of positive terms, T exact."""
+    s2 = arb_of_fraction(m.sigma) ** 2
+    base = {s: arb_of_fraction(p) * (-arb_of_fraction(s) ** 2 / (2 * s2)).exp() for s, p in zip(m.sensitivities, m.probs)}
+    poly: dict[Fraction, arb] = {Fraction(0): arb(1)}
+    for _ in range(n):
+        nxt: dict[Fraction, arb] = {}
+        for t, c in poly.items():
+            for s, b in base.items():
+                nxt[t + s] = nxt.get(t + s, arb(0)) + c * b
+        if len(nxt) > MAX_MIXTURE_TERMS:
+            raise InvalidParameterError(f"order={n}: the mixture's moment has more than {MAX_MIXTURE_TERMS:,} distinct "
+                                        "exponents; use a smaller integer order")
+        poly = nxt
+    return sum((c * (arb_of_fraction(t) ** 2 / (2 * s2)).exp() for t, c in poly.items()), arb(0))
 
 
 def _log_ratio_sum(terms: list[tuple[int, arb, arb]], alpha: arb) -> arb:
@@ -67,7 +107,16 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
         raise InvalidParameterError(f"direction={direction!r} must be one of {', '.join(DIRECTIONS)}")
     a = arb_of_fraction(alpha)
     if isinstance(m, Gaussian):
-        return a * arb_of_fraction(m.sensitivity) ** 2 / (2 * arb_of_fraction(m.sigma) ** 2)
+        return a * arb_of_fraction(m.mu2) / 2
+    if isinstance(m, MixtureOfGaussians):
+        if direction != "remove":
+            raise InvalidParameterError(f"direction={direction!r}: the Rényi divergence of a mixture of Gaussians is "
+                                        "computed in the remove direction (the mixture against N(0, sigma^2)); "
+                                        "use direction='remove'")
+        if alpha.denominator != 1:
+            raise InvalidParameterError(f"order={alpha}: a mixture's divergence is computed at integer orders (an exact "
+                                        "multinomial sum); fractional orders are not")
+        return _mixture_moment(m, alpha.numerator).log() / (a - 1)
     if isinstance(m, Laplace):
         e = arb_of_fraction(m.eps)
         return (a / (2 * a - 1) * ((a - 1) * e).exp() + (a - 1) / (2 * a - 1) * (-a * e).exp()).log() / (a - 1)
@@ -87,7 +136,7 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
                                         "orders (an exact binomial sum); fractional orders are not yet")
         n = alpha.numerator
         q = arb_of_fraction(m.q)
-        c = arb_of_fraction(m.mechanism.sensitivity) ** 2 / (2 * arb_of_fraction(m.mechanism.sigma) ** 2)
+        c = arb_of_fraction(m.mechanism.mu2) / 2
         s = arb(0)
         binom = fmpz(1)
         for j in range(n + 1):
@@ -95,4 +144,4 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
             binom = binom * (n - j) // (j + 1)
         return s.log() / (a - 1)
     raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet (Gaussian, Laplace, "
-                                "randomized response, generic pure pairs and the subsampled Gaussian are)")
+                                "randomized response, generic pure pairs, the subsampled Gaussian and mixtures of Gaussians are)")

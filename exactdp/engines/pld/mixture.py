@@ -1,0 +1,158 @@
+"""The privacy loss of a mixture of Gaussians against one Gaussian, inverted rigorously in Arb.
+
+For P = sum_i p_i N(s_i, S^2) against Q = N(0, S^2) (dp_accounting's mixture of Gaussians,
+docs/mathematics.md §7.4) the privacy loss at an output x is
+
+    L(x) = log sum_i p_i exp(a_i x - b_i),    a_i = s_i / S^2,  b_i = s_i^2 / (2 S^2),
+
+strictly increasing when some s_i > 0.  With p_0 the weight of a sensitivity 0 (0 when there is
+none), L(x) = e  <=>  G(x) = 0 for
+
+    G(x) = log sum_{s_i > 0} p_i exp(a_i x - b_i) - log(e^e - p_0),
+
+a log-sum-exp of lines of positive slopes: convex, with a_min <= G' <= a_max.  So the root x* of
+G is found by a float Newton iteration started above it (a guess only), refined in Arb, and
+*certified* by the mean value theorem: x* = x - G(x) / G'(xi) with G'(xi) in [a_min, a_max], one
+ball evaluation of G.  For e <= log p_0 there is no root: every output has a loss above e.  The
+four tails at an edge e are then Q(L <= e) = Phi(x*/S), P(L <= e) = sum_i p_i Phi((x* - s_i)/S)
+and their complements, each small side computed directly from erfc (docs/pld.md §1).
+
+>>> from flint import ctx
+>>> mix = MixtureLoss(Fraction(1), (Fraction(0), Fraction(1)), (Fraction(1, 2), Fraction(1, 2)))
+>>> with ctx.workprec(80):
+...     x = mix.root(arb(0))
+>>> x is not None and x.overlaps(arb("0.5"))   # p e^{x - 1/2} = 1 - p at p = 1/2: x = 1/2
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import TypeVar
+
+from flint import arb, ctx
+
+from exactdp.core.errors import PrecisionError
+from exactdp.core.numbers import arb_of_fraction
+
+__all__ = ["MixtureLoss"]
+
+T = TypeVar("T")
+
+Quad = tuple[arb, arb, arb, arb]
+
+
+def _memo(memo: dict[int, T], make: Callable[[], T]) -> T:
+    v = memo.get(ctx.prec)
+    if v is None:
+        v = memo[ctx.prec] = make()
+    return v
+
+
+class MixtureLoss:
+    """The loss L(x) of ``sum_i probs[i] N(sens[i], sigma^2)`` against ``N(0, sigma^2)`` (module
+    docstring): its root at a loss value and the four tails there."""
+
+    def __init__(self, sigma: Fraction, sens: tuple[Fraction, ...], probs: tuple[Fraction, ...]) -> None:
+        if not sens or max(sens) <= 0 or sigma <= 0 or min(sens) < 0:
+            raise ValueError("a mixture needs sigma > 0, sensitivities >= 0 and one > 0")
+        self.sigma, self.sens, self.probs = sigma, sens, probs
+        self.p0 = sum((p for s, p in zip(sens, probs) if s == 0), Fraction(0))
+        self.pos = [(s, p) for s, p in zip(sens, probs) if s > 0]
+        s2 = sigma * sigma
+        self.slopes = [s / s2 for s, _ in self.pos]
+        self.amin, self.amax = min(self.slopes), max(self.slopes)
+        # the lines log p_i + a_i x - b_i, as floats, for the Newton guess only
+        self._fl = [(math.log(p), float(s / s2), float(s * s / (2 * s2))) for s, p in self.pos]  # float ok: a guess
+        self._balls: dict[int, tuple] = {}
+
+    def _consts(self) -> tuple:
+        def make() -> tuple:
+            s2 = arb_of_fraction(self.sigma) ** 2
+            lines = [(arb_of_fraction(p).log(), arb_of_fraction(s) / s2, arb_of_fraction(s) ** 2 / (2 * s2))
+                     for s, p in self.pos]
+            inv = (1 / arb_of_fraction(self.amax)).union(1 / arb_of_fraction(self.amin))  # 1/G' lies here
+            sig = arb_of_fraction(self.sigma)
+            return lines, inv, sig, arb(2).sqrt(), arb_of_fraction(self.p0)
+
+        return _memo(self._balls, make)
+
+    # -- the root ---------------------------------------------------------------------------
+    def _guess(self, logr: float) -> float:  # float ok: a Newton guess, certified afterwards
+        """A float root of G (a guess): Newton from above on the convex G."""
+        x = min((logr - lp + b) / a for lp, a, b in self._fl)  # G >= 0 there (one line alone reaches log R)
+        for _ in range(200):
+            m = max(lp + a * x - b for lp, a, b in self._fl)
+            ws = [math.exp(lp + a * x - b - m) for lp, a, b in self._fl]  # float ok: a guess
+            tot = sum(ws)
+            g = m + math.log(tot) - logr  # float ok: a guess
+            d = sum(w * a for w, (_, a, _) in zip(ws, self._fl)) / tot
+            step = g / d
+            x -= step
+            if abs(step) <= 1e-15 * max(1.0, abs(x)):
+                break
+        return x
+
+    def _g(self, x: arb, logr: arb) -> tuple[arb, arb]:
+        """(G(x), G'(x)) in Arb at the working precision."""
+        lines = self._consts()[0]
+        ts = [(lp + a * x - b).exp() for lp, a, b in lines]
+        tot = sum(ts[1:], ts[0])
+        return tot.log() - logr, sum((t * a for t, (_, a, _) in zip(ts[1:], lines[1:])), ts[0] * lines[0][1]) / tot
+
+    def root(self, e: arb) -> arb | None:
+        """The ball of x* with L(x*) = e, or None when e <= log p_0 (every loss lies above e)."""
+        p0 = self._consts()[4]
+        if self.p0:
+            r = e.exp() - p0
+            if not r > 0:
+                if r < 0 or r.is_zero():
+                    return None
+                raise PrecisionError("a grid edge of a mixture's loss is too close to log p_0")
+            logr = r.log()
+        else:
+            logr = e
+        with ctx.workprec(53):
+            lf = float(logr.mid())  # float ok: a guess
+        if not math.isfinite(lf):
+            raise PrecisionError("a grid edge of a mixture's loss is out of the float range of the guess")
+        x = arb(self._guess(lf))
+        for _ in range(8):  # Newton in Arb on the midpoints, from the float guess to the working precision
+            g, d = self._g(x, logr)
+            step = (g / d).mid()
+            x = arb(x.mid() - step)
+            if abs(step) <= abs(x.mid()) * arb(2) ** (-ctx.prec) + arb(2) ** (-ctx.prec):
+                break
+        g, _ = self._g(x, logr)
+        inv = self._consts()[1]
+        return x - g * inv  # the mean value theorem: x* = x - G(x)/G'(xi), 1/G'(xi) in [1/a_max, 1/a_min]
+
+    # -- the tails --------------------------------------------------------------------------
+    def cdf(self, e: arb) -> Quad:
+        """(P(L <= e), P(L > e), Q(L <= e), Q(L > e)), each small side directly."""
+        x = self.root(e)
+        if x is None:
+            z = arb(0)
+            return z, arb(1), z, arb(1)
+        _, _, sig, r2, _ = self._consts()
+        qf, qs = _sides(x / sig, r2)
+        pf, ps = arb(0), arb(0)
+        for s, p in zip(self.sens, self.probs):
+            f, g = _sides((x - arb_of_fraction(s)) / sig, r2)
+            pa = arb_of_fraction(p)
+            pf += pa * f
+            ps += pa * g
+        return pf, ps, qf, qs
+
+
+def _sides(z: arb, r2: arb) -> tuple[arb, arb]:
+    """(Phi(z), 1 - Phi(z)): the small side by erfc, the large one as 1 minus it (at least 1/2)."""
+    if z < 0:
+        small = (-z / r2).erfc() / 2
+        return small, 1 - small
+    if z > 0:
+        small = (z / r2).erfc() / 2
+        return 1 - small, small
+    return (-z / r2).erfc() / 2, (z / r2).erfc() / 2
