@@ -242,6 +242,8 @@ class MixtureOfGaussians(SpecificMechanism):
     >>> m = MixtureOfGaussians("1", ["2", "0", "1", "2"], ["1/4", "1/4", "1/4", "1/4"])
     >>> m.spec()
     'mog:sigma=1,sensitivities=0/1/2,probs=0.25/0.25/0.5'
+    >>> MixtureOfGaussians(1, [1, 2], ["1/3", "2/3"]).spec()
+    'mog:sigma=1,sensitivities=1/2,probs=(1/3)/(2/3)'
     """
 
     sigma: Fraction
@@ -273,8 +275,13 @@ class MixtureOfGaussians(SpecificMechanism):
         return False
 
     def spec(self) -> str:
-        return (f"mog:sigma={format_fraction(self.sigma)},sensitivities={'/'.join(map(format_fraction, self.sensitivities))}"
-                f",probs={'/'.join(map(format_fraction, self.probs))}")
+        return (f"mog:sigma={format_fraction(self.sigma)},sensitivities={_list(self.sensitivities)}"
+                f",probs={_list(self.probs)}")
+
+
+def _list(xs: tuple[Fraction, ...]) -> str:
+    """A ``/``-separated list, a fraction in parentheses (``(1/3)/(2/3)``) so that it reads back."""
+    return "/".join(f"({s})" if "/" in s else s for s in map(format_fraction, xs))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from exactdp.model.mechanisms import (
     normalise_mechanism,
 )
 
-__all__ = ["MECHANISM_KINDS", "ONE_OF", "SYNONYMS", "parse_mechanism_spec"]
+__all__ = ["MECHANISM_KINDS", "ONE_OF", "SYNONYMS", "parse_mechanism_spec", "split_list"]
 
 
 MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
@@ -49,13 +49,37 @@ SYNONYMS: dict[str, dict[str, str]] = {
 _SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
 
 
+_ITEM_RE = re.compile(r"\s*(?:\(([^()]*)\)|([^/()]*?))\s*(?:/|$)")
+
+
+def split_list(text: str, spec: str = "") -> list[str]:
+    """The items of a ``/``-separated list; an item that is itself a fraction is written in parentheses.
+
+    >>> split_list("0/0.5/1"), split_list("(1/3)/(2/3)")
+    (['0', '0.5', '1'], ['1/3', '2/3'])
+    """
+    out, pos = [], 0
+    while pos < len(text):
+        m = _ITEM_RE.match(text, pos)
+        item = None if m is None else (m.group(1) if m.group(1) is not None else m.group(2))
+        if m is None or not item or m.end() == pos:
+            raise InvalidParameterError(f"mechanism={spec!r}: {text!r} must be a list such as 0/0.5/1 (a fraction "
+                                        "in parentheses: (1/3)/(2/3))")
+        out.append(item.strip())
+        pos = m.end()
+        if text.endswith("/") and pos == len(text):
+            raise InvalidParameterError(f"mechanism={spec!r}: {text!r} ends with '/'")
+    return out
+
+
 def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     """``(mechanism, count)`` from a spec such as ``gaussian:sigma=1.1,q=0.01,count=1000``.
 
     Kinds: ``gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]``,
     ``laplace:scale=B[,sensitivity=D][,q=Q][,count=N]``, ``rr:eps=E[,categories=K][,q=Q][,count=N]``,
     ``approx:eps=E[,delta=D][,q=Q][,count=N]``,
-    ``mog:sigma=S,sensitivities=S1/S2/...,probs=P1/P2/...[,q=Q][,count=N]``; a Gaussian may be given
+    ``mog:sigma=S,sensitivities=S1/S2/...,probs=P1/P2/...[,q=Q][,count=N]`` (an item that is a
+    fraction in parentheses: ``probs=(1/3)/(2/3)``); a Gaussian may be given
     by ``mu2=M`` or the zCDP ``rho=R`` instead of sigma (mu^2 = 2 rho).  Defaults: sensitivity 1,
     q 1, count 1.  Degenerate values are answered in their normal form (``sigma=0``: no noise,
     ``approx:eps=0,delta=1``; ``q=0``: ``(0, 0)``), docs/mathematics.md §7.5.
@@ -118,7 +142,8 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         else:
             mech = Gaussian(mu2=vals.get("mu2"), rho=vals.get("rho"))
     elif kind == "mog":
-        mech = MixtureOfGaussians(vals["sigma"], vals["sensitivities"].split("/"), vals["probs"].split("/"))
+        mech = MixtureOfGaussians(vals["sigma"], split_list(vals["sensitivities"], spec),
+                                  split_list(vals["probs"], spec))
     elif kind == "laplace":
         mech = Laplace(vals["scale"], vals.get("sensitivity", "1"))
     elif kind == "rr":

@@ -67,6 +67,7 @@ class MixtureLoss:
         # the lines log p_i + a_i x - b_i, as floats, for the Newton guess only
         self._fl = [(math.log(p), float(s / s2), float(s * s / (2 * s2))) for s, p in self.pos]  # float ok: a guess
         self._balls: dict[int, tuple] = {}
+        self._last: list[tuple[float, float]] = []  # float ok: the last two (log R, root): a guess starts there
 
     def _consts(self) -> tuple:
         def make() -> tuple:
@@ -75,14 +76,20 @@ class MixtureLoss:
                      for s, p in self.pos]
             inv = (1 / arb_of_fraction(self.amax)).union(1 / arb_of_fraction(self.amin))  # 1/G' lies here
             sig = arb_of_fraction(self.sigma)
-            return lines, inv, sig, arb(2).sqrt(), arb_of_fraction(self.p0)
+            comps = [(arb_of_fraction(s), arb_of_fraction(p)) for s, p in zip(self.sens, self.probs)]
+            return lines, inv, sig, arb(2).sqrt(), arb_of_fraction(self.p0), comps
 
         return _memo(self._balls, make)
 
     # -- the root ---------------------------------------------------------------------------
     def _guess(self, logr: float) -> float:  # float ok: a Newton guess, certified afterwards
-        """A float root of G (a guess): Newton from above on the convex G."""
-        x = min((logr - lp + b) / a for lp, a, b in self._fl)  # G >= 0 there (one line alone reaches log R)
+        """A float root of G (a guess): Newton on the convex increasing G, started at the root of the
+        nearest of the last two edges (the edges of each order come in order); from any start its iterates are above the root after one step and
+        then decrease to it."""
+        near = min(self._last, key=lambda r: abs(r[0] - logr), default=None)  # the two orders ask in turn
+        x = near[1] if near is not None else math.nan
+        if not math.isfinite(x):  # float ok: a guess
+            x = min((logr - lp + b) / a for lp, a, b in self._fl)  # G >= 0 there (one line alone reaches log R)
         for _ in range(200):
             m = max(lp + a * x - b for lp, a, b in self._fl)
             ws = [math.exp(lp + a * x - b - m) for lp, a, b in self._fl]  # float ok: a guess
@@ -93,6 +100,7 @@ class MixtureLoss:
             x -= step
             if abs(step) <= 1e-15 * max(1.0, abs(x)):
                 break
+        self._last = [r for r in self._last if abs(r[0] - logr) > 1e-300][-1:] + [(logr, x)]
         return x
 
     def _g(self, x: arb, logr: arb) -> tuple[arb, arb]:
@@ -119,12 +127,11 @@ class MixtureLoss:
         if not math.isfinite(lf):
             raise PrecisionError("a grid edge of a mixture's loss is out of the float range of the guess")
         x = arb(self._guess(lf))
-        for _ in range(8):  # Newton in Arb on the midpoints, from the float guess to the working precision
+        bits = 45  # the float guess holds about this many bits; each Newton step in Arb doubles them
+        while bits < ctx.prec + 8:
             g, d = self._g(x, logr)
-            step = (g / d).mid()
-            x = arb(x.mid() - step)
-            if abs(step) <= abs(x.mid()) * arb(2) ** (-ctx.prec) + arb(2) ** (-ctx.prec):
-                break
+            x = arb(x.mid() - (g / d).mid())
+            bits *= 2
         g, _ = self._g(x, logr)
         inv = self._consts()[1]
         return x - g * inv  # the mean value theorem: x* = x - G(x)/G'(xi), 1/G'(xi) in [1/a_max, 1/a_min]
@@ -136,12 +143,11 @@ class MixtureLoss:
         if x is None:
             z = arb(0)
             return z, arb(1), z, arb(1)
-        _, _, sig, r2, _ = self._consts()
+        _, _, sig, r2, _, comps = self._consts()
         qf, qs = _sides(x / sig, r2)
         pf, ps = arb(0), arb(0)
-        for s, p in zip(self.sens, self.probs):
-            f, g = _sides((x - arb_of_fraction(s)) / sig, r2)
-            pa = arb_of_fraction(p)
+        for sa, pa in comps:
+            f, g = _sides((x - sa) / sig, r2)
             pf += pa * f
             ps += pa * g
         return pf, ps, qf, qs
