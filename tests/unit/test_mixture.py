@@ -66,7 +66,7 @@ class Ref:
             return None
         logr = mpmath.log(mpmath.e ** e - self.p0)
         pos = [(s, p) for s, p in zip(self.s, self.p) if s > 0]
-        g = lambda x: mpmath.log(sum(p * mpmath.exp((2 * s * x - s * s) / (2 * self.S ** 2)) for s, p in pos)) - logr  # noqa: E731
+        g = lambda x: mpmath.log(sum(p * mpmath.exp((2 * s * x - s * s) / (2 * self.S ** 2)) for s, p in pos)) - logr
         lo, hi = mpmath.mpf(-1), mpmath.mpf(1)
         while g(lo) > 0:
             lo *= 2
@@ -125,7 +125,7 @@ MIX3 = ("1", ["0", "1", "2"], ["0.81", "0.18", "0.01"])  # DP-FTRL style: a reco
 
 def _spec(m: tuple, count: int = 1) -> str:  # type: ignore[type-arg]
     sigma, sens, probs = m
-    w = lambda xs: "/".join(f"({x})" if "/" in x else x for x in xs)  # noqa: E731
+    w = lambda xs: "/".join(f"({x})" if "/" in x else x for x in xs)
     return f"mog:sigma={sigma},sensitivities={w(sens)},probs={w(probs)},count={count}"
 
 
@@ -207,7 +207,7 @@ def test_mixture_below_log_p0_has_every_loss_above() -> None:
 
 # -- properties -----------------------------------------------------------------------------------
 def test_monotone_in_sigma_in_weight_and_in_count() -> None:
-    d = lambda s: exactdp.delta(s, "1", digits=3)  # noqa: E731
+    d = lambda s: exactdp.delta(s, "1", digits=3)
     base = d("mog:sigma=1,sensitivities=0/1/2,probs=0.8/0.1/0.1,count=3")
     more_noise = d("mog:sigma=1.2,sensitivities=0/1/2,probs=0.8/0.1/0.1,count=3")
     heavier = d("mog:sigma=1,sensitivities=0/1/2,probs=0.8/0.05/0.15,count=3")
