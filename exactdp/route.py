@@ -96,7 +96,7 @@ class Route:
 NO: Any = object()
 
 #: the algorithm of the answers about a composition holding a mechanism without noise: the pair of
-#: two point masses apart has delta = 1 at every eps (docs/mathematics.md §7.5)
+#: two point masses apart has delta = 1 at every eps (docs/mathematics.md §7.11)
 NONPRIVATE = "non-private"
 
 ENGINES: dict[str, Engine] = {e.name: e for e in (
@@ -181,7 +181,7 @@ def _always(comp: Composition) -> Any:
 
 ROUTES: tuple[Row, ...] = (
     Row("non-private", "nonprivate", "a mechanism without noise: delta = 1 at every eps, eps = inf at every delta < 1 "
-        "(docs/mathematics.md §7.5)", _non_private),
+        "(docs/mathematics.md §7.11)", _non_private),
     Row("gaussian", "gaussian", "Gaussian mechanisms only: mu^2 adds, closed form (Balle-Wang 2018 Thm 8)",
         _gaussian_only),
     Row("specific", "pld", "specific mechanisms: the certified PLD bracket (docs/pld.md)", _specific),

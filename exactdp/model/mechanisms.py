@@ -20,7 +20,7 @@ Degenerate parameters are values too (a Gaussian with sigma = 0 or sensitivity 0
 scale 0, a sampling rate q = 0, a mixture whose sensitivities are all 0); :func:`normalise_mechanism`
 (which every :class:`~exactdp.model.composition.Composition` applies) turns them into their exact
 normal form: ``NonPrivate()`` without noise, ``PureDP(0)`` when the record is never seen
-(docs/mathematics.md §7.5).
+(docs/mathematics.md §7.11).
 
 Every parameter is exact (a string, int, Fraction, ...; a float is refused), validated at
 construction; values are hashable and compare by their parameters.
@@ -234,7 +234,7 @@ class MixtureOfGaussians(SpecificMechanism):
 
     dp_accounting's ``MixtureOfGaussiansDpEvent`` (DP-FTRL, banded matrix factorisation): under
     add/remove neighbours the pair is P = sum_i p_i N(s_i, sigma^2) against Q = N(0, sigma^2) and
-    its reverse (docs/mathematics.md §7.4); not symmetric, so both orders are composed.  Normal
+    its reverse (docs/mathematics.md §7.10); not symmetric, so both orders are composed.  Normal
     form: the sensitivities sorted, equal ones merged (their probabilities added), zero
     probabilities dropped.  Sensitivities must be >= 0 (dp_accounting refuses negative ones too),
     probabilities >= 0 and sum to exactly 1.
@@ -287,7 +287,7 @@ def _list(xs: tuple[Fraction, ...]) -> str:
 @dataclass(frozen=True)
 class NonPrivate(SpecificMechanism):
     """The mechanism that publishes its input (no noise): delta = 1 at every eps, eps = inf at
-    every delta < 1 (the normal form of sigma = 0 or scale = 0, docs/mathematics.md §7.5).  Its
+    every delta < 1 (the normal form of sigma = 0 or scale = 0, docs/mathematics.md §7.11).  Its
     spec is the generic pair with delta = 1, which reads back to it.
 
     >>> NonPrivate().spec()
@@ -351,7 +351,7 @@ def _generic_spec(m: Mechanism) -> str:
 
 
 def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
-    """A mechanism value in normal form (docs/mathematics.md §7.5): binary RR -> PureDP; q = 1
+    """A mechanism value in normal form (docs/mathematics.md §7.11): binary RR -> PureDP; q = 1
     subsampling dropped; no noise (Gaussian sigma = 0, Laplace scale = 0, a mixture with sigma = 0)
     -> :class:`NonPrivate`; a mechanism that never sees the record (sensitivity 0, q = 0, all
     mixture sensitivities 0, subsampling of a (0, 0) pair) -> ``PureDP(0)``; a one-component

@@ -82,7 +82,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     fraction in parentheses: ``probs=(1/3)/(2/3)``); a Gaussian may be given
     by ``mu2=M`` or the zCDP ``rho=R`` instead of sigma (mu^2 = 2 rho).  Defaults: sensitivity 1,
     q 1, count 1.  Degenerate values are answered in their normal form (``sigma=0``: no noise,
-    ``approx:eps=0,delta=1``; ``q=0``: ``(0, 0)``), docs/mathematics.md §7.5.
+    ``approx:eps=0,delta=1``; ``q=0``: ``(0, 0)``), docs/mathematics.md §7.11.
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)

@@ -324,3 +324,67 @@ def test_degenerate_mixed_with_others_and_subsampled() -> None:
     e = exactdp.delta("gaussian:sigma=0,q=0.5,count=2", "1", digits=6)
     assert e.lower <= Fraction(3, 4) <= e.upper
     assert exactdp.epsilon("gaussian:sigma=0,q=0.5,count=2", "0.5").is_infinite  # below the +inf mass 3/4
+
+
+# -- dp_accounting's events, by class name (no import of dp_accounting needed) -----------------------
+class MixtureOfGaussiansDpEvent:
+    def __init__(self, standard_deviation: float, sensitivities: list, sampling_probs: list) -> None:  # type: ignore[type-arg]
+        self.standard_deviation, self.sensitivities, self.sampling_probs = standard_deviation, sensitivities, sampling_probs
+
+
+class PoissonSampledDpEvent:
+    def __init__(self, sampling_probability: float, event: object) -> None:
+        self.sampling_probability, self.event = sampling_probability, event
+
+
+class ZCDpEvent:
+    def __init__(self, rho: float, xi: float = 0.0) -> None:
+        self.rho, self.xi = rho, xi
+
+
+def test_from_dp_event_reads_a_mixture() -> None:
+    from exactdp.model.dp_event import from_dp_event
+
+    c = from_dp_event(MixtureOfGaussiansDpEvent(2.0, [0.0, 1.0, 2.0], [0.81, 0.18, 0.01]))
+    # 0.81 + 0.18 + 0.01 as binary floats is not 1: the decimals they print as are read
+    assert c.groups == ((MixtureOfGaussians(2, [0, 1, 2], ["0.81", "0.18", "0.01"]), 1),)
+    c = from_dp_event(MixtureOfGaussiansDpEvent(1.0, [1.0, 2.0], [0.5, 0.5]))  # binary values sum to 1
+    assert c.groups == ((MixtureOfGaussians(1, [1, 2], ["0.5", "0.5"]), 1),)
+    c = from_dp_event(PoissonSampledDpEvent(0.5, MixtureOfGaussiansDpEvent(1.0, [1.0, 2.0], [0.5, 0.5])))
+    assert c.groups == ((MixtureOfGaussians(1, [0, 1, 2], ["0.5", "0.25", "0.25"]), 1),)
+    with pytest.raises(InvalidParameterError, match="sum to 1"):
+        from_dp_event(MixtureOfGaussiansDpEvent(1.0, [1.0, 2.0], [0.5, 0.6]))
+    with pytest.raises(InvalidParameterError, match="not the Gaussian"):
+        from_dp_event(ZCDpEvent(0.5))
+    acc = exactdp.Accountant().compose(MixtureOfGaussiansDpEvent(2.0, [0.0, 1.0, 2.0], [0.81, 0.18, 0.01]))
+    with mpmath.workdps(30):
+        truth = Ref("2", ["0", "1", "2"], ["0.81", "0.18", "0.01"]).delta1(mpmath.mpf("0.5"))
+    assert _inside(acc.get_delta("0.5", digits=12), truth)
+
+
+def test_to_dp_event_writes_a_mixture_and_a_mu2_gaussian() -> None:
+    pytest.importorskip("dp_accounting")
+    from exactdp.model.dp_event import to_dp_event
+
+    ev = to_dp_event(_spec(MIX3, 3))
+    assert type(ev).__name__ == "SelfComposedDpEvent" and ev.count == 3
+    assert (ev.event.standard_deviation, list(ev.event.sensitivities), list(ev.event.sampling_probs)) == (
+        1.0, [0.0, 1.0, 2.0], [0.81, 0.18, 0.01])
+    g = to_dp_event("gaussian:mu2=2")
+    assert g.noise_multiplier == float(mpmath.mpf(1) / mpmath.sqrt(2))  # the float nearest 1/sqrt(2)
+    assert type(to_dp_event("gaussian:sigma=0")).__name__ == "NonPrivateDpEvent"
+
+
+def test_json_object_form_takes_lists() -> None:
+    from exactdp.model.inputs import mechanisms_from_json
+
+    c = mechanisms_from_json([{"mechanism": "mog", "sigma": "1", "sensitivities": [1, 2], "probs": ["1/3", "2/3"]}],
+                             "mechanisms")
+    assert c.groups == ((MixtureOfGaussians(1, [1, 2], ["1/3", "2/3"]), 1),)
+
+
+def test_rdp_of_the_mechanism_without_noise() -> None:
+    assert rdp_curve("gaussian:sigma=0", [2])[0].is_infinite
+    assert rdp_curve("gaussian:sigma=0,q=0.5", [2], direction="remove")[0].is_infinite
+    with pytest.raises(InvalidParameterError, match="add"):
+        rdp_curve("gaussian:sigma=0,q=0.5", [2], direction="add")

@@ -1,7 +1,7 @@
 """The privacy loss of a mixture of Gaussians against one Gaussian, inverted rigorously in Arb.
 
 For P = sum_i p_i N(s_i, S^2) against Q = N(0, S^2) (dp_accounting's mixture of Gaussians,
-docs/mathematics.md §7.4) the privacy loss at an output x is
+docs/mathematics.md §7.10) the privacy loss at an output x is
 
     L(x) = log sum_i p_i exp(a_i x - b_i),    a_i = s_i / S^2,  b_i = s_i^2 / (2 S^2),
 

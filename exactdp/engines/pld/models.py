@@ -509,7 +509,7 @@ class Reversed(LossModel):
 
 class MixturePair(LossModel):
     """A mixture of Gaussians, "remove" order: P = sum_i p_i N(s_i, S^2) against Q = N(0, S^2)
-    (docs/mathematics.md §7.4); no atoms, the loss inverted rigorously by
+    (docs/mathematics.md §7.10); no atoms, the loss inverted rigorously by
     :class:`exactdp.engines.pld.mixture.MixtureLoss`.  Its losses lie above log p_0 (p_0 the weight
     of a sensitivity 0), unbounded above."""
 
