@@ -56,13 +56,6 @@ __all__ = [
 ]
 
 
-def _positive(x: object, name: str) -> Fraction:
-    v = parse_rational(x, name)
-    if v <= 0:
-        raise InvalidParameterError(f"{name}={x!r} must be > 0")
-    return v
-
-
 def _nonnegative(x: object, name: str) -> Fraction:
     v = parse_rational(x, name)
     if v < 0:
@@ -127,7 +120,7 @@ class Gaussian(SpecificMechanism):
         if len(given) != 1:
             raise InvalidParameterError(f"a Gaussian takes exactly one of sigma, mu2, rho (got {', '.join(given) or 'none'})")
         if sigma is None:
-            if sensitivity != 1:
+            if parse_rational(sensitivity, "sensitivity") != 1:
                 raise InvalidParameterError(f"a Gaussian given by {given[0]} takes no sensitivity (mu^2 includes it)")
             m2 = _nonnegative(mu2, "mu2") if mu2 is not None else 2 * _nonnegative(rho, "rho")
             root = _exact_sqrt(m2)
