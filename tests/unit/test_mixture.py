@@ -404,6 +404,6 @@ def test_large_count_bracket_below_the_rdp_bound() -> None:
         best = mpmath.inf
         for a in range(2, 41):
             am = mpmath.mpf(a)
-            rdp = mpmath.log(mpmath.quad(lambda x: ref.P(x) ** am * ref.Q(x) ** (1 - am), [-mpmath.inf, 0, mpmath.inf])) / (am - 1)
+            rdp = mpmath.log(mpmath.quad(lambda x, am=am: ref.P(x) ** am * ref.Q(x) ** (1 - am), [-mpmath.inf, 0, mpmath.inf])) / (am - 1)
             best = min(best, 1000 * rdp + mpmath.log(mpmath.mpf(10) ** 5) / (am - 1))
     assert _mp(e.upper) < best
