@@ -246,15 +246,20 @@ class MixtureOfGaussians(SpecificMechanism):
 
     def __init__(self, sigma: ExactInput, sensitivities: Sequence[ExactInput], probs: Sequence[ExactInput]) -> None:
         object.__setattr__(self, "sigma", _nonnegative(sigma, "sigma"))
-        if isinstance(sensitivities, (str, bytes)) or isinstance(probs, (str, bytes)):
-            raise InvalidParameterError("sensitivities and probs must be lists of exact numbers")
+        for name, xs in (("sensitivities", sensitivities), ("probs", probs)):
+            if isinstance(xs, (str, bytes)) or not isinstance(xs, Sequence):
+                raise InvalidParameterError(f"{name}={xs!r} must be a list of exact numbers")
         sens = [_nonnegative(x, "sensitivity") for x in sensitivities]
         ps = [_nonnegative(x, "prob") for x in probs]
         if not sens or len(sens) != len(ps):
             raise InvalidParameterError(f"sensitivities ({len(sens)}) and probs ({len(ps)}) must be non-empty lists "
                                         "of the same length")
         if sum(ps) != 1:
-            raise InvalidParameterError(f"probs must sum to exactly 1 (they sum to {format_fraction(sum(ps, Fraction(0)))})")
+            total = sum(ps, Fraction(0))
+            gap = abs(total - 1)
+            shown = (format_fraction(total) if len(format_fraction(total)) <= 30 else
+                     f"1 {'+' if total > 1 else '-'} about 10^-{len(str(gap.denominator)) - len(str(gap.numerator))}")
+            raise InvalidParameterError(f"probs must sum to exactly 1 (they sum to {shown})")
         merged: dict[Fraction, Fraction] = {}
         for x, p in zip(sens, ps):
             if p:

@@ -407,3 +407,13 @@ def test_large_count_bracket_below_the_rdp_bound() -> None:
             rdp = mpmath.log(mpmath.quad(lambda x, am=am: ref.P(x) ** am * ref.Q(x) ** (1 - am), [-mpmath.inf, 0, mpmath.inf])) / (am - 1)
             best = min(best, 1000 * rdp + mpmath.log(mpmath.mpf(10) ** 5) / (am - 1))
     assert _mp(e.upper) < best
+
+
+@pytest.mark.parametrize("spec", ["mog:sigma=1e-200,sensitivities=0/1/2,probs=0.5/0.25/0.25",
+                                  "mog:sigma=1,sensitivities=1e-300/1e300/2,probs=0.5/0.25/0.25"])
+def test_parameters_out_of_the_float_range_are_no_internal_error(spec: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The root's float guess overflows here: it is made in Arb instead (an answer), or the precision
+    runs out (exit 3), never an internal error (exit 5)."""
+    code = main(["delta", "--mechanism", spec, "--at-eps", "1", "--digits", "5", "--max-seconds", "20"])
+    capsys.readouterr()
+    assert code in (0, 3)

@@ -64,8 +64,16 @@ class MixtureLoss:
         s2 = sigma * sigma
         self.slopes = [s / s2 for s, _ in self.pos]
         self.amin, self.amax = min(self.slopes), max(self.slopes)
-        # the lines log p_i + a_i x - b_i, as floats, for the Newton guess only
-        self._fl = [(math.log(p), float(s / s2), float(s * s / (2 * s2))) for s, p in self.pos]  # float ok: a guess
+        # the lines log p_i + a_i x - b_i, as floats, for the Newton guess only (None: out of the float
+        # range, the guess is then made in Arb at 64 bits)
+        try:
+            self._fl: list[tuple[float, float, float]] | None = [  # float ok: a guess
+                (math.log(p.numerator) - math.log(p.denominator), float(s / s2), float(s * s / (2 * s2)))  # float ok
+                for s, p in self.pos]
+            if not all(math.isfinite(v) and v != 0 for line in self._fl for v in line[1:]):  # float ok: a guess
+                self._fl = None
+        except (OverflowError, ValueError, ZeroDivisionError):
+            self._fl = None
         self._balls: dict[int, tuple] = {}
         self._last: list[tuple[float, float]] = []  # float ok: the last two (log R, root): a guess starts there
 
@@ -82,20 +90,36 @@ class MixtureLoss:
         return _memo(self._balls, make)
 
     # -- the root ---------------------------------------------------------------------------
+    def _guess_arb(self, logr: arb) -> arb:
+        """The guess of :meth:`_guess` in Arb at 64 bits (its exponents never overflow)."""
+        with ctx.workprec(64):
+            lines = self._consts()[0]
+            x = min(((logr - lp + b) / a).mid() for lp, a, b in lines)
+            for _ in range(200):
+                ts = [(lp + a * x - b).exp() for lp, a, b in lines]
+                tot = sum(ts[1:], ts[0])
+                step = ((tot.log() - logr) * tot / sum((t * a for t, (_, a, _) in zip(ts, lines)), arb(0))).mid()
+                x = (x - step).mid()
+                if not abs(step) > abs(x) * arb(2) ** -60 + arb(2) ** -1000:
+                    break
+            return x
+
     def _guess(self, logr: float) -> float:  # float ok: a Newton guess, certified afterwards
         """A float root of G (a guess): Newton on the convex increasing G, started at the root of the
-        nearest of the last two edges (the edges of each order come in order); from any start its iterates are above the root after one step and
-        then decrease to it."""
+        nearest of the last two edges (the edges of each order come in order); from any start its
+        iterates are above the root after one step and then decrease to it."""
+        fl = self._fl
+        assert fl is not None  # the caller checked
         near = min(self._last, key=lambda r: abs(r[0] - logr), default=None)  # the two orders ask in turn
         x = near[1] if near is not None else math.nan
         if not math.isfinite(x):  # float ok: a guess
-            x = min((logr - lp + b) / a for lp, a, b in self._fl)  # G >= 0 there (one line alone reaches log R)
+            x = min((logr - lp + b) / a for lp, a, b in fl)  # G >= 0 there (one line alone reaches log R)
         for _ in range(200):
-            m = max(lp + a * x - b for lp, a, b in self._fl)
-            ws = [math.exp(lp + a * x - b - m) for lp, a, b in self._fl]  # float ok: a guess
+            m = max(lp + a * x - b for lp, a, b in fl)
+            ws = [math.exp(lp + a * x - b - m) for lp, a, b in fl]  # float ok: a guess
             tot = sum(ws)
             g = m + math.log(tot) - logr  # float ok: a guess
-            d = sum(w * a for w, (_, a, _) in zip(ws, self._fl)) / tot
+            d = sum(w * a for w, (_, a, _) in zip(ws, fl)) / tot
             step = g / d
             x -= step
             if abs(step) <= 1e-15 * max(1.0, abs(x)):
@@ -124,9 +148,15 @@ class MixtureLoss:
             logr = e
         with ctx.workprec(53):
             lf = float(logr.mid())  # float ok: a guess
-        if not math.isfinite(lf):
-            raise PrecisionError("a grid edge of a mixture's loss is out of the float range of the guess")
-        x = arb(self._guess(lf))
+        x = None
+        if self._fl is not None and math.isfinite(lf):
+            try:
+                g0 = self._guess(lf)
+                x = arb(g0) if math.isfinite(g0) else None  # float ok: a guess
+            except (OverflowError, ValueError, ZeroDivisionError):
+                x = None
+        if x is None:
+            x = self._guess_arb(logr)
         bits = 45  # the float guess holds about this many bits; each Newton step in Arb doubles them
         while bits < ctx.prec + 8:
             g, d = self._g(x, logr)
