@@ -44,6 +44,8 @@ from exactdp.model.mechanisms import (
     DiscreteLaplace,
     Gaussian,
     Laplace,
+    MixtureOfGaussians,
+    NonPrivate,
     PoissonSampled,
     RandomizedResponse,
 )
@@ -69,6 +71,8 @@ __all__ = [
     "Mechanism",
     "MemoryBoundError",
     "MissingExtraError",
+    "MixtureOfGaussians",
+    "NonPrivate",
     "PoissonSampled",
     "PrecisionError",
     "PureDP",

@@ -8,6 +8,7 @@ composition's shape, the engine that answers it, and the reason; the answer's ``
 ==================  =========================================================  =============
 row                 shape of the composition                                   engine
 ==================  =========================================================  =============
+non-private         a mechanism without noise (sigma = 0, scale = 0)           ``nonprivate``
 gaussian            Gaussian mechanisms only (no subsampling): mu^2 adds       ``gaussian``
 specific            any other specific mechanism (Laplace, RR, subsampling)   ``pld``
 homogeneous         k equal generic (eps, delta) mechanisms                    ``kov15``
@@ -29,6 +30,8 @@ T = TypeVar("T")
 ('gaussian', 'gaussian', Fraction(41, 4))
 >>> route(Composition.of([("1", "0.1"), ("2", "0.2")])).engine.name
 'mv'
+>>> route(Composition.of(["gaussian:sigma=0", "laplace:scale=1"])).row
+'non-private'
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from exactdp.engines.mv_profile import NoExactProfile
 from exactdp.engines.pld import engine as pld
 from exactdp.engines.pld.plan import lattice_points
 from exactdp.model.composition import Composition
+from exactdp.model.mechanisms import NonPrivate
 
 T = TypeVar("T")
 
@@ -96,12 +100,21 @@ class Route:
 #: a row's test returns this when the row does not apply (a payload may itself be None)
 NO: Any = object()
 
+#: the algorithm of the answers about a composition holding a mechanism without noise: the pair of
+#: two point masses apart has delta = 1 at every eps (docs/mathematics.md §7.13)
+NONPRIVATE = "non-private"
+
 ENGINES: dict[str, Engine] = {e.name: e for e in (
     Engine("gaussian",
            lambda c, x, d, mu2: gaussian.gaussian_delta(mu2, x, digits=d),
            lambda c, x, d, mu2: gaussian.gaussian_epsilon(mu2, x, digits=d),
            lambda c, e, dg, mu2: gaussian.gaussian_decide(mu2, e, dg),
            ("gaussian-closed-form",)),
+    Engine("nonprivate",
+           lambda c, x, d, _: Enclosure.exact_value(Fraction(1), d, NONPRIVATE),
+           lambda c, x, d, _: Enclosure.infinite(d, NONPRIVATE),
+           lambda c, e, dg, _: False,
+           (NONPRIVATE,)),
     Engine("kov15",
            lambda c, x, d, _: kov15.kov15_delta(c, x, digits=d),
            lambda c, x, d, _: kov15.kov15_epsilon(c, x, digits=d),
@@ -123,6 +136,10 @@ ENGINES: dict[str, Engine] = {e.name: e for e in (
            lambda c, e, dg, _: pld.pld_decide(c, e, dg),
            ("pld", "pld-lattice", "pld-single-step", "pld-extremes")),
 )}
+
+
+def _non_private(comp: Composition) -> Any:
+    return None if any(isinstance(m, NonPrivate) for m, _ in comp.groups) else NO
 
 
 def _gaussian_only(comp: Composition) -> Any:
@@ -168,6 +185,8 @@ def _always(comp: Composition) -> Any:
 
 
 ROUTES: tuple[Row, ...] = (
+    Row("non-private", "nonprivate", "a mechanism without noise: delta = 1 at every eps, eps = inf at every delta < 1 "
+        "(docs/mathematics.md §7.13)", _non_private),
     Row("gaussian", "gaussian", "Gaussian mechanisms only: mu^2 adds, closed form (Balle-Wang 2018 Thm 8)",
         _gaussian_only),
     Row("specific", "pld", "specific mechanisms: the certified PLD bracket (docs/pld.md)", _specific),

@@ -54,7 +54,7 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     ``direction``: ``"remove"`` (the neighbour holding the record first), ``"add"`` or ``"max"`` (the
     larger of the composition's two sums, each certified); the mechanisms whose divergence does not
     depend on it (Gaussian, Laplace, the discrete Laplace and Gaussian, randomized response, generic pure
-    pairs) answer the same in all three, their Poisson subsamples differ (docs/rdp.md §3).  A generic
+    pairs) answer the same in all three, their Poisson subsamples differ (docs/rdp.md §5).  A generic
     pair with delta > 0 makes every order +inf exactly.
     """
     c = Composition.of(comp)
@@ -71,7 +71,7 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     out = []
     for a in alphas:
         if all(isinstance(m, Gaussian) for m, _ in c.groups):  # alpha D^2/(2 sigma^2) adds: exact
-            out.append(Enclosure.exact_value(sum((n * a * m.sensitivity ** 2 / (2 * m.sigma ** 2)
+            out.append(Enclosure.exact_value(sum((n * a * m.mu2 / 2
                                                   for m, n in c.groups), Fraction(0)), d, "rdp-closed-form"))
             continue
 

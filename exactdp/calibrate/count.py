@@ -57,7 +57,7 @@ def calibrate_k(mechanism: MechanismInput, target_eps: ExactInput, target_delta:
             mu2_base = gaussian_mu2(b) if b is not None else Fraction(0)
             m_star = gaussian_mu2_root(eps_g, delta_g)
             if m_star is not None and mu2_base is not None:
-                per = mech.mu ** 2
+                per = mech.mu2
                 x0 = max(1, int((m_star[0] - mu2_base) / per))
         elif engine == "exact":
             assert isinstance(mech, Mechanism)  # exact decisions answer generic (eps, delta) mechanisms only
@@ -80,8 +80,8 @@ def _k_guess(mech: Any, eps_g: ExactReal, delta_g: Fraction, base: Composition |
             m = gaussian_mu2_root(eps_g, delta_g, digits=6)
             if m is None:
                 return 1
-            mu = float(mech.mechanism.mu)  # float ok: a first probe
-            t = float(mech.q) ** 2 * math.expm1(min(mu * mu, 700.0))  # float ok
+            mu2 = float(mech.mechanism.mu2)  # float ok: a first probe
+            t = float(mech.q) ** 2 * math.expm1(min(mu2, 700.0))  # float ok
             return max(1, min(int(float(m[0]) / t), 10**12)) if t > 0 else 1  # float ok
         g = dominating_generic(Composition(((mech, 1),)))
         if g is not None and base is None:

@@ -94,7 +94,9 @@ def add_composition(p: argparse.ArgumentParser) -> None:
                         "'gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]', "
                         "'laplace:scale=B[,sensitivity=D][,q=Q][,count=N]', 'rr:eps=E[,categories=K][,q=Q][,count=N]', "
                         "'dlaplace:noise=A[,sensitivity=D][,q=Q][,count=N]', "
-                        "'dgaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]'")
+                        "'dgaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]', "
+                        "'mog:sigma=S,sensitivities=S1/S2/...,probs=P1/P2/...[,q=Q][,count=N]'; a Gaussian also "
+                        "by 'gaussian:mu2=M' or 'gaussian:rho=R'")
     g.add_argument("--mechanisms", metavar="FILE",
                    help="UTF-8 file, one mechanism per line: CSV 'eps,delta[,count]' or a SPEC; or JSON "
                         "[[eps, delta, count?] or \"SPEC\", ...]; '-' reads stdin")

@@ -90,7 +90,7 @@ def mechanism_parts(case: Case) -> list[tuple[str, Fraction, Fraction | None, in
         q = None
         if isinstance(m, PoissonSampled):
             q, m = m.q, m.mechanism
-        if isinstance(m, Gaussian) and m.sensitivity == 1:
+        if isinstance(m, Gaussian) and m.sigma is not None and m.sensitivity == 1:
             out.append(("gaussian", m.sigma, q, c))
         elif isinstance(m, Laplace) and m.sensitivity == 1:
             out.append(("laplace", m.scale, q, c))

@@ -33,12 +33,13 @@ ALGORITHM = "gaussian-closed-form"
 
 
 def gaussian_mu2(comp: Composition) -> Fraction | None:
-    """sum of count * (sensitivity/sigma)^2 when every mechanism is (unsubsampled) Gaussian, else None."""
+    """sum of count * mu^2 (exact, (sensitivity/sigma)^2 or the mu2 a Gaussian was given by) when every
+    mechanism is (unsubsampled) Gaussian, else None."""
     mu2 = Fraction(0)
     for m, c in comp.groups:
         if not isinstance(m, Gaussian):
             return None
-        mu2 += c * m.mu ** 2
+        mu2 += c * m.mu2
     return mu2
 
 

@@ -5,7 +5,8 @@ composition is the sum over its mechanisms (Mironov 2017, Prop. 1: RDP composes 
 order).  Each mechanism's divergence is a closed form or a finite sum of positive terms, evaluated
 in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2 has each formula):
 
-* Gaussian (sigma, sensitivity D): alpha D^2 / (2 sigma^2), both directions (Mironov 2017, Prop. 7);
+* Gaussian (sigma, sensitivity D): alpha mu^2 / 2, mu^2 = D^2 / sigma^2 (or as given), both directions
+  (Mironov 2017, Prop. 7);
 * Laplace (eps = D/b): 1/(alpha-1) log(alpha/(2 alpha - 1) e^{(alpha-1) eps} + (alpha-1)/(2 alpha - 1)
   e^{-alpha eps}), both directions (Mironov 2017, Table II);
 * discrete Laplace (noise a, sensitivity D): the finite sum over its D + 1 loss values, both
@@ -15,10 +16,15 @@ in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2
 * k-ary randomized response and the generic (eps, 0) pair (RR with k = 2): the finite sum over the
   outputs; a generic pair with delta > 0 has a point of P-mass where Q has none: +inf;
 * a Poisson subsample of any of these (q < 1), in each direction and at every order
-  (:mod:`exactdp.engines.rdp_subsampled`, docs/rdp.md §3): the Gaussian by the binomial sum of
+  (:mod:`exactdp.engines.rdp_subsampled`, docs/rdp.md §5): the Gaussian by the binomial sum of
   Mironov-Talwar-Zhang 2019 (integer orders, remove) or Arb's rigorous integrator with proved tail
   bounds, the Laplace by its three pieces, randomized response by a finite sum; ``max`` is the larger
   of the two certified directions.
+
+* a mixture of Gaussians at an integer order alpha, direction ``remove``: E_Q[(P/Q)^alpha] is the
+  polynomial (sum_i p_i e^{-s_i^2/(2 S^2)} z^{s_i})^alpha with each z^T read as e^{T^2/(2 S^2)}
+  (docs/rdp.md §2), expanded exactly by its exponents T (refused past :data:`MAX_MIXTURE_TERMS`);
+* the mechanism without noise: +inf (``add`` of a subsampled one is refused).
 
 A mechanism whose divergence is not computed is refused by name, never approximated.
 """
@@ -48,11 +54,14 @@ from exactdp.model.mechanisms import (
     DiscreteLaplace,
     Gaussian,
     Laplace,
+    MixtureOfGaussians,
+    NonPrivate,
     PoissonSampled,
     RandomizedResponse,
 )
 
-__all__ = ["DIRECTIONS", "add_upper_arb", "composition_divergence_arb", "divergence_arb", "is_infinite"]
+__all__ = ["DIRECTIONS", "MAX_MIXTURE_TERMS", "add_upper_arb", "composition_divergence_arb", "divergence_arb",
+           "is_infinite"]
 
 #: ``remove``: D(P || Q) with P the neighbour holding the record (the mixture, when subsampled);
 #: ``add``: D(Q || P); ``max``: the larger of the two
@@ -61,11 +70,37 @@ DIRECTIONS = ("max", "remove", "add")
 
 def is_infinite(m: object, direction: str = "max") -> bool:
     """Whether every order's divergence in ``direction`` is +inf: a generic pair with delta > 0 (P has
-    an atom Q lacks), except a Poisson subsample of it (q < 1) in the add direction: there
-    Q/P <= 1/(1-q) (docs/rdp.md §3.5)."""
+    an atom Q lacks) or the mechanism without noise, except a Poisson subsample of a generic pair (q < 1)
+    in the add direction: there Q/P <= 1/(1-q) (docs/rdp.md §5.5)."""
     if isinstance(m, PoissonSampled):
+        if isinstance(m.mechanism, NonPrivate) and direction == "add":
+            raise InvalidParameterError("direction='add': the Rényi divergence of a subsampled mechanism without "
+                                        "noise is not computed (it is +inf in the remove direction)")
         return not (direction == "add" and m.q < 1) and is_infinite(m.mechanism)
-    return isinstance(m, Mechanism) and m.delta > 0
+    return isinstance(m, NonPrivate) or (isinstance(m, Mechanism) and m.delta > 0)
+
+
+#: the most distinct exponents T the mixture's moment polynomial may hold before it is refused
+MAX_MIXTURE_TERMS = 200_000
+
+
+def _mixture_moment(m: MixtureOfGaussians, n: int) -> arb:
+    """E_Q[(P/Q)^n] for P = sum_i p_i N(s_i, S^2), Q = N(0, S^2), an integer n >= 2: with
+    c_i = p_i e^{-s_i^2/(2 S^2)}, (P/Q)(x)^n = sum over T of [z^T](sum_i c_i z^{s_i})^n e^{T x/S^2},
+    and E_Q[e^{T x/S^2}] = e^{T^2/(2 S^2)}: a finite sum of positive terms, T exact."""
+    s2 = arb_of_fraction(m.sigma) ** 2
+    base = {s: arb_of_fraction(p) * (-arb_of_fraction(s) ** 2 / (2 * s2)).exp() for s, p in zip(m.sensitivities, m.probs)}
+    poly: dict[Fraction, arb] = {Fraction(0): arb(1)}
+    for _ in range(n):
+        nxt: dict[Fraction, arb] = {}
+        for t, c in poly.items():
+            for s, b in base.items():
+                nxt[t + s] = nxt.get(t + s, arb(0)) + c * b
+        if len(nxt) > MAX_MIXTURE_TERMS:
+            raise InvalidParameterError(f"order={n}: the mixture's moment has more than {MAX_MIXTURE_TERMS:,} distinct "
+                                        "exponents; use a smaller integer order")
+        poly = nxt
+    return sum((c * (arb_of_fraction(t) ** 2 / (2 * s2)).exp() for t, c in poly.items()), arb(0))
 
 
 def _log_ratio_sum(terms: list[tuple[int, arb, arb]], alpha: arb) -> arb:
@@ -92,7 +127,16 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
         raise InvalidParameterError(f"direction={direction!r} must be one of {', '.join(DIRECTIONS)}")
     a = arb_of_fraction(alpha)
     if isinstance(m, Gaussian):
-        return a * arb_of_fraction(m.sensitivity) ** 2 / (2 * arb_of_fraction(m.sigma) ** 2)
+        return a * arb_of_fraction(m.mu2) / 2
+    if isinstance(m, MixtureOfGaussians):
+        if direction != "remove":
+            raise InvalidParameterError(f"direction={direction!r}: the Rényi divergence of a mixture of Gaussians is "
+                                        "computed in the remove direction (the mixture against N(0, sigma^2)); "
+                                        "use direction='remove'")
+        if alpha.denominator != 1:
+            raise InvalidParameterError(f"order={alpha}: a mixture's divergence is computed at integer orders (an exact "
+                                        "multinomial sum); fractional orders are not")
+        return _mixture_moment(m, alpha.numerator).log() / (a - 1)
     if isinstance(m, Laplace):
         e = arb_of_fraction(m.eps)
         return (a / (2 * a - 1) * ((a - 1) * e).exp() + (a - 1) / (2 * a - 1) * (-a * e).exp()).log() / (a - 1)
@@ -110,7 +154,8 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
     if isinstance(m, PoissonSampled):
         return _subsampled(m, alpha, direction)
     raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet (Gaussian, Laplace, "
-                                "discrete Laplace, discrete Gaussian, randomized response, generic pure pairs and their Poisson subsamples are)")
+                                "discrete Laplace, discrete Gaussian, randomized response, generic pure pairs and their Poisson "
+                                "subsamples, and mixtures of Gaussians are)")
 
 
 def composition_divergence_arb(groups: Sequence[tuple[object, int]], alpha: Fraction, direction: str) -> arb:
@@ -119,7 +164,7 @@ def composition_divergence_arb(groups: Sequence[tuple[object, int]], alpha: Frac
     For one neighbouring pair every mechanism is in the same direction, so a direction's divergence is
     the sum of count x each one's (Mironov 2017, Prop. 1), and ``max`` is the larger of the two SUMS
     (not the sum of each term's larger), both certified; the add sum is skipped when its cheap upper
-    bound (:func:`add_upper_arb`) is already below the remove sum (docs/rdp.md §3.1).
+    bound (:func:`add_upper_arb`) is already below the remove sum (docs/rdp.md §5.1).
     """
     def one(way: str) -> arb:
         s = arb(0)
@@ -138,29 +183,34 @@ def composition_divergence_arb(groups: Sequence[tuple[object, int]], alpha: Frac
 def add_upper_arb(m: object, alpha: Fraction) -> arb:
     """An upper bound on D_alpha in the ``add`` direction, cheap: -log(1-q) for a Poisson subsample
     with q < 1 (Q/P <= 1/(1-q)), or for the Gaussian's the smaller of that and its fourth-order Taylor
-    bound (docs/rdp.md §3.1); the divergence itself for any other mechanism."""
+    bound (docs/rdp.md §5.1); -log p_0 for a mixture of Gaussians with weight p_0 on sensitivity 0;
+    the divergence itself for any other mechanism."""
     if isinstance(m, PoissonSampled) and m.q < 1:
         bound = -(1 - arb_of_fraction(m.q)).log()
         if isinstance(m.mechanism, Gaussian):
-            bound = bound.min(gaussian_add_upper(m.mechanism.sensitivity / m.mechanism.sigma, m.q, alpha))
+            bound = bound.min(gaussian_add_upper(m.mechanism.mu, m.q, alpha))
         return bound
+    if isinstance(m, MixtureOfGaussians) and m.sensitivities[0] == 0 and m.probs[0] < 1:
+        # P = p_0 Q + (the other components) >= p_0 Q, so Q/P <= 1/p_0 and D_alpha(Q || P) <= -log p_0
+        # (docs/rdp.md §2: the same argument as the subsample's -log(1-q))
+        return -arb_of_fraction(m.probs[0]).log()
     return divergence_arb(m, alpha, "add")
 
 
 def _subsampled(m: PoissonSampled, alpha: Fraction, direction: str) -> arb:
     """D_alpha of a Poisson-subsampled mechanism in ``direction``: remove, add (one moment of the
-    likelihood ratio each, docs/rdp.md §3) or the larger of the two (both certified: their max)."""
+    likelihood ratio each, docs/rdp.md §5) or the larger of the two (both certified: their max)."""
     if m.q == 1:
         return divergence_arb(m.mechanism, alpha, direction)
     if direction == "max":
         remove = _subsampled(m, alpha, "remove")
-        if remove.lower() >= add_upper_arb(m, alpha).upper():  # add <= -log(1-q) <= remove (docs/rdp.md §3.1)
+        if remove.lower() >= add_upper_arb(m, alpha).upper():  # add <= -log(1-q) <= remove (docs/rdp.md §5.1)
             return remove
         return remove.max(_subsampled(m, alpha, "add"))
     inner, q = m.mechanism, m.q
     beta = alpha if direction == "remove" else 1 - alpha
     if isinstance(inner, Gaussian):
-        mu = inner.sensitivity / inner.sigma
+        mu = inner.mu  # refused by name when irrational (a Gaussian given by mu2)
         if direction == "remove" and alpha.denominator == 1:
             i = subsampled_gaussian_binomial(mu, q, alpha.numerator)
         else:

@@ -1,9 +1,9 @@
 """Rényi divergences of Poisson-subsampled mechanisms, in Arb, at every order and in each direction
-(docs/rdp.md §3).
+(docs/rdp.md §5).
 
 With (A, B) a mechanism's pair and q the rate, removing a record gives P = (1-q) B + q A against
 Q = B; the likelihood ratio is r = P/Q = 1 + w with w = q (A/B - 1) >= -q.  Both directions are one
-moment of r under Q (docs/rdp.md §3.1):
+moment of r under Q (docs/rdp.md §5.1):
 
 * ``remove``: D_alpha(P || Q) = 1/(alpha-1) log E_Q[r^alpha];
 * ``add``:    D_alpha(Q || P) = 1/(alpha-1) log E_Q[r^(1-alpha)].
@@ -54,7 +54,7 @@ MAX_WIDENINGS = 8
 
 
 def g_beta(w: _Ball, beta: arb) -> _Ball:
-    """``(1+w)^beta - 1 - beta w`` (docs/rdp.md §3.1), evaluated as expm1(beta log1p(w)) - beta w.
+    """``(1+w)^beta - 1 - beta w`` (docs/rdp.md §5.1), evaluated as expm1(beta log1p(w)) - beta w.
 
     >>> g_beta(arb(1), arb(2)).contains(1)   # 2^2 - 1 - 2
     True
@@ -63,13 +63,13 @@ def g_beta(w: _Ball, beta: arb) -> _Ball:
 
 
 def moment_divergence(i: arb, alpha: arb) -> arb:
-    """D_alpha = log1p(I)/(alpha - 1) from I = E_Q[r^beta] - 1 (docs/rdp.md §3.1)."""
+    """D_alpha = log1p(I)/(alpha - 1) from I = E_Q[r^beta] - 1 (docs/rdp.md §5.1)."""
     return i.log1p() / (alpha - 1)
 
 
 def subsampled_gaussian_binomial(mu: Fraction, q: Fraction, n: int) -> arb:
     """I = E_Q[r^n] - 1 of the subsampled Gaussian at an integer order n >= 2, remove direction:
-    ``sum_{k=2}^{n} C(n, k) (1-q)^(n-k) q^k expm1((k^2 - k) mu^2 / 2)`` (docs/rdp.md §3.2), positive terms.
+    ``sum_{k=2}^{n} C(n, k) (1-q)^(n-k) q^k expm1((k^2 - k) mu^2 / 2)`` (docs/rdp.md §5.2), positive terms.
 
     >>> subsampled_gaussian_binomial(Fraction(1), Fraction(1, 2), 2).overlaps((arb.const_e() - 1) / 4)
     True
@@ -86,7 +86,7 @@ def subsampled_gaussian_binomial(mu: Fraction, q: Fraction, n: int) -> arb:
 
 def gaussian_add_upper(mu: Fraction, q: Fraction, alpha: Fraction) -> arb:
     """An upper bound on the subsampled Gaussian's add-direction divergence by Taylor's theorem to the
-    fourth order (docs/rdp.md §3.1): with k = alpha - 1 and m_j = E_Q[w^j] (exact finite sums),
+    fourth order (docs/rdp.md §5.1): with k = alpha - 1 and m_j = E_Q[w^j] (exact finite sums),
     ``E_Q[r^-k] <= 1 + C(k+1,2) m_2 - C(k+2,3) m_3 + C(k+3,4) (1-q)^(-k-4) m_4``.
 
     >>> gaussian_add_upper(Fraction(1, 4), Fraction(1, 1000), Fraction(256)) < -(1 - arb("0.001")).log()
@@ -109,7 +109,7 @@ def _upper_tail(x: arb) -> arb:
 
 
 def _gaussian_integrand(mu: arb, q: arb, beta: arb) -> Callable[[acb, bool], acb]:
-    """t -> g_beta(q expm1(mu t - mu^2/2)) phi(t), with the analyticity check of docs/rdp.md §3.3:
+    """t -> g_beta(q expm1(mu t - mu^2/2)) phi(t), with the analyticity check of docs/rdp.md §5.3:
     log1p is taken only where Re(1 + w) > 0 on the whole ball."""
     half = mu * mu / 2
     norm = 1 / (2 * arb.pi()).sqrt()
@@ -124,7 +124,7 @@ def _gaussian_integrand(mu: arb, q: arb, beta: arb) -> Callable[[acb, bool], acb
 
 
 def gaussian_tail_bound(mu: arb, q: arb, beta: arb, left: arb, right: arb) -> arb:
-    """An upper bound on the integral of g_beta phi over t <= -left and t >= right (docs/rdp.md §3.3),
+    """An upper bound on the integral of g_beta phi over t <= -left and t >= right (docs/rdp.md §5.3),
     for left > 0 and right >= max(beta mu, mu)."""
     if beta > 1:
         lo = beta * q * _upper_tail(left)
@@ -147,7 +147,7 @@ def _integral(f: Callable[[acb, bool], acb], a: arb, b: arb) -> arb:
 def gaussian_moment(mu: Fraction, q: Fraction, beta: Fraction) -> arb:
     """I = E_Q[r^beta] - 1 of the subsampled Gaussian (mu = D/sigma, 0 < q < 1, beta > 1 or beta < 0)
     at the current precision: the integral over [-T, T + max(beta mu, mu)] plus [0, the tails' bound]
-    (docs/rdp.md §3.3); T grows until the bound is below the integral times 2^-prec.
+    (docs/rdp.md §5.3); T grows until the bound is below the integral times 2^-prec.
 
     >>> gaussian_moment(Fraction(1), Fraction(1, 2), Fraction(2)).overlaps((arb.const_e() - 1) / 4)  # the binomial sum
     True
@@ -172,7 +172,7 @@ def gaussian_moment(mu: Fraction, q: Fraction, beta: Fraction) -> arb:
 
 def laplace_moment(eps: Fraction, q: Fraction, beta: Fraction) -> arb:
     """I = E_Q[r^beta] - 1 of the subsampled Laplace (eps = D/b, 0 < q < 1): the two constant pieces
-    exactly and the middle one, y = x/b in (0, eps), by Arb's integrator (docs/rdp.md §3.4).
+    exactly and the middle one, y = x/b in (0, eps), by Arb's integrator (docs/rdp.md §5.4).
 
     >>> print(laplace_moment(Fraction(1), Fraction(1, 2), Fraction(2)).str(10))   # mpmath.quad: 0.2143249116795...
     [0.2143249117 +/- 2.05e-11]
@@ -191,7 +191,7 @@ def laplace_moment(eps: Fraction, q: Fraction, beta: Fraction) -> arb:
 
 def pure_moment(eps: ExactReal, categories: int, q: Fraction, beta: Fraction) -> arb:
     """I = E_Q[r^beta] - 1 of subsampled k-ary randomized response (k = 2: the generic (eps, 0) pair):
-    the outputs x and x' (the others have r = 1), a finite sum (docs/rdp.md §3.5).
+    the outputs x and x' (the others have r = 1), a finite sum (docs/rdp.md §5.5).
 
     >>> pure_moment(ExactReal.parse("log(3)"), 2, Fraction(1, 2), Fraction(2)).contains(arb(1) / 3)  # (1 + 3/9)/4
     True
@@ -205,7 +205,7 @@ def pure_moment(eps: ExactReal, categories: int, q: Fraction, beta: Fraction) ->
 def generic_moment(eps: ExactReal, delta: Fraction, q: Fraction, beta: Fraction) -> arb:
     """I = E_Q[r^beta] - 1 of a subsampled generic (eps, delta) pair, for delta = 0 or beta < 0 (the add
     direction; the remove one is +inf when delta > 0): over the outputs where B > 0,
-    ``sum B g_beta(w) - beta q delta`` (docs/rdp.md §3.5).
+    ``sum B g_beta(w) - beta q delta`` (docs/rdp.md §5.5).
 
     >>> generic_moment(ExactReal.parse("log(3)"), Fraction(0), Fraction(1, 2), Fraction(2)).contains(arb(1) / 3)
     True

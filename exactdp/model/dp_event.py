@@ -10,11 +10,16 @@ the decimal it prints as.
 Events read today: ``GaussianDpEvent``, ``LaplaceDpEvent``, ``DiscreteLaplaceDpEvent``
 (``noise_parameter``, ``sensitivity``), ``DiscreteGaussianDpEvent`` (``sigma``, ``sensitivity``: not in
 dp_accounting 0.6.0, read by that name and those fields), ``RandomizedResponseDpEvent``,
-``EpsilonDeltaDpEvent``, ``PoissonSampledDpEvent`` (around any of them), ``SelfComposedDpEvent``,
-``ComposedDpEvent`` and ``NoOpDpEvent``.  ``NonPrivateDpEvent`` (and a mechanism with no noise) has
+``EpsilonDeltaDpEvent``, ``MixtureOfGaussiansDpEvent``, ``PoissonSampledDpEvent`` (around any of
+them), ``SelfComposedDpEvent``, ``ComposedDpEvent`` and ``NoOpDpEvent``.  A mixture's probabilities
+are read at their exact binary values when those sum to exactly 1, else at the decimals they print
+as when those do (0.9 and 0.1 are a distribution, their binary values are not), else refused.
+``ZCDpEvent`` (any mechanism satisfying rho-zCDP) is refused by name: it is *not* the Gaussian of
+that rho, whose privacy profile is smaller than the worst rho-zCDP mechanism's (a Gaussian known
+by its rho is ``Gaussian(rho=...)``).  ``NonPrivateDpEvent`` (and a mechanism with no noise) has
 no composition: it raises :class:`NonPrivateEvent`, which :class:`exactdp.api.accountant.Accountant`
 turns into eps = +inf and delta = 1 exactly.  Every
-other event (``UnsupportedDpEvent``, fixed-size batches, mixtures, tree aggregation, ...) is refused
+other event (``UnsupportedDpEvent``, fixed-size batches, tree aggregation, ...) is refused
 by name with :class:`~exactdp.core.errors.InvalidParameterError`, never approximated.
 
 >>> class GaussianDpEvent:
@@ -36,7 +41,7 @@ from typing import Any
 from flint import arb, ctx
 
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import ExactReal, from_float, parse_k
+from exactdp.core.numbers import ExactReal, arb_of_fraction, from_float, parse_k
 from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.generic import Mechanism
 from exactdp.model.mechanisms import (
@@ -44,6 +49,8 @@ from exactdp.model.mechanisms import (
     DiscreteLaplace,
     Gaussian,
     Laplace,
+    MixtureOfGaussians,
+    NonPrivate,
     PoissonSampled,
     RandomizedResponse,
 )
@@ -107,7 +114,24 @@ def rr_noise_parameter(eps_exp: Fraction, buckets: int) -> Fraction:
     return Fraction(buckets) / (eps_exp + buckets - 1)
 
 
-def _leaf(event: Any, name: str) -> Mechanism | Gaussian | Laplace | RandomizedResponse | DiscreteLaplace | DiscreteGaussian:
+def _probs(xs: Any, name: str) -> list[Fraction]:
+    """A mixture's probabilities: exact binary values summing to 1, else their printed decimals
+    summing to 1, else refused (module docstring).
+
+    >>> _probs([0.9, 0.1], "p")
+    [Fraction(9, 10), Fraction(1, 10)]
+    """
+    exact = [_exact(p, f"{name}[{i}]") for i, p in enumerate(xs)]
+    if sum(exact) == 1:
+        return exact
+    printed = [Fraction(repr(float(p))) if isinstance(p, float) else e for p, e in zip(xs, exact)]  # float ok: its repr
+    if sum(printed) == 1:
+        return printed
+    raise InvalidParameterError(f"{name}={list(xs)!r} must sum to 1 (exactly, or as the decimals they print as)")
+
+
+def _leaf(event: Any, name: str) -> (Mechanism | Gaussian | Laplace | RandomizedResponse | DiscreteLaplace | DiscreteGaussian
+                                     | MixtureOfGaussians):
     """One mechanism event (no composition, no sampling)."""
     if name in ("DiscreteLaplaceDpEvent", "DiscreteGaussianDpEvent"):
         field = "noise_parameter" if name == "DiscreteLaplaceDpEvent" else "sigma"
@@ -138,6 +162,14 @@ def _leaf(event: Any, name: str) -> Mechanism | Gaussian | Laplace | RandomizedR
         eps = _exact(event.epsilon, "EpsilonDeltaDpEvent.epsilon")
         delta = _exact(event.delta, "EpsilonDeltaDpEvent.delta")
         return Mechanism(ExactReal.rational(eps), delta)
+    if name == "MixtureOfGaussiansDpEvent":
+        sd = _exact(event.standard_deviation, "MixtureOfGaussiansDpEvent.standard_deviation")
+        sens_list = [_exact(s, "MixtureOfGaussiansDpEvent.sensitivities") for s in event.sensitivities]
+        return MixtureOfGaussians(sd, sens_list, _probs(event.sampling_probs, "MixtureOfGaussiansDpEvent.sampling_probs"))
+    if name == "ZCDpEvent":
+        raise InvalidParameterError("ZCDpEvent (a mechanism satisfying rho-zCDP) is not read: it is not the Gaussian "
+                                    "of that rho, whose privacy profile is smaller; a Gaussian known by its rho is "
+                                    "Gaussian(rho=...) ('gaussian:rho=R')")
     if name == "NonPrivateDpEvent":
         raise _non_private("NonPrivateDpEvent")
     raise InvalidParameterError(f"{name} is not an event exactdp reads (yet): it is refused rather than "
@@ -188,7 +220,8 @@ def to_dp_event(comp: CompositionInput) -> Any:
     """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting).
 
     dp_accounting takes floats: each parameter becomes the float nearest to its exact value
-    (sigma / sensitivity for a Gaussian, scale / sensitivity for a Laplace, the noise parameter and
+    (sigma / sensitivity for a Gaussian, 1/sqrt(mu2) for one given by mu2, the mixture's sigma,
+    sensitivities and probabilities, scale / sensitivity for a Laplace, the noise parameter and
     the integer sensitivity for a discrete Laplace, the noise parameter
     k / (e^eps + k - 1) for randomized response, eps and delta for a generic mechanism), so a
     round trip through :func:`from_dp_event` is exact exactly when those values are floats.
@@ -202,7 +235,17 @@ def to_dp_event(comp: CompositionInput) -> Any:
         if isinstance(m, PoissonSampled):
             return dp.PoissonSampledDpEvent(float(m.q), one(m.mechanism))  # float ok: dp_accounting's input
         if isinstance(m, Gaussian):
+            if m.sigma is None:
+                with ctx.workprec(80):
+                    nm = float((1 / arb_of_fraction(m.mu2).sqrt()).mid())  # float ok: dp_accounting's input
+                return dp.GaussianDpEvent(nm)
             return dp.GaussianDpEvent(float(m.sigma / m.sensitivity))  # float ok: dp_accounting's input
+        if isinstance(m, MixtureOfGaussians):
+            mog = getattr(dp, "MixtureOfGaussiansDpEvent", None) or dp.dp_event.MixtureOfGaussiansDpEvent  # 0.6.0: not re-exported
+            return mog(float(m.sigma), [float(s) for s in m.sensitivities],  # float ok: as above
+                                                [float(p) for p in m.probs])  # float ok: dp_accounting's input
+        if isinstance(m, NonPrivate):
+            return dp.NonPrivateDpEvent()
         if isinstance(m, Laplace):
             return dp.LaplaceDpEvent(float(m.scale / m.sensitivity))  # float ok: dp_accounting's input
         if isinstance(m, (DiscreteLaplace, DiscreteGaussian)):

@@ -209,7 +209,12 @@ def _renumbered(name: str, message: str) -> str:
 
 
 def _spec_of_dict(m: dict[str, Any], what: str) -> str:
-    """{"mechanism": "gaussian", "sigma": "1.1", "count": 10} -> "gaussian:sigma=1.1,count=10"."""
+    """{"mechanism": "gaussian", "sigma": "1.1", "count": 10} -> "gaussian:sigma=1.1,count=10"; a list
+    value (a mixture's sensitivities or probs) is written ``a/b/c``, a fraction in parentheses.
+
+    >>> _spec_of_dict({"mechanism": "mog", "sigma": 1, "sensitivities": [0, 1], "probs": ["1/3", "2/3"]}, "m")
+    'mog:sigma=1,sensitivities=0/1,probs=(1/3)/(2/3)'
+    """
     kind = m["mechanism"]
     if not isinstance(kind, str) or ":" in kind:
         raise InvalidParameterError(f"{what}.mechanism={kind!r} must be a kind such as 'gaussian'")
@@ -217,6 +222,8 @@ def _spec_of_dict(m: dict[str, Any], what: str) -> str:
     for key, v in m.items():
         if key == "mechanism":
             continue
+        if isinstance(v, list) and v and all(isinstance(x, (str, int, Decimal)) and not isinstance(x, bool) for x in v):
+            v = "/".join(f"({x})" if "/" in str(x) else str(x) for x in v)
         if isinstance(v, bool) or not isinstance(v, (str, int, Decimal)):
             raise InvalidParameterError(f"{what}.{key}={v!r} must be a number (a string or a JSON number)")
         items.append(f"{key}={v}")

@@ -13,7 +13,17 @@ composition can be judged tighter than the generic worst case (docs/mathematics.
   generic (eps, 0) pair, so ``RandomizedResponse(eps)`` is normalised to ``PureDP(eps)``);
 * :class:`PoissonSampled` ``mechanism`` run on a Poisson subsample of rate ``q``, under the
   add/remove neighbouring relation (both orders are accounted for; the replace-one relation is
-  refused, see :class:`PoissonSampled`).
+  refused, see :class:`PoissonSampled`);
+* :class:`MixtureOfGaussians` ``N(0, sigma^2)`` noise on a sensitivity drawn from ``sensitivities``
+  with probabilities ``probs`` (dp_accounting's ``MixtureOfGaussiansDpEvent``);
+* :class:`NonPrivate` the mechanism without noise (delta = 1 at every eps): the normal form of
+  sigma = 0 or scale = 0.
+
+Degenerate parameters are values too (a Gaussian with sigma = 0 or sensitivity 0, a Laplace with
+scale 0, a sampling rate q = 0, a mixture whose sensitivities are all 0); :func:`normalise_mechanism`
+(which every :class:`~exactdp.model.composition.Composition` applies) turns them into their exact
+normal form: ``NonPrivate()`` without noise, ``PureDP(0)`` when the record is never seen
+(docs/mathematics.md §7.13).
 
 Every parameter is exact (a string, int, Fraction, ...; a float is refused), validated at
 construction; values are hashable and compare by their parameters.
@@ -26,7 +36,9 @@ Gaussian(sigma=Fraction(11, 10), sensitivity=Fraction(1, 1))
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union, cast
 
@@ -40,11 +52,20 @@ __all__ = [
     "DiscreteLaplace",
     "Gaussian",
     "Laplace",
+    "MixtureOfGaussians",
+    "NonPrivate",
     "PoissonSampled",
     "RandomizedResponse",
     "SpecificMechanism",
     "normalise_mechanism",
 ]
+
+
+def _nonnegative(x: object, name: str) -> Fraction:
+    v = parse_rational(x, name)
+    if v < 0:
+        raise InvalidParameterError(f"{name}={x!r} must be >= 0")
+    return v
 
 
 def _positive(x: object, name: str) -> Fraction:
@@ -59,6 +80,14 @@ def _positive_int(x: object, name: str) -> int:
     if v.denominator != 1:
         raise InvalidParameterError(f"{name}={x!r} must be a positive integer")
     return int(v)
+def _exact_sqrt(q: Fraction) -> Fraction | None:
+    """The rational square root of ``q >= 0``, or None when it is irrational.
+
+    >>> _exact_sqrt(Fraction(9, 4)), _exact_sqrt(Fraction(2))
+    (Fraction(3, 2), None)
+    """
+    a, b = math.isqrt(q.numerator), math.isqrt(q.denominator)
+    return Fraction(a, b) if a * a == q.numerator and b * b == q.denominator else None
 
 
 class SpecificMechanism:
@@ -84,26 +113,70 @@ class Gaussian(SpecificMechanism):
     """Gaussian noise N(0, sigma^2) added to a query of L2 sensitivity ``sensitivity``.
 
     Its privacy loss under the pair (N(D, s^2), N(0, s^2)) is N(mu^2/2, mu^2), mu = D/s
-    (docs/mathematics.md §7).
+    (docs/mathematics.md §7).  It may also be given by ``mu2`` = mu^2 or by the zCDP ``rho``
+    (mu^2 = 2 rho), exact rationals: then sigma = 1/sqrt(mu2) may be irrational, ``sigma`` is None
+    and every consumer reads the exact :attr:`mu2` (when mu2 is a rational square the value is the
+    ordinary ``Gaussian(1/sqrt(mu2))``).  sigma = 0 and sensitivity = 0 are accepted values whose
+    normal form is :class:`NonPrivate` and ``PureDP(0)`` (:func:`normalise_mechanism`).
 
     >>> Gaussian("2", "1/2").mu
     Fraction(1, 4)
+    >>> Gaussian(mu2="1/4") == Gaussian(2), Gaussian(rho=1).spec(), Gaussian(rho=1).mu2
+    (True, 'gaussian:mu2=2', Fraction(2, 1))
     """
 
-    sigma: Fraction
+    sigma: Fraction | None
     sensitivity: Fraction = Fraction(1)
+    #: mu^2 exactly, None when infinite (sigma = 0 with a positive sensitivity)
+    square: Fraction | None = field(default=None, repr=False)
     kind = "gaussian"
 
-    def __init__(self, sigma: ExactInput, sensitivity: ExactInput = 1) -> None:
-        object.__setattr__(self, "sigma", _positive(sigma, "sigma"))
-        object.__setattr__(self, "sensitivity", _positive(sensitivity, "sensitivity"))
+    def __init__(self, sigma: ExactInput | None = None, sensitivity: ExactInput = 1, *,
+                 mu2: ExactInput | None = None, rho: ExactInput | None = None) -> None:
+        given = [n for n, v in (("sigma", sigma), ("mu2", mu2), ("rho", rho)) if v is not None]
+        if len(given) != 1:
+            raise InvalidParameterError(f"a Gaussian takes exactly one of sigma, mu2, rho (got {', '.join(given) or 'none'})")
+        if sigma is None:
+            if parse_rational(sensitivity, "sensitivity") != 1:
+                raise InvalidParameterError(f"a Gaussian given by {given[0]} takes no sensitivity (mu^2 includes it)")
+            m2 = _nonnegative(mu2, "mu2") if mu2 is not None else 2 * _nonnegative(rho, "rho")
+            root = _exact_sqrt(m2)
+            if root is None:
+                object.__setattr__(self, "sigma", None)
+                object.__setattr__(self, "sensitivity", Fraction(1))
+                object.__setattr__(self, "square", m2)
+                return
+            sigma, sensitivity = (1 / root, 1) if root else (1, 0)
+        s = _nonnegative(sigma, "sigma")
+        d = _nonnegative(sensitivity, "sensitivity")
+        object.__setattr__(self, "sigma", s)
+        object.__setattr__(self, "sensitivity", d)
+        object.__setattr__(self, "square", (d / s) ** 2 if s else (None if d else Fraction(0)))
+
+    def __repr__(self) -> str:
+        if self.sigma is None:
+            return f"Gaussian(mu2={self.square!r})"
+        return f"Gaussian(sigma={self.sigma!r}, sensitivity={self.sensitivity!r})"
+
+    @property
+    def mu2(self) -> Fraction:
+        """mu^2 = (sensitivity / sigma)^2 exactly (what composition adds, docs/mathematics.md §7)."""
+        if self.square is None:
+            raise InvalidParameterError(f"{self.spec()} has no noise: mu is infinite (its normal form is NonPrivate)")
+        return self.square
 
     @property
     def mu(self) -> Fraction:
-        """mu = sensitivity / sigma (the Gaussian-DP parameter of one run)."""
+        """mu = sensitivity / sigma (the Gaussian-DP parameter of one run), when it is rational."""
+        if self.sigma is None:
+            raise InvalidParameterError(f"{self.spec()}: mu = sqrt({format_fraction(self.mu2)}) is irrational; use mu2")
+        if self.sigma == 0:
+            return self.mu2  # raises: no noise
         return self.sensitivity / self.sigma
 
     def spec(self) -> str:
+        if self.sigma is None:
+            return f"gaussian:mu2={format_fraction(self.mu2)}"
         s = f"gaussian:sigma={format_fraction(self.sigma)}"
         return s + (f",sensitivity={format_fraction(self.sensitivity)}" if self.sensitivity != 1 else "")
 
@@ -124,12 +197,14 @@ class Laplace(SpecificMechanism):
     kind = "laplace"
 
     def __init__(self, scale: ExactInput, sensitivity: ExactInput = 1) -> None:
-        object.__setattr__(self, "scale", _positive(scale, "scale"))
-        object.__setattr__(self, "sensitivity", _positive(sensitivity, "sensitivity"))
+        object.__setattr__(self, "scale", _nonnegative(scale, "scale"))
+        object.__setattr__(self, "sensitivity", _nonnegative(sensitivity, "sensitivity"))
 
     @property
     def eps(self) -> Fraction:
-        """The pure-DP eps of one run, sensitivity / scale."""
+        """The pure-DP eps of one run, sensitivity / scale (scale > 0)."""
+        if not self.scale:
+            raise InvalidParameterError(f"{self.spec()} has no noise: eps is infinite (its normal form is NonPrivate)")
         return self.sensitivity / self.scale
 
     def spec(self) -> str:
@@ -220,9 +295,86 @@ class DiscreteGaussian(SpecificMechanism):
         return s + (f",sensitivity={self.sensitivity}" if self.sensitivity != 1 else "")
 
 
+@dataclass(frozen=True, init=False)
+class MixtureOfGaussians(SpecificMechanism):
+    """N(0, sigma^2) noise on a sensitivity drawn from ``sensitivities`` with probabilities ``probs``.
+
+    dp_accounting's ``MixtureOfGaussiansDpEvent`` (DP-FTRL, banded matrix factorisation): under
+    add/remove neighbours the pair is P = sum_i p_i N(s_i, sigma^2) against Q = N(0, sigma^2) and
+    its reverse (docs/mathematics.md §7.12); not symmetric, so both orders are composed.  Normal
+    form: the sensitivities sorted, equal ones merged (their probabilities added), zero
+    probabilities dropped.  Sensitivities must be >= 0 (dp_accounting refuses negative ones too),
+    probabilities >= 0 and sum to exactly 1.
+
+    >>> m = MixtureOfGaussians("1", ["2", "0", "1", "2"], ["1/4", "1/4", "1/4", "1/4"])
+    >>> m.spec()
+    'mog:sigma=1,sensitivities=0/1/2,probs=0.25/0.25/0.5'
+    >>> MixtureOfGaussians(1, [1, 2], ["1/3", "2/3"]).spec()
+    'mog:sigma=1,sensitivities=1/2,probs=(1/3)/(2/3)'
+    """
+
+    sigma: Fraction
+    sensitivities: tuple[Fraction, ...]
+    probs: tuple[Fraction, ...]
+    kind = "mog"
+
+    def __init__(self, sigma: ExactInput, sensitivities: Sequence[ExactInput], probs: Sequence[ExactInput]) -> None:
+        object.__setattr__(self, "sigma", _nonnegative(sigma, "sigma"))
+        for name, xs in (("sensitivities", sensitivities), ("probs", probs)):
+            if isinstance(xs, (str, bytes)) or not isinstance(xs, Sequence):
+                raise InvalidParameterError(f"{name}={xs!r} must be a list of exact numbers")
+        sens = [_nonnegative(x, "sensitivity") for x in sensitivities]
+        ps = [_nonnegative(x, "prob") for x in probs]
+        if not sens or len(sens) != len(ps):
+            raise InvalidParameterError(f"sensitivities ({len(sens)}) and probs ({len(ps)}) must be non-empty lists "
+                                        "of the same length")
+        if sum(ps) != 1:
+            total = sum(ps, Fraction(0))
+            gap = abs(total - 1)
+            shown = (format_fraction(total) if len(format_fraction(total)) <= 30 else
+                     f"1 {'+' if total > 1 else '-'} about 10^-{len(str(gap.denominator)) - len(str(gap.numerator))}")
+            raise InvalidParameterError(f"probs must sum to exactly 1 (they sum to {shown})")
+        merged: dict[Fraction, Fraction] = {}
+        for x, p in zip(sens, ps):
+            if p:
+                merged[x] = merged.get(x, Fraction(0)) + p
+        keys = sorted(merged)
+        object.__setattr__(self, "sensitivities", tuple(keys))
+        object.__setattr__(self, "probs", tuple(merged[k] for k in keys))
+
+    @property
+    def is_symmetric(self) -> bool:
+        return False
+
+    def spec(self) -> str:
+        return (f"mog:sigma={format_fraction(self.sigma)},sensitivities={_list(self.sensitivities)}"
+                f",probs={_list(self.probs)}")
+
+
+def _list(xs: tuple[Fraction, ...]) -> str:
+    """A ``/``-separated list, a fraction in parentheses (``(1/3)/(2/3)``) so that it reads back."""
+    return "/".join(f"({s})" if "/" in s else s for s in map(format_fraction, xs))
+
+
+@dataclass(frozen=True)
+class NonPrivate(SpecificMechanism):
+    """The mechanism that publishes its input (no noise): delta = 1 at every eps, eps = inf at
+    every delta < 1 (the normal form of sigma = 0 or scale = 0, docs/mathematics.md §7.13).  Its
+    spec is the generic pair with delta = 1, which reads back to it.
+
+    >>> NonPrivate().spec()
+    'approx:eps=0,delta=1'
+    """
+
+    kind = "nonprivate"
+
+    def spec(self) -> str:
+        return "approx:eps=0,delta=1"
+
+
 #: any mechanism value (a generic one, or one whose privacy loss is known exactly)
 AnyMechanism = Union[Mechanism, Gaussian, Laplace, RandomizedResponse, DiscreteLaplace, DiscreteGaussian,
-                     "PoissonSampled"]
+                     MixtureOfGaussians, NonPrivate, "PoissonSampled"]
 
 
 @dataclass(frozen=True, init=False)
@@ -239,14 +391,15 @@ class PoissonSampled(SpecificMechanism):
     Fraction(1, 4)
     """
 
-    mechanism: Mechanism | Gaussian | Laplace | RandomizedResponse | DiscreteLaplace | DiscreteGaussian
+    mechanism: (Mechanism | Gaussian | Laplace | RandomizedResponse | DiscreteLaplace | DiscreteGaussian
+               | MixtureOfGaussians | NonPrivate)
     q: Fraction
     kind = "poisson"
 
     def __init__(self, mechanism: AnyMechanism, q: ExactInput) -> None:
         rate = parse_rational(q, "q")
-        if not 0 < rate <= 1:
-            raise InvalidParameterError(f"q={q!r} must satisfy 0 < q <= 1")
+        if not 0 <= rate <= 1:
+            raise InvalidParameterError(f"q={q!r} must satisfy 0 <= q <= 1")
         inner = normalise_mechanism(mechanism, "mechanism")
         if isinstance(inner, PoissonSampled):
             rate, inner = rate * inner.q, inner.mechanism
@@ -272,12 +425,44 @@ def _generic_spec(m: Mechanism) -> str:
 
 
 def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
-    """A mechanism value in normal form (binary RR -> PureDP, q = 1 subsampling dropped)."""
+    """A mechanism value in normal form (docs/mathematics.md §7.13): binary RR -> PureDP; q = 1
+    subsampling dropped; no noise (Gaussian sigma = 0, Laplace scale = 0, a mixture with sigma = 0)
+    -> :class:`NonPrivate`; a mechanism that never sees the record (sensitivity 0, q = 0, all
+    mixture sensitivities 0, subsampling of a (0, 0) pair) -> ``PureDP(0)``; a one-component
+    mixture -> its Gaussian, a mixture of 0 and one sensitivity -> the subsampled Gaussian, a
+    subsampled mixture -> the mixture with the sensitivity 0 added at probability 1 - q.
+
+    >>> normalise_mechanism(Gaussian(0)), normalise_mechanism(PoissonSampled(Laplace(1), 0))
+    (NonPrivate(), Mechanism(eps=ExactReal.parse('0'), delta=Fraction(0, 1)))
+    """
     if isinstance(m, RandomizedResponse) and m.categories == 2:
         return PureDP(m.eps)
-    if isinstance(m, PoissonSampled) and m.q == 1:
-        return m.mechanism
+    if isinstance(m, Gaussian) and m.square is None:
+        return NonPrivate()
+    if isinstance(m, Gaussian) and m.square == 0:
+        return PureDP(0)
+    if isinstance(m, Laplace) and (m.scale == 0 or m.sensitivity == 0):
+        return NonPrivate() if m.sensitivity else PureDP(0)
+    if isinstance(m, MixtureOfGaussians):
+        top = m.sensitivities[-1]
+        if top == 0:
+            return PureDP(0)
+        if m.sigma == 0:  # the record is seen (and published) unless its sensitivity is 0
+            return normalise_mechanism(PoissonSampled(NonPrivate(), 1 - (m.probs[0] if m.sensitivities[0] == 0 else 0)))
+        if len(m.sensitivities) == 1:
+            return Gaussian(m.sigma, top)
+        if len(m.sensitivities) == 2 and m.sensitivities[0] == 0:
+            return PoissonSampled(Gaussian(m.sigma, top), m.probs[1])
+    if isinstance(m, PoissonSampled):
+        if m.q == 1:
+            return m.mechanism
+        if m.q == 0 or (isinstance(m.mechanism, Mechanism) and m.mechanism.delta == 0 and m.mechanism.eps.is_zero()):
+            return PureDP(0)
+        if isinstance(m.mechanism, MixtureOfGaussians):  # a subsampled mixture is the mixture with a 0 added
+            mix = m.mechanism
+            return normalise_mechanism(MixtureOfGaussians(mix.sigma, (Fraction(0),) + mix.sensitivities,
+                                                          (1 - m.q,) + tuple(m.q * p for p in mix.probs)))
     if isinstance(m, (Mechanism, SpecificMechanism)):
         return cast(AnyMechanism, m)  # the specific mechanisms are the classes above
     raise InvalidParameterError(f"{name}={m!r} must be a mechanism (Gaussian, Laplace, RandomizedResponse, "
-                                "DiscreteLaplace, DiscreteGaussian, PoissonSampled, ApproxDP or PureDP)")
+                                "DiscreteLaplace, DiscreteGaussian, MixtureOfGaussians, PoissonSampled, ApproxDP or PureDP)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import parse_k
+from exactdp.core.numbers import parse_eps, parse_k, parse_rational
 from exactdp.model.generic import ApproxDP
 from exactdp.model.mechanisms import (
     AnyMechanism,
@@ -17,34 +17,64 @@ from exactdp.model.mechanisms import (
     DiscreteLaplace,
     Gaussian,
     Laplace,
+    MixtureOfGaussians,
+    NonPrivate,
     PoissonSampled,
     RandomizedResponse,
     normalise_mechanism,
 )
 
-__all__ = ["MECHANISM_KINDS", "SYNONYMS", "parse_mechanism_spec"]
+__all__ = ["MECHANISM_KINDS", "ONE_OF", "SYNONYMS", "parse_mechanism_spec", "split_list"]
 
 
 MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
-    "gaussian": ("sigma", "sensitivity", "q", "count"),
+    "gaussian": ("sigma", "sensitivity", "q", "count", "mu2", "rho"),
     "laplace": ("scale", "sensitivity", "q", "count"),
     "rr": ("eps", "categories", "q", "count"),
     "approx": ("eps", "delta", "q", "count"),
     "dlaplace": ("noise", "sensitivity", "q", "count"),
     "dgaussian": ("sigma", "sensitivity", "q", "count"),
+    "mog": ("sigma", "sensitivities", "probs", "q", "count"),
 }
+
+#: the keys of which a kind needs exactly one (every other kind needs its first key)
+ONE_OF: dict[str, tuple[str, ...]] = {"gaussian": ("sigma", "mu2", "rho"), "mog": ("sigma",)}
 
 #: Opacus's and dp_accounting's names, read as exactdp's (docs/interop.md): ``noise_multiplier`` is
 #: sigma (scale for a Laplace: dp_accounting's LaplaceDpEvent), ``sample_rate`` and
 #: ``sampling_probability`` are q, ``steps`` is count
 SYNONYMS: dict[str, dict[str, str]] = {
     "gaussian": {"noise_multiplier": "sigma"},
+    "mog": {"noise_multiplier": "sigma", "standard_deviation": "sigma", "sampling_probs": "probs"},
     "laplace": {"noise_multiplier": "scale"},
     "dlaplace": {"noise_parameter": "noise"},
     "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count"},
 }
 
 _SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
+
+
+_ITEM_RE = re.compile(r"\s*(?:\(([^()]*)\)|([^/()]*?))\s*(?:/|$)")
+
+
+def split_list(text: str, spec: str = "") -> list[str]:
+    """The items of a ``/``-separated list; an item that is itself a fraction is written in parentheses.
+
+    >>> split_list("0/0.5/1"), split_list("(1/3)/(2/3)")
+    (['0', '0.5', '1'], ['1/3', '2/3'])
+    """
+    out, pos = [], 0
+    while pos < len(text):
+        m = _ITEM_RE.match(text, pos)
+        item = None if m is None else (m.group(1) if m.group(1) is not None else m.group(2))
+        if m is None or not item or m.end() == pos:
+            raise InvalidParameterError(f"mechanism={spec!r}: {text!r} must be a list such as 0/0.5/1 (a fraction "
+                                        "in parentheses: (1/3)/(2/3))")
+        out.append(item.strip())
+        pos = m.end()
+        if text.endswith("/") and pos == len(text):
+            raise InvalidParameterError(f"mechanism={spec!r}: {text!r} ends with '/'")
+    return out
 
 
 def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
@@ -54,7 +84,12 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     ``laplace:scale=B[,sensitivity=D][,q=Q][,count=N]``, ``rr:eps=E[,categories=K][,q=Q][,count=N]``,
     ``approx:eps=E[,delta=D][,q=Q][,count=N]``, ``dlaplace:noise=A[,sensitivity=D][,q=Q][,count=N]``
     (pmf proportional to e^{-A|x|} on the integers; ``noise_parameter`` is dp_accounting's name),
-    ``dgaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]`` (pmf proportional to e^{-x^2/(2 S^2)}).  Defaults: sensitivity 1, q 1, count 1.
+    ``dgaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]`` (pmf proportional to e^{-x^2/(2 S^2)}),
+    ``mog:sigma=S,sensitivities=S1/S2/...,probs=P1/P2/...[,q=Q][,count=N]`` (an item that is a
+    fraction in parentheses: ``probs=(1/3)/(2/3)``); a Gaussian may be given
+    by ``mu2=M`` or the zCDP ``rho=R`` instead of sigma (mu^2 = 2 rho).  Defaults: sensitivity 1,
+    q 1, count 1.  Degenerate values are answered in their normal form (``sigma=0``: no noise,
+    ``approx:eps=0,delta=1``; ``q=0``: ``(0, 0)``), docs/mathematics.md §7.13.
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
@@ -62,10 +97,14 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     (PoissonSampled(mechanism=Gaussian(sigma=Fraction(11, 10), sensitivity=Fraction(1, 1)), q=Fraction(1, 100)), 1000)
     >>> parse_mechanism_spec("dlaplace:noise_parameter=0.5,sensitivity=2,count=3")
     (DiscreteLaplace(noise=Fraction(1, 2), sensitivity=2), 3)
+    >>> parse_mechanism_spec("gaussian:rho=1/8,count=4")
+    (Gaussian(sigma=Fraction(2, 1), sensitivity=Fraction(1, 1)), 4)
+    >>> str(parse_mechanism_spec("mog:sigma=2,sensitivities=1/2,probs=0.9/0.1")[0])
+    'mog:sigma=2,sensitivities=1/2,probs=0.9/0.1'
     >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
     Traceback (most recent call last):
     ...
-    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count
+    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, mu2, rho
     """
     if not isinstance(spec, str):
         raise InvalidParameterError(f"mechanism={spec!r} must be a string such as 'gaussian:sigma=1'")
@@ -94,14 +133,26 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         if not value:
             raise InvalidParameterError(f"mechanism={spec!r}: {key!r} has no value")
         vals[key] = value
-    required = allowed[0]
-    if required not in vals:
-        raise InvalidParameterError(f"mechanism={spec!r}: {kind} needs {required}=...")
+    one_of = ONE_OF.get(kind, allowed[:1])
+    given = [k for k in one_of if k in vals]
+    if len(given) != 1:
+        need = " or ".join(f"{k}=..." for k in one_of)
+        raise InvalidParameterError(f"mechanism={spec!r}: {kind} needs {'exactly one of ' if given else ''}{need}")
+    if kind == "mog" and not {"sensitivities", "probs"} <= set(vals):
+        raise InvalidParameterError(f"mechanism={spec!r}: mog needs sensitivities=S1/S2/... and probs=P1/P2/...")
     count = parse_k(vals.pop("count", "1"), "count")
     q = vals.pop("q", None)
     mech: AnyMechanism
     if kind == "gaussian":
-        mech = Gaussian(vals["sigma"], vals.get("sensitivity", "1"))
+        if "sigma" in vals:
+            mech = Gaussian(vals["sigma"], vals.get("sensitivity", "1"))
+        elif "sensitivity" in vals:
+            raise InvalidParameterError(f"mechanism={spec!r}: a Gaussian given by {given[0]} takes no sensitivity")
+        else:
+            mech = Gaussian(mu2=vals.get("mu2"), rho=vals.get("rho"))
+    elif kind == "mog":
+        mech = MixtureOfGaussians(vals["sigma"], split_list(vals["sensitivities"], spec),
+                                  split_list(vals["probs"], spec))
     elif kind == "laplace":
         mech = Laplace(vals["scale"], vals.get("sensitivity", "1"))
     elif kind == "rr":
@@ -110,8 +161,11 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         mech = DiscreteLaplace(vals["noise"], vals.get("sensitivity", "1"))
     elif kind == "dgaussian":
         mech = DiscreteGaussian(vals["sigma"], vals.get("sensitivity", "1"))
+    elif parse_rational(vals.get("delta", "0"), "delta") == 1:
+        parse_eps(vals["eps"], "eps")
+        mech = NonPrivate()  # delta = 1: the pair without noise
     else:
         mech = ApproxDP(vals["eps"], vals.get("delta", "0"))
     if q is not None:
-        mech = normalise_mechanism(PoissonSampled(mech, q))
-    return mech, count
+        mech = PoissonSampled(mech, q)
+    return normalise_mechanism(mech), count

@@ -112,7 +112,7 @@ def test_integral_meets_the_exact_binomial_sum_at_integer_orders(mu: Fraction, q
 @pytest.mark.parametrize(("mu", "q", "beta", "left", "right"), [
     ("1", "0.01", "2.5", 3, 6), ("2", "0.1", "10.5", 2, 25), ("1", "0.01", "-3", 2, 3), ("0.5", "0.3", "-1.5", 1, 1)])
 def test_the_tail_bound_holds(mu: str, q: str, beta: str, left: int, right: int) -> None:
-    """docs/rdp.md §3.3: the integral of g_beta phi over t <= -left and t >= right, by mpmath, is
+    """docs/rdp.md §5.3: the integral of g_beta phi over t <= -left and t >= right, by mpmath, is
     below the bound (at cuts small enough for the tails to be large)."""
     m, qq, b = _mp(mu), _mp(q), _mp(beta)
 
@@ -212,7 +212,7 @@ def test_subsampled_generic_pair_with_delta_is_finite_in_the_add_direction_only(
 @pytest.mark.parametrize(("sigma", "q", "alpha"), [("4", "0.001", "256"), ("1", "0.01", "2.5"), ("1", "0.01", "30"),
                                                    ("0.5", "0.01", "3"), ("2", "0.2", "10.5")])
 def test_the_add_direction_bound_holds(sigma: str, q: str, alpha: str) -> None:
-    """docs/rdp.md §3.1: -log(1-q) and the Taylor bound are above the add direction (by quadrature);
+    """docs/rdp.md §5.1: -log(1-q) and the Taylor bound are above the add direction (by quadrature);
     where the bound is below the remove value, max is the remove value."""
     from exactdp.engines.rdp import add_upper_arb
     from exactdp.model.mechanisms import Gaussian, PoissonSampled

@@ -70,7 +70,7 @@ def zcdp_parts(comp: Composition, what: str) -> tuple[Groups, Fraction]:
     rho = Fraction(0)
     for m, c in comp.groups:
         if isinstance(m, Gaussian):
-            rho += c * m.mu ** 2 / 2
+            rho += c * m.mu2 / 2
         elif isinstance(m, Mechanism):
             groups.append((m.eps, m.delta, c))
         else:

@@ -44,6 +44,7 @@ from exactdp.engines.pld.models import (
     KaryRR,
     LaplacePair,
     LossModel,
+    MixturePair,
     Reversed,
     Subsampled,
     model_of,
@@ -158,7 +159,7 @@ def finite_sup(model: LossModel) -> LossEnd | None:
         return _const(model.eps)
     if isinstance(model, DiscreteLaplacePair):
         return _const(model.a * model.d)
-    if isinstance(model, (GaussianPair, DiscreteGaussianPair)):
+    if isinstance(model, (GaussianPair, DiscreteGaussianPair, MixturePair)):
         return LossEnd(infinite=True)
     if isinstance(model, Subsampled):
         base = finite_sup(model.base)
@@ -181,6 +182,9 @@ def finite_inf(model: LossModel) -> LossEnd | None:
     if isinstance(model, Reversed):
         top = finite_sup(model.base)
         return None if top is None else -top
+    if isinstance(model, MixturePair):  # the infimum log p_0 (a sensitivity 0 of weight p_0), else -inf
+        p0 = model.loss.p0
+        return LossEnd(LinLog(Fraction(0), p0)) if p0 else LossEnd(infinite=True)
     sup = finite_sup(model)  # the base pairs are symmetric: the losses are -L of themselves
     return None if sup is None else -sup
 

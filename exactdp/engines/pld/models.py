@@ -13,8 +13,9 @@ Arb balls at the current precision:
   never matters and is not tracked.
 
 The models: the generic (eps, delta) pair of KOV15 (docs/mathematics.md §1), k-ary randomized
-response, Laplace, Gaussian, discrete Laplace and discrete Gaussian (docs/mathematics.md §7), Poisson subsampling of any of them in the
-"remove" order, and the reversed order of any model (the "add" order of subsampling).
+response, Laplace, Gaussian, discrete Laplace and discrete Gaussian, a mixture of Gaussians, the pair
+without noise (docs/mathematics.md §7), Poisson subsampling of any of them in the "remove" order, and
+the reversed order of any model (the "add" order of subsampling and of a mixture).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from exactdp.core.errors import PrecisionError
 from exactdp.core.linlog import LinLog
 from exactdp.core.numbers import ExactReal, arb_of_fraction
 from exactdp.engines.discrete_noise import dgauss_window, dgauss_window_half, dlaplace_atoms
+from exactdp.engines.pld.mixture import MixtureLoss
 
 T = TypeVar("T")
 
@@ -41,6 +43,8 @@ __all__ = [
     "KaryRR",
     "LaplacePair",
     "LossModel",
+    "MixturePair",
+    "NonPrivatePair",
     "Position",
     "Reversed",
     "Subsampled",
@@ -297,16 +301,20 @@ class LaplacePair(LossModel):
 
 
 class GaussianPair(LossModel):
-    """N(D, s^2) vs N(0, s^2): L ~ N(mu^2/2, mu^2) under P and N(-mu^2/2, mu^2) under Q, mu = D/s."""
+    """N(D, s^2) vs N(0, s^2): L ~ N(mu^2/2, mu^2) under P and N(-mu^2/2, mu^2) under Q, mu = D/s.
+
+    Given by mu (rational) or by ``mu2`` = mu^2 (mu may then be irrational: its ball is sqrt(mu2)).
+    """
 
     name = "gaussian"
 
-    def __init__(self, mu: Fraction) -> None:
-        self.mu = Fraction(mu)
+    def __init__(self, mu: Fraction | None = None, *, mu2: Fraction | None = None) -> None:
+        self.mu = None if mu is None else Fraction(mu)
+        self.mu2 = Fraction(mu) ** 2 if mu is not None else Fraction(mu2)  # type: ignore[arg-type]
         self._balls: dict[int, tuple[arb, arb]] = {}
 
     def key(self) -> tuple:
-        return ("gaussian", self.mu)
+        return ("gaussian", self.mu) if self.mu is not None else ("gaussian-mu2", self.mu2)
 
     def has_continuous(self) -> bool:
         return True
@@ -315,7 +323,7 @@ class GaussianPair(LossModel):
         return arb(1), arb(1)
 
     def cdf(self, e: arb) -> Quad:
-        mu, m = per_precision(self._balls, lambda: _mu_balls(self.mu))
+        mu, m = per_precision(self._balls, lambda: _mu_balls(self.mu) if self.mu is not None else _mu2_balls(self.mu2))
         zp = (e - m) / mu  # P: (L - mu^2/2)/mu standard normal
         zq = (e + m) / mu
         return _normal_sides(zp) + _normal_sides(zq)
@@ -406,6 +414,11 @@ def per_precision(memo: dict[int, T], make: Callable[[], T]) -> T:
 def _mu_balls(mu: Fraction) -> tuple[arb, arb]:
     m = arb_of_fraction(mu)
     return m, m * m / 2
+
+
+def _mu2_balls(mu2: Fraction) -> tuple[arb, arb]:
+    m2 = arb_of_fraction(mu2)
+    return m2.sqrt(), m2 / 2
 
 
 _SQRT2: dict[int, arb] = {}
@@ -559,6 +572,60 @@ class Reversed(LossModel):
         return -hi, -lo
 
 
+class MixturePair(LossModel):
+    """A mixture of Gaussians, "remove" order: P = sum_i p_i N(s_i, S^2) against Q = N(0, S^2)
+    (docs/mathematics.md §7.12); no atoms, the loss inverted rigorously by
+    :class:`exactdp.engines.pld.mixture.MixtureLoss`.  Its losses lie above log p_0 (p_0 the weight
+    of a sensitivity 0), unbounded above."""
+
+    name = "mog"
+
+    def __init__(self, sigma: Fraction, sens: tuple[Fraction, ...], probs: tuple[Fraction, ...]) -> None:
+        self.loss = MixtureLoss(Fraction(sigma), tuple(sens), tuple(probs))
+
+    def key(self) -> tuple:
+        return ("mog", self.loss.sigma, self.loss.sens, self.loss.probs)
+
+    def has_continuous(self) -> bool:
+        return True
+
+    def cont_totals(self) -> tuple[arb, arb]:
+        return arb(1), arb(1)
+
+    def cdf(self, e: arb) -> Quad:
+        return self.loss.cdf(e)
+
+    def support(self) -> tuple[float, float]:
+        import math
+
+        low = math.log(self.loss.p0) if self.loss.p0 else float("-inf")  # float ok: grid range only
+        return low, float("inf")  # float ok: grid range only
+
+
+class NonPrivatePair(LossModel):
+    """The pair without noise (two point masses apart): P-mass 1 at L = +inf, Q-mass 1 at -inf."""
+
+    name = "nonprivate"
+
+    def key(self) -> tuple:
+        return ("nonprivate",)
+
+    def p_inf(self) -> arb:
+        return arb(1)
+
+    def q_minus_inf(self) -> arb:
+        return arb(1)
+
+    def p_inf_exact(self) -> Fraction:
+        return Fraction(1)
+
+    def q_minus_inf_exact(self) -> Fraction:
+        return Fraction(1)
+
+    def support(self) -> tuple[float, float]:
+        return 0.0, 0.0  # float ok: grid range only (no finite loss)
+
+
 @dataclass(frozen=True)
 class _Orders:
     remove: LossModel
@@ -568,8 +635,9 @@ class _Orders:
 def model_of(mech: object) -> _Orders:
     """The loss models of a mechanism value in both orders of a neighbouring pair.
 
-    Symmetric mechanisms (Gaussian, Laplace, the discrete ones, randomized response, generic) have one law; a Poisson
-    subsampled mechanism has its "remove" model and the reversed one (docs/mathematics.md §7).
+    Symmetric mechanisms (Gaussian, Laplace, the discrete ones, randomized response, generic) have one
+    law; a Poisson subsampled mechanism and a mixture of Gaussians have their "remove" model and the
+    reversed one (docs/mathematics.md §7).
     """
     from exactdp.model.generic import Mechanism
     from exactdp.model.mechanisms import (
@@ -577,6 +645,8 @@ def model_of(mech: object) -> _Orders:
         DiscreteLaplace,
         Gaussian,
         Laplace,
+        MixtureOfGaussians,
+        NonPrivate,
         PoissonSampled,
         RandomizedResponse,
     )
@@ -585,7 +655,9 @@ def model_of(mech: object) -> _Orders:
         if isinstance(m, Mechanism):
             return GenericPair(m.eps, m.delta)
         if isinstance(m, Gaussian):
-            return GaussianPair(m.mu)
+            return GaussianPair(m.mu) if m.sigma is not None else GaussianPair(mu2=m.mu2)
+        if isinstance(m, NonPrivate):
+            return NonPrivatePair()
         if isinstance(m, Laplace):
             return LaplacePair(m.eps)
         if isinstance(m, DiscreteLaplace):
@@ -598,6 +670,9 @@ def model_of(mech: object) -> _Orders:
             return KaryRR(m.eps, m.categories)
         raise TypeError(f"no loss model for {m!r}")
 
+    if isinstance(mech, MixtureOfGaussians):
+        mix = MixturePair(mech.sigma, mech.sensitivities, mech.probs)
+        return _Orders(mix, Reversed(mix))
     if isinstance(mech, PoissonSampled):
         b = base(mech.mechanism)
         if mech.q == 1:
