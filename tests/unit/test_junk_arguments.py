@@ -239,7 +239,7 @@ KIT_FAILURES = (ExactDPError, InvalidClaimError, UnsoundClaimError, VacuousSearc
 # Public names that take no arguments, are constants, or are exception classes / result records.
 NOT_CALLED = {
     "exactdp": {"__version__", "INF", "DEFAULT_DIGITS", "METHODS", "method_names", "ExactDPError",
-                "InvalidParameterError", "InexactInputError", "PrecisionError", "TimeBudgetError",
+                "InvalidParameterError", "InexactInputError", "PrecisionError", "TimeBudgetError", "MemoryBoundError",
                 "MissingExtraError", "InfeasibleTargetError",
                 "Calibration"},  # a result record (frozen dataclass), made by the calibrate_* functions
     "exactdp.testing": {"FP_LEVEL", "DECLINES", "MIN_CHECKED", "Verdict", "Counterexample", "SearchStats",
