@@ -177,7 +177,12 @@ def composition_divergence_arb(groups: Sequence[tuple[object, int]], alpha: Frac
     remove = one("remove")
     if remove.lower() >= one("add-bound").upper():
         return remove
-    return remove.max(one("add"))
+    try:
+        add = one("add")
+    except InvalidParameterError as e:
+        raise InvalidParameterError(f"direction='max' needs both directions, and the add one is not computed here "
+                                    f"({e}); direction='remove' answers the remove one") from None
+    return remove.max(add)
 
 
 def add_upper_arb(m: object, alpha: Fraction) -> arb:
@@ -187,7 +192,7 @@ def add_upper_arb(m: object, alpha: Fraction) -> arb:
     the divergence itself for any other mechanism."""
     if isinstance(m, PoissonSampled) and m.q < 1:
         bound = -(1 - arb_of_fraction(m.q)).log()
-        if isinstance(m.mechanism, Gaussian):
+        if isinstance(m.mechanism, Gaussian) and m.mechanism.sigma is not None:
             bound = bound.min(gaussian_add_upper(m.mechanism.mu, m.q, alpha))
         return bound
     if isinstance(m, MixtureOfGaussians) and m.sensitivities[0] == 0 and m.probs[0] < 1:
@@ -210,7 +215,10 @@ def _subsampled(m: PoissonSampled, alpha: Fraction, direction: str) -> arb:
     inner, q = m.mechanism, m.q
     beta = alpha if direction == "remove" else 1 - alpha
     if isinstance(inner, Gaussian):
-        mu = inner.mu  # refused by name when irrational (a Gaussian given by mu2)
+        if inner.sigma is None:
+            raise InvalidParameterError(f"{m.spec()}: the Rényi divergence of a Poisson subsample of a Gaussian whose "
+                                        "mu = sqrt(mu2) is irrational is not computed yet; give it by sigma")
+        mu = inner.mu
         if direction == "remove" and alpha.denominator == 1:
             i = subsampled_gaussian_binomial(mu, q, alpha.numerator)
         else:
