@@ -77,6 +77,9 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
         if m.delta > 0:
             raise InvalidParameterError("a generic (eps, delta) pair with delta > 0 has infinite Rényi divergence")
         return _log_ratio_sum(_rr_terms(m.eps.exp_arb(), 2), a)
+    if isinstance(m, PoissonSampled) and m.relation != "add-remove":
+        raise InvalidParameterError(f"mechanism {m}: the Rényi divergence of a Poisson subsample under the "
+                                    f"{m.relation} relation is not computed yet (add-remove is)")
     if isinstance(m, PoissonSampled) and isinstance(m.mechanism, Gaussian):
         if direction != "remove":
             raise InvalidParameterError(f"direction={direction!r}: the Rényi divergence of a subsampled Gaussian is "

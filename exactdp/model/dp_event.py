@@ -8,11 +8,17 @@ each is read at its exact binary value (:func:`exactdp.core.numbers.from_float`)
 the decimal it prints as.
 
 Events read today: ``GaussianDpEvent``, ``LaplaceDpEvent``, ``RandomizedResponseDpEvent``,
-``EpsilonDeltaDpEvent``, ``PoissonSampledDpEvent`` (around any of them), ``SelfComposedDpEvent``,
-``ComposedDpEvent`` and ``NoOpDpEvent``.  ``NonPrivateDpEvent`` (and a mechanism with no noise) has
+``EpsilonDeltaDpEvent``, ``PoissonSampledDpEvent`` (around any of them), ``SampledWithoutReplacementDpEvent``
+(around one of them, replace-one only), ``SelfComposedDpEvent``, ``ComposedDpEvent`` and ``NoOpDpEvent``.
+
+``relation`` is the accountant's neighbouring relation (``add-remove`` or ``replace-one``;
+dp_accounting's ``NeighboringRelation`` names read too).  Under replace-one a Gaussian or Laplace
+event's noise multiplier is read as dp_accounting's PLD accountant reads it: relative to the bound
+C on one record's contribution, so that replacing a record moves the query by up to 2C, the
+replace-one sensitivity 2 (docs/interop.md; the conservative of dp_accounting's two readings).  ``NonPrivateDpEvent`` (and a mechanism with no noise) has
 no composition: it raises :class:`NonPrivateEvent`, which :class:`exactdp.api.accountant.Accountant`
 turns into eps = +inf and delta = 1 exactly.  Every
-other event (``UnsupportedDpEvent``, fixed-size batches, mixtures, tree aggregation, ...) is refused
+other event (``UnsupportedDpEvent``, mixtures, tree aggregation, ...) is refused
 by name with :class:`~exactdp.core.errors.InvalidParameterError`, never approximated.
 
 >>> class GaussianDpEvent:
@@ -37,7 +43,14 @@ from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal, from_float, parse_k
 from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.generic import Mechanism
-from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+from exactdp.model.mechanisms import (
+    Gaussian,
+    Laplace,
+    PoissonSampled,
+    RandomizedResponse,
+    SampledWithoutReplacement,
+    parse_relation,
+)
 
 __all__ = ["NonPrivateEvent", "from_dp_event", "is_dp_event", "rr_eps", "rr_noise_parameter", "to_dp_event"]
 
@@ -98,18 +111,20 @@ def rr_noise_parameter(eps_exp: Fraction, buckets: int) -> Fraction:
     return Fraction(buckets) / (eps_exp + buckets - 1)
 
 
-def _leaf(event: Any, name: str) -> Mechanism | Gaussian | Laplace | RandomizedResponse:
-    """One mechanism event (no composition, no sampling)."""
+def _leaf(event: Any, name: str, relation: str = "add-remove") -> Mechanism | Gaussian | Laplace | RandomizedResponse:
+    """One mechanism event (no composition, no sampling); under replace-one a Gaussian's or a
+    Laplace's sensitivity is 2 (module docstring)."""
+    sens = 2 if relation == "replace-one" else 1
     if name == "GaussianDpEvent":
         nm = _exact(event.noise_multiplier, "GaussianDpEvent.noise_multiplier")
         if nm <= 0:
             raise _non_private("GaussianDpEvent with noise_multiplier 0")
-        return Gaussian(nm)
+        return Gaussian(nm, sens)
     if name == "LaplaceDpEvent":
         nm = _exact(event.noise_multiplier, "LaplaceDpEvent.noise_multiplier")
         if nm <= 0:
             raise _non_private("LaplaceDpEvent with noise_multiplier 0")
-        return Laplace(nm)
+        return Laplace(nm, sens)
     if name == "RandomizedResponseDpEvent":
         k = parse_k(event.num_buckets, "RandomizedResponseDpEvent.num_buckets")
         p = _exact(event.noise_parameter, "RandomizedResponseDpEvent.noise_parameter")
@@ -126,10 +141,11 @@ def _leaf(event: Any, name: str) -> Mechanism | Gaussian | Laplace | RandomizedR
                                 "approximated; docs/interop.md lists the events read")
 
 
-def from_dp_event(event: object) -> Composition:
-    """The composition a dp_accounting ``DpEvent`` stands for (module docstring: which events,
-    floats at their exact binary value).  An event that composes nothing (``NoOpDpEvent`` only) is
-    one (0, 0)-DP mechanism."""
+def from_dp_event(event: object, relation: object = "add-remove") -> Composition:
+    """The composition a dp_accounting ``DpEvent`` stands for under ``relation`` (module docstring:
+    which events, floats at their exact binary value).  An event that composes nothing
+    (``NoOpDpEvent`` only) is one (0, 0)-DP mechanism."""
+    rel = parse_relation(relation)
     groups: list[tuple[Any, int]] = []
     stack: list[tuple[object, int, Fraction]] = [(event, 1, Fraction(1))]  # (event, count, sampling rate)
     seen = 0
@@ -159,15 +175,37 @@ def from_dp_event(event: object) -> Composition:
                 continue  # nothing is ever sampled: no privacy cost
             stack.append((ev.event, count, q * p))  # type: ignore[attr-defined]
             continue
-        leaf = _leaf(ev, name)
-        groups.append((PoissonSampled(leaf, q) if q < 1 else leaf, count))
+        if name == "SampledWithoutReplacementDpEvent":
+            groups.append((_wor(ev, rel, q), count))
+            continue
+        leaf = _leaf(ev, name, rel)
+        groups.append((PoissonSampled(leaf, q, rel) if q < 1 else leaf, count))
     if not groups:
         return Composition(((Mechanism(ExactReal.rational(Fraction(0))), 1),))
     return Composition(tuple(groups))
 
 
-def to_dp_event(comp: CompositionInput) -> Any:
-    """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting).
+def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement:
+    """A ``SampledWithoutReplacementDpEvent`` around one mechanism event (replace-one only)."""
+    if relation != "replace-one":
+        raise InvalidParameterError("SampledWithoutReplacementDpEvent is accounted for under the replace-one relation "
+                                    "only (add/remove changes the dataset size): use Accountant(relation='replace-one')")
+    if q < 1:
+        raise InvalidParameterError("a SampledWithoutReplacementDpEvent inside a PoissonSampledDpEvent is not modelled")
+    inner = ev.event
+    if not is_dp_event(inner) or type(inner).__name__ in ("ComposedDpEvent", "SelfComposedDpEvent", "NoOpDpEvent",
+                                                          "PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent"):
+        raise InvalidParameterError(f"SampledWithoutReplacementDpEvent around {type(inner).__name__}: exactdp reads "
+                                    "one mechanism event inside a fixed-size batch")
+    n = parse_k(ev.source_dataset_size, "SampledWithoutReplacementDpEvent.source_dataset_size")
+    m = parse_k(ev.sample_size, "SampledWithoutReplacementDpEvent.sample_size")
+    return SampledWithoutReplacement(_leaf(inner, type(inner).__name__, relation), m, n)
+
+
+def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
+    """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting),
+    for an accountant under ``relation`` (under replace-one a Gaussian's or Laplace's noise
+    multiplier is taken relative to half its sensitivity, as :func:`from_dp_event` reads it back).
 
     dp_accounting takes floats: each parameter becomes the float nearest to its exact value
     (sigma / sensitivity for a Gaussian, scale / sensitivity for a Laplace, the noise parameter
@@ -177,15 +215,18 @@ def to_dp_event(comp: CompositionInput) -> Any:
     from exactdp.core.files import require_extra
 
     c = Composition.of(comp)
+    half = 2 if parse_relation(relation) == "replace-one" else 1
     dp = require_extra("dp_accounting", "to_dp_event")
 
     def one(m: Any) -> Any:
+        if isinstance(m, SampledWithoutReplacement):
+            return dp.SampledWithoutReplacementDpEvent(m.of, m.sample, one(m.mechanism))
         if isinstance(m, PoissonSampled):
             return dp.PoissonSampledDpEvent(float(m.q), one(m.mechanism))  # float ok: dp_accounting's input
         if isinstance(m, Gaussian):
-            return dp.GaussianDpEvent(float(m.sigma / m.sensitivity))  # float ok: dp_accounting's input
+            return dp.GaussianDpEvent(float(m.sigma * half / m.sensitivity))  # float ok: dp_accounting's input
         if isinstance(m, Laplace):
-            return dp.LaplaceDpEvent(float(m.scale / m.sensitivity))  # float ok: dp_accounting's input
+            return dp.LaplaceDpEvent(float(m.scale * half / m.sensitivity))  # float ok: dp_accounting's input
         if isinstance(m, RandomizedResponse):
             r = m.eps.exp_exact()
             if r is not None:

@@ -17,17 +17,19 @@ from exactdp.model.mechanisms import (
     Laplace,
     PoissonSampled,
     RandomizedResponse,
+    SampledWithoutReplacement,
     normalise_mechanism,
+    parse_relation,
 )
 
 __all__ = ["MECHANISM_KINDS", "SYNONYMS", "parse_mechanism_spec"]
 
 
 MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
-    "gaussian": ("sigma", "sensitivity", "q", "count"),
-    "laplace": ("scale", "sensitivity", "q", "count"),
-    "rr": ("eps", "categories", "q", "count"),
-    "approx": ("eps", "delta", "q", "count"),
+    "gaussian": ("sigma", "sensitivity", "q", "count", "relation", "sample", "of", "with-replacement"),
+    "laplace": ("scale", "sensitivity", "q", "count", "relation", "sample", "of", "with-replacement"),
+    "rr": ("eps", "categories", "q", "count", "relation", "sample", "of", "with-replacement"),
+    "approx": ("eps", "delta", "q", "count", "relation", "sample", "of", "with-replacement"),
 }
 
 #: Opacus's and dp_accounting's names, read as exactdp's (docs/interop.md): ``noise_multiplier`` is
@@ -36,7 +38,8 @@ MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
 SYNONYMS: dict[str, dict[str, str]] = {
     "gaussian": {"noise_multiplier": "sigma"},
     "laplace": {"noise_multiplier": "scale"},
-    "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count"},
+    "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count", "sample_size": "sample",
+          "source_dataset_size": "of", "neighboring_relation": "relation"},
 }
 
 _SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
@@ -48,15 +51,21 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     Kinds: ``gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]``,
     ``laplace:scale=B[,sensitivity=D][,q=Q][,count=N]``, ``rr:eps=E[,categories=K][,q=Q][,count=N]``,
     ``approx:eps=E[,delta=D][,q=Q][,count=N]``.  Defaults: sensitivity 1, q 1, count 1.
+    On any kind: ``relation=add-remove|replace-one`` (default add-remove; a mechanism's own pair is
+    the same under both, its sensitivity stated for the relation in use), ``sample=M,of=N`` (a
+    fixed batch of M out of N records without replacement: replace-one), ``with-replacement=true``
+    (refused: no published pair is modelled); docs/mathematics.md §8.
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
     >>> parse_mechanism_spec("gaussian:noise_multiplier=1.1,sample_rate=0.01,steps=1000")  # Opacus's names
     (PoissonSampled(mechanism=Gaussian(sigma=Fraction(11, 10), sensitivity=Fraction(1, 1)), q=Fraction(1, 100)), 1000)
+    >>> parse_mechanism_spec("gaussian:sigma=1,sample=600,of=60000,relation=replace-one")[0].gamma
+    Fraction(1, 100)
     >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
     Traceback (most recent call last):
     ...
-    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count
+    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, relation, sample, of, with-replacement
     """
     if not isinstance(spec, str):
         raise InvalidParameterError(f"mechanism={spec!r} must be a string such as 'gaussian:sigma=1'")
@@ -90,6 +99,21 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         raise InvalidParameterError(f"mechanism={spec!r}: {kind} needs {required}=...")
     count = parse_k(vals.pop("count", "1"), "count")
     q = vals.pop("q", None)
+    rel_given = "relation" in vals
+    relation = parse_relation(vals.pop("relation", "add-remove"), f"mechanism={spec!r}: relation")
+    sample, of = vals.pop("sample", None), vals.pop("of", None)
+    wr = vals.pop("with-replacement", None)
+    if wr is not None and wr.strip().lower() not in ("false", "0", "no"):
+        raise InvalidParameterError(f"mechanism={spec!r}: with-replacement=true is not modelled (no dominating pair "
+                                    "of sampling with replacement is implemented); use sample=M,of=N without "
+                                    "replacement or q=Q")
+    if (sample is None) != (of is None):
+        raise InvalidParameterError(f"mechanism={spec!r}: a fixed-size batch needs both sample=M and of=N")
+    if sample is not None and q is not None:
+        raise InvalidParameterError(f"mechanism={spec!r}: give one sampling scheme, q=Q (Poisson) or sample=M,of=N")
+    if sample is not None and relation != "replace-one" and rel_given:
+        raise InvalidParameterError(f"mechanism={spec!r}: a fixed-size batch (sample=M,of=N) is accounted for under "
+                                    "relation=replace-one only (add/remove changes the dataset size)")
     mech: AnyMechanism
     if kind == "gaussian":
         mech = Gaussian(vals["sigma"], vals.get("sensitivity", "1"))
@@ -100,5 +124,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     else:
         mech = ApproxDP(vals["eps"], vals.get("delta", "0"))
     if q is not None:
-        mech = normalise_mechanism(PoissonSampled(mech, q))
+        mech = normalise_mechanism(PoissonSampled(mech, q, relation))
+    if sample is not None:
+        mech = normalise_mechanism(SampledWithoutReplacement(mech, sample, of))
     return mech, count

@@ -14,7 +14,9 @@ Arb balls at the current precision:
 
 The models: the generic (eps, delta) pair of KOV15 (docs/mathematics.md §1), k-ary randomized
 response, Laplace, Gaussian (docs/mathematics.md §7), Poisson subsampling of any of them in the
-"remove" order, and the reversed order of any model (the "add" order of subsampling).
+"remove" order, and the reversed order of any model (the "add" order of subsampling); under the
+replace-one relation (docs/mathematics.md §8) the diluted pair of Poisson subsampling and the
+symmetrised pair of a fixed-size batch drawn without replacement.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from exactdp.core.numbers import ExactReal, arb_of_fraction
 T = TypeVar("T")
 
 __all__ = [
+    "Diluted",
     "GaussianPair",
     "GenericPair",
     "KaryRR",
@@ -41,6 +44,7 @@ __all__ = [
     "Position",
     "Reversed",
     "Subsampled",
+    "Symmetrized",
     "model_of",
     "per_precision",
 ]
@@ -494,6 +498,144 @@ class Reversed(LossModel):
         return -hi, -lo
 
 
+class Diluted(LossModel):
+    """Poisson subsampling at rate q under the replace-one relation: loss 0 w.p. 1 - q (the record
+    is not sampled: both neighbours run the same), the base loss w.p. q (docs/mathematics.md §8,
+    Theorem 8.2).  Symmetric when the base is."""
+
+    name = "diluted"
+
+    def __init__(self, base: LossModel, q: Fraction) -> None:
+        if not 0 < q < 1:
+            raise ValueError("0 < q < 1")
+        self.base, self.q = base, Fraction(q)
+
+    def key(self) -> tuple:
+        return ("diluted", self.q, self.base.key())
+
+    def atoms(self) -> list[Atom]:
+        qa = arb_of_fraction(self.q)
+        keep = 1 - qa
+        out: list[Atom] = []
+        merged = False
+        for pos, pm, qm in self.base.atoms():
+            if pos.rational() == 0:
+                out.append((pos, keep + qa * pm, keep + qa * qm))
+                merged = True
+            else:
+                out.append((pos, qa * pm, qa * qm))
+        if not merged:
+            out.append((Position.of(Fraction(0)), keep, keep))
+        return out
+
+    def has_continuous(self) -> bool:
+        return self.base.has_continuous()
+
+    def cdf(self, e: arb) -> Quad:
+        qa = arb_of_fraction(self.q)
+        pf, ps, qf, qs = self.base.cdf(e)
+        return qa * pf, qa * ps, qa * qf, qa * qs
+
+    def cont_totals(self) -> tuple[arb, arb]:
+        tp, tq = self.base.cont_totals()
+        qa = arb_of_fraction(self.q)
+        return qa * tp, qa * tq
+
+    def p_inf(self) -> arb:
+        return arb_of_fraction(self.q) * self.base.p_inf()
+
+    def q_minus_inf(self) -> arb:
+        return arb_of_fraction(self.q) * self.base.q_minus_inf()
+
+    def p_inf_exact(self) -> Fraction:
+        return self.q * self.base.p_inf_exact()
+
+    def q_minus_inf_exact(self) -> Fraction:
+        return self.q * self.base.q_minus_inf_exact()
+
+    def support(self) -> tuple[float, float]:
+        lo, hi = self.base.support()
+        return min(lo, 0.0), max(hi, 0.0)  # float ok: grid range only
+
+
+class Symmetrized(LossModel):
+    """The symmetric pair that keeps the losses above 0 of ``half`` and mirrors them below 0.
+
+    For x > 0 it has P-mass P_half(L = x) at x and P-mass Q_half(L = x) at -x (Q the mirror image),
+    and the rest, 1 - P_half(L > 0) - Q_half(L > 0), at 0.  Its profile is half's for eps >= 0 and
+    1 - e^eps + e^eps delta_half(-eps) below 0; with ``half`` the remove order of a fixed-size batch
+    it is the pair of sampling without replacement (docs/mathematics.md §8, Theorem 8.3).  The
+    mass at 0 is nonnegative when half is the subsampled pair of a symmetric base (ibid.).
+    """
+
+    name = "symmetrized"
+
+    def __init__(self, half: LossModel) -> None:
+        self.half = half
+        self._at0: dict[int, tuple[arb, arb]] = {}
+
+    def key(self) -> tuple:
+        return ("symmetrized", self.half.key())
+
+    def _pos_atoms(self) -> list[Atom]:
+        return [(pos, pm, qm) for pos, pm, qm in self.half.atoms() if pos.cmp(Fraction(0)) > 0]
+
+    def _cont_above0(self) -> tuple[arb, arb]:
+        """(P_half, Q_half) of the continuous part above 0."""
+        def make() -> tuple[arb, arb]:
+            if not self.half.has_continuous():
+                return arb(0), arb(0)
+            _, ps, _, qs = self.half.cdf(arb(0))
+            return ps, qs
+        return per_precision(self._at0, make)
+
+    def atoms(self) -> list[Atom]:
+        pos_atoms = self._pos_atoms()
+        ps, qs = self._cont_above0()
+        above = ps + qs + self.half.p_inf()
+        out: list[Atom] = []
+        for pos, pm, qm in pos_atoms:
+            out.append((pos, pm, qm))
+            out.append((pos.neg(), qm, pm))
+            above += pm + qm
+        zero = (1 - above).max(arb(0))  # >= 0 in exact arithmetic (class docstring)
+        out.append((Position.of(Fraction(0)), zero, zero))
+        return out
+
+    def has_continuous(self) -> bool:
+        return self.half.has_continuous()
+
+    def cdf(self, e: arb) -> Quad:
+        ps0, qs0 = self._cont_above0()
+        if e >= 0:
+            _, ps, _, qs = self.half.cdf(e)
+            return qs0 + ps0 - ps, ps, ps0 + qs0 - qs, qs
+        if e < 0:
+            _, ps, _, qs = self.half.cdf(-e)
+            return qs, ps0 + qs0 - qs, ps, qs0 + ps0 - ps
+        raise PrecisionError("a grid edge of a symmetrised loss is too close to 0")
+
+    def cont_totals(self) -> tuple[arb, arb]:
+        ps0, qs0 = self._cont_above0()
+        return ps0 + qs0, ps0 + qs0
+
+    def p_inf(self) -> arb:
+        return self.half.p_inf()
+
+    def q_minus_inf(self) -> arb:
+        return self.half.p_inf()
+
+    def p_inf_exact(self) -> Fraction:
+        return self.half.p_inf_exact()
+
+    def q_minus_inf_exact(self) -> Fraction:
+        return self.half.p_inf_exact()
+
+    def support(self) -> tuple[float, float]:
+        _, hi = self.half.support()
+        return -hi, hi
+
+
 @dataclass(frozen=True)
 class _Orders:
     remove: LossModel
@@ -504,10 +646,18 @@ def model_of(mech: object) -> _Orders:
     """The loss models of a mechanism value in both orders of a neighbouring pair.
 
     Symmetric mechanisms (Gaussian, Laplace, randomized response, generic) have one law; a Poisson
-    subsampled mechanism has its "remove" model and the reversed one (docs/mathematics.md §7).
+    subsampled mechanism has its "remove" model and the reversed one (docs/mathematics.md §7); under
+    the replace-one relation a Poisson subsample is diluted and a fixed-size batch is symmetrised,
+    one law each (docs/mathematics.md §8).
     """
     from exactdp.model.generic import Mechanism
-    from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+    from exactdp.model.mechanisms import (
+        Gaussian,
+        Laplace,
+        PoissonSampled,
+        RandomizedResponse,
+        SampledWithoutReplacement,
+    )
 
     def base(m: object) -> LossModel:
         if isinstance(m, Mechanism):
@@ -526,6 +676,11 @@ def model_of(mech: object) -> _Orders:
         b = base(mech.mechanism)
         if mech.q == 1:
             return _Orders(b, None)
+        if mech.relation == "replace-one":
+            return _Orders(Diluted(b, mech.q), None)
         rem = Subsampled(b, mech.q)
         return _Orders(rem, Reversed(rem))
+    if isinstance(mech, SampledWithoutReplacement):
+        b = base(mech.mechanism)
+        return _Orders(b if mech.gamma == 1 else Symmetrized(Subsampled(b, mech.gamma)), None)
     return _Orders(base(mech), None)
