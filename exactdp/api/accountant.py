@@ -37,7 +37,7 @@ class Accountant:
     relation of dp_accounting's ``ADD_OR_REMOVE_ONE`` and of Opacus) or ``"replace-one"``
     (dp_accounting's ``REPLACE_ONE``; its names and enum members are read too).  Everything composed
     is accounted for under it: a Poisson subsample takes the accountant's relation, a fixed-size
-    batch needs replace-one (docs/mathematics.md §8, docs/interop.md).
+    batch needs replace-one (docs/mathematics.md §9, docs/interop.md).
 
     >>> acc = Accountant(relation="REPLACE_ONE").compose("gaussian:sigma=1,sample=600,of=60000", 10)
     >>> str(acc.composition)

@@ -14,7 +14,7 @@ composition can be judged tighter than the generic worst case (docs/mathematics.
   drawn without replacement from ``of`` (replace-one relation only).
 
 A mechanism's own pair is the same under both relations: its sensitivity is stated for the
-relation in use (docs/mathematics.md §8, "Neighbouring relations and sampling schemes").
+relation in use (docs/mathematics.md §9, "Neighbouring relations and sampling schemes").
 
 Every parameter is exact (a string, int, Fraction, ...; a float is refused), validated at
 construction; values are hashable and compare by their parameters.
@@ -36,11 +36,11 @@ from exactdp.core.numbers import CountInput, ExactInput, ExactReal, format_fract
 from exactdp.model.generic import Mechanism, PureDP
 
 __all__ = [
+    "RELATIONS",
     "AnyMechanism",
     "Gaussian",
     "Laplace",
     "PoissonSampled",
-    "RELATIONS",
     "RandomizedResponse",
     "SampledWithoutReplacement",
     "SpecificMechanism",
@@ -197,8 +197,8 @@ class PoissonSampled(SpecificMechanism):
     gives (P, Q) = ((1-q)B + qA, B) and adding it (B, (1-q)B + qA); a composition is judged in both
     orders and the larger delta is reported.  ``relation="replace-one"``: the record is replaced,
     and what the mechanism does without it is not bounded by its replace-one pair, so the pair is
-    the diluted one, loss 0 w.p. 1-q and the mechanism's loss w.p. q (docs/mathematics.md §8,
-    Theorem 8.2; tight).  Nested subsampling multiplies the rates (the relations must agree).
+    the diluted one, loss 0 w.p. 1-q and the mechanism's loss w.p. q (docs/mathematics.md §9,
+    Theorem 9.2; tight).  Nested subsampling multiplies the rates (the relations must agree).
 
     >>> PoissonSampled(PoissonSampled(Gaussian("1"), "1/2"), "1/2").q
     Fraction(1, 4)
@@ -251,7 +251,7 @@ class SampledWithoutReplacement(SpecificMechanism):
 
     With (A, B) the mechanism's replace-one pair and gamma = sample/of, one run is dominated by
     ((1-gamma)B + gamma A, B) for eps >= 0 and by its reverse below 0; the symmetric pair with that
-    profile is what composes (docs/mathematics.md §8, Theorem 8.3).  ``sample == of`` is the
+    profile is what composes (docs/mathematics.md §9, Theorem 9.3).  ``sample == of`` is the
     mechanism itself.
 
     >>> m = SampledWithoutReplacement(Gaussian("1"), 600, 60000)

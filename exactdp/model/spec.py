@@ -54,7 +54,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     On any kind: ``relation=add-remove|replace-one`` (default add-remove; a mechanism's own pair is
     the same under both, its sensitivity stated for the relation in use), ``sample=M,of=N`` (a
     fixed batch of M out of N records without replacement: replace-one), ``with-replacement=true``
-    (refused: no published pair is modelled); docs/mathematics.md §8.
+    (refused: no published pair is modelled); docs/mathematics.md §9.
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
@@ -125,6 +125,6 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         mech = ApproxDP(vals["eps"], vals.get("delta", "0"))
     if q is not None:
         mech = normalise_mechanism(PoissonSampled(mech, q, relation))
-    if sample is not None:
+    if sample is not None and of is not None:
         mech = normalise_mechanism(SampledWithoutReplacement(mech, sample, of))
     return mech, count

@@ -15,7 +15,7 @@ Arb balls at the current precision:
 The models: the generic (eps, delta) pair of KOV15 (docs/mathematics.md §1), k-ary randomized
 response, Laplace, Gaussian (docs/mathematics.md §7), Poisson subsampling of any of them in the
 "remove" order, and the reversed order of any model (the "add" order of subsampling); under the
-replace-one relation (docs/mathematics.md §8) the diluted pair of Poisson subsampling and the
+replace-one relation (docs/mathematics.md §9) the diluted pair of Poisson subsampling and the
 symmetrised pair of a fixed-size batch drawn without replacement.
 """
 
@@ -500,8 +500,8 @@ class Reversed(LossModel):
 
 class Diluted(LossModel):
     """Poisson subsampling at rate q under the replace-one relation: loss 0 w.p. 1 - q (the record
-    is not sampled: both neighbours run the same), the base loss w.p. q (docs/mathematics.md §8,
-    Theorem 8.2).  Symmetric when the base is."""
+    is not sampled: both neighbours run the same), the base loss w.p. q (docs/mathematics.md §9,
+    Theorem 9.2).  Symmetric when the base is."""
 
     name = "diluted"
 
@@ -564,7 +564,7 @@ class Symmetrized(LossModel):
     For x > 0 it has P-mass P_half(L = x) at x and P-mass Q_half(L = x) at -x (Q the mirror image),
     and the rest, 1 - P_half(L > 0) - Q_half(L > 0), at 0.  Its profile is half's for eps >= 0 and
     1 - e^eps + e^eps delta_half(-eps) below 0; with ``half`` the remove order of a fixed-size batch
-    it is the pair of sampling without replacement (docs/mathematics.md §8, Theorem 8.3).  The
+    it is the pair of sampling without replacement (docs/mathematics.md §9, Theorem 9.3).  The
     mass at 0 is nonnegative when half is the subsampled pair of a symmetric base (ibid.).
     """
 
@@ -648,7 +648,7 @@ def model_of(mech: object) -> _Orders:
     Symmetric mechanisms (Gaussian, Laplace, randomized response, generic) have one law; a Poisson
     subsampled mechanism has its "remove" model and the reversed one (docs/mathematics.md §7); under
     the replace-one relation a Poisson subsample is diluted and a fixed-size batch is symmetrised,
-    one law each (docs/mathematics.md §8).
+    one law each (docs/mathematics.md §9).
     """
     from exactdp.model.generic import Mechanism
     from exactdp.model.mechanisms import (
