@@ -33,15 +33,16 @@ from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, parse_digits, parse_eps
-from exactdp.model.composition import Composition
+from exactdp.model.composition import Composition, directed
 from exactdp.model.inputs import composition_from_args, mechanisms_from_json
+from exactdp.model.mechanisms import parse_direction
 
 __all__ = ["CALIBRATE_KEYS", "QUERY_KEYS", "RDP_KEYS", "calibration_of", "run_calibrate_query", "run_query",
            "run_rdp_query"]
 
 #: the keys of a delta, epsilon or check query object
 QUERY_KEYS = {"query", "method", "digits", "eps", "delta", "k", "mechanisms", "at_eps", "at_delta",
-              "eps_g", "delta_g", "eta", "max_seconds", "id"}
+              "eps_g", "delta_g", "eta", "max_seconds", "id", "direction"}
 
 #: the keys of each kind of calibration object (besides "query", "calibrate" and "id"): the options
 #: of ``exactdp calibrate WHAT`` with ``_`` for ``-``
@@ -99,12 +100,13 @@ def _composition(obj: dict[str, Any], o: dict[str, Any], composition: Compositio
 
 def _answer_query(query: str, obj: dict[str, Any], o: dict[str, Any], default_digits: int,
                   composition: Composition | None) -> dict[str, Any]:
-    comp = _composition(obj, o, composition)
+    direction = parse_direction(o.get("direction", "max"))
+    comp = directed(_composition(obj, o, composition), direction)
     digits = parse_digits(o.get("digits", default_digits))
     method = o.get("method", "optimal")
     options = method_options(method, o.get("eta"))
     inputs = comp.to_inputs()
-    result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs}
+    result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs, "direction": direction}
     if query == "delta":
         eps_g = parse_eps(_require(o, "at_eps"), "at_eps")
         inputs["at_eps"] = str(eps_g)

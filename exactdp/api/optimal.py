@@ -17,33 +17,35 @@ from fractions import Fraction
 from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, ExactReal, parse_delta, parse_digits, parse_eps
-from exactdp.model.composition import Composition, CompositionInput
+from exactdp.model.composition import Composition, CompositionInput, directed
 from exactdp.route import Route, route
 
 __all__ = ["is_private", "optimal_delta", "optimal_epsilon", "routed_delta", "routed_epsilon"]
 
 
 def optimal_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                  max_seconds: ExactInput | float | None = None) -> Enclosure:
+                  max_seconds: ExactInput | float | None = None, direction: str = "max") -> Enclosure:
     """The optimal total delta at eps_g (KOV15 Thm 3.3 / MV Thm 1.5), certified or exact.
 
-    ``comp`` is anything :meth:`Composition.of` accepts.
+    ``comp`` is anything :meth:`Composition.of` accepts; ``direction``: ``max`` (both orders of a
+    neighbouring pair, the larger), ``remove`` or ``add`` (that order only; symmetric mechanisms
+    answer the same in all three; :func:`exactdp.model.composition.directed`).
 
     >>> print(optimal_delta([("1", "0.1"), ("2", "0.2")], 3))
     0.28
     """
-    return routed_delta(comp, eps_g, digits=digits, max_seconds=max_seconds)[0]
+    return routed_delta(comp, eps_g, digits=digits, max_seconds=max_seconds, direction=direction)[0]
 
 
 def routed_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                 max_seconds: ExactInput | float | None = None) -> tuple[Enclosure, Route]:
+                 max_seconds: ExactInput | float | None = None, direction: str = "max") -> tuple[Enclosure, Route]:
     """:func:`optimal_delta` and the row of the dispatch table that answered (its name and reason).
 
     >>> enc, r = routed_delta([("1", "0.1"), ("2", "0.2")], 3)
     >>> str(enc), r.row
     ('0.28', 'exact-profile')
     """
-    c = Composition.of(comp)
+    c = directed(comp, direction)
     x = parse_eps(eps_g, "eps_g")
     d = parse_digits(digits)
     with progress.budgeted("delta", max_seconds):
@@ -54,26 +56,27 @@ def routed_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInpu
 
 
 def optimal_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                    max_seconds: ExactInput | float | None = None) -> Enclosure:
+                    max_seconds: ExactInput | float | None = None, direction: str = "max") -> Enclosure:
     """The optimal eps at total delta_g (+inf exactly when delta_g < 1 - prod(1 - delta_i)).
 
-    KOV15 Thm 3.3 / MV Thm 1.5; ``comp`` is anything :meth:`Composition.of` accepts.
+    KOV15 Thm 3.3 / MV Thm 1.5; ``comp`` is anything :meth:`Composition.of` accepts; ``direction``
+    as for :func:`optimal_delta`.
 
     >>> print(optimal_epsilon(("0.1", "0.001", 30), "0.05", digits=10))
     [0.84630263447, 0.84630263448]
     """
-    return routed_epsilon(comp, delta_g, digits=digits, max_seconds=max_seconds)[0]
+    return routed_epsilon(comp, delta_g, digits=digits, max_seconds=max_seconds, direction=direction)[0]
 
 
 def routed_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                   max_seconds: ExactInput | float | None = None) -> tuple[Enclosure, Route]:
+                   max_seconds: ExactInput | float | None = None, direction: str = "max") -> tuple[Enclosure, Route]:
     """:func:`optimal_epsilon` and the row of the dispatch table that answered (its name and reason).
 
     >>> enc, r = routed_epsilon([("0.1", "0", 10**4), ("0.2", "0", 5)], "1e-6", digits=5)
     >>> r.row, r.engine.name, enc.algorithm
     ('small-lattice', 'pld', 'pld-lattice')
     """
-    c = Composition.of(comp)
+    c = directed(comp, direction)
     d_g = parse_delta(delta_g, "delta_g")
     d = parse_digits(digits)
     with progress.budgeted("epsilon", max_seconds):

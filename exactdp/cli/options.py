@@ -89,7 +89,9 @@ def add_composition(p: argparse.ArgumentParser) -> None:
     g.add_argument("--mechanism", metavar="SPEC", action="append",
                    help="one mechanism (or COUNT equal ones), repeatable: 'E[,D[,COUNT]]' (generic (E, D)-DP), "
                         "'gaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]', "
-                        "'laplace:scale=B[,sensitivity=D][,q=Q][,count=N]', 'rr:eps=E[,categories=K][,q=Q][,count=N]'")
+                        "'laplace:scale=B[,sensitivity=D][,q=Q][,count=N]', 'rr:eps=E[,categories=K][,q=Q][,count=N]'; "
+                        "any kind also takes relation=add-remove|replace-one and sample=M,of=N (a fixed batch "
+                        "without replacement, replace-one)")
     g.add_argument("--mechanisms", metavar="FILE",
                    help="UTF-8 file, one mechanism per line: CSV 'eps,delta[,count]' or a SPEC; or JSON "
                         "[[eps, delta, count?] or \"SPEC\", ...]; '-' reads stdin")
@@ -102,6 +104,13 @@ def add_budget(p: argparse.ArgumentParser) -> None:
                         f"within it and prints the digits it reached (default {DEFAULT_SECONDS:g} s); an exact "
                         "engine past it stops with exit status 3 (check: 4) and says how far it got (default: "
                         "no limit)")
+
+
+def add_direction(p: argparse.ArgumentParser) -> None:
+    """--direction max|remove|add: which order of a neighbouring pair a profile takes."""
+    p.add_argument("--direction", default="max", metavar="D",
+                   help="max (default: both orders of a neighbouring pair, the larger), remove or add (that order "
+                        "only, for a Poisson subsample under add/remove; symmetric mechanisms answer the same)")
 
 
 def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:

@@ -80,6 +80,9 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
     if isinstance(m, PoissonSampled) and m.relation != "add-remove":
         raise InvalidParameterError(f"mechanism {m}: the Rényi divergence of a Poisson subsample under the "
                                     f"{m.relation} relation is not computed yet (add-remove is)")
+    if isinstance(m, PoissonSampled) and m.direction not in ("max", direction):
+        raise InvalidParameterError(f"direction={direction!r}: the mechanism {m} is taken in its {m.direction} "
+                                    "direction only")
     if isinstance(m, PoissonSampled) and isinstance(m.mechanism, Gaussian):
         if direction != "remove":
             raise InvalidParameterError(f"direction={direction!r}: the Rényi divergence of a subsampled Gaussian is "

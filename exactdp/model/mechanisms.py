@@ -36,6 +36,7 @@ from exactdp.core.numbers import CountInput, ExactInput, ExactReal, format_fract
 from exactdp.model.generic import Mechanism, PureDP
 
 __all__ = [
+    "DIRECTIONS",
     "RELATIONS",
     "AnyMechanism",
     "Gaussian",
@@ -45,12 +46,18 @@ __all__ = [
     "SampledWithoutReplacement",
     "SpecificMechanism",
     "normalise_mechanism",
+    "parse_direction",
     "parse_relation",
+    "with_direction",
 ]
 
 
 #: the neighbouring relations: add or remove one record, or replace one record by another
 RELATIONS = ("add-remove", "replace-one")
+
+#: which order of a neighbouring pair a profile takes: the larger (``max``), the record's holder
+#: first (``remove``: H(M(D + x) || M(D))) or last (``add``)
+DIRECTIONS = ("max", "remove", "add")
 
 #: dp_accounting's ``NeighboringRelation`` names, read as exactdp's
 RELATION_SYNONYMS = {"add_or_remove_one": "add-remove", "replace_one": "replace-one"}
@@ -73,6 +80,17 @@ def parse_relation(relation: object, name: str = "relation") -> str:
             raise InvalidParameterError(f"{name}={relation!r}: the replace-special relation is not modelled "
                                         "(exactdp accounts for add-remove and replace-one)")
     raise InvalidParameterError(f"{name}={relation!r} must be one of {', '.join(RELATIONS)}")
+
+
+def parse_direction(direction: object, name: str = "direction") -> str:
+    """``max``, ``remove`` or ``add`` (:data:`DIRECTIONS`).
+
+    >>> parse_direction("Remove")
+    'remove'
+    """
+    if isinstance(direction, str) and direction.strip().lower() in DIRECTIONS:
+        return direction.strip().lower()
+    raise InvalidParameterError(f"{name}={direction!r} must be one of {', '.join(DIRECTIONS)}")
 
 
 def _positive(x: object, name: str) -> Fraction:
@@ -199,6 +217,8 @@ class PoissonSampled(SpecificMechanism):
     and what the mechanism does without it is not bounded by its replace-one pair, so the pair is
     the diluted one, loss 0 w.p. 1-q and the mechanism's loss w.p. q (docs/mathematics.md §9,
     Theorem 9.2; tight).  Nested subsampling multiplies the rates (the relations must agree).
+    ``direction`` (add-remove only): ``max`` (the default) composes both orders and takes the
+    larger; ``remove`` or ``add`` composes that order only (a profile people test on its own).
 
     >>> PoissonSampled(PoissonSampled(Gaussian("1"), "1/2"), "1/2").q
     Fraction(1, 4)
@@ -209,13 +229,16 @@ class PoissonSampled(SpecificMechanism):
     mechanism: Mechanism | Gaussian | Laplace | RandomizedResponse
     q: Fraction
     relation: str = "add-remove"
+    direction: str = "max"
     kind = "poisson"
 
-    def __init__(self, mechanism: AnyMechanism, q: ExactInput, relation: str = "add-remove") -> None:
+    def __init__(self, mechanism: AnyMechanism, q: ExactInput, relation: str = "add-remove",
+                 direction: str = "max") -> None:
         rate = parse_rational(q, "q")
         if not 0 < rate <= 1:
             raise InvalidParameterError(f"q={q!r} must satisfy 0 < q <= 1")
         rel = parse_relation(relation)
+        dirn = parse_direction(direction) if rel == "add-remove" else "max"
         inner = normalise_mechanism(mechanism, "mechanism")
         if isinstance(inner, SampledWithoutReplacement):
             raise InvalidParameterError("a Poisson subsample of a fixed-size batch is not modelled: give one "
@@ -224,22 +247,29 @@ class PoissonSampled(SpecificMechanism):
             if inner.relation != rel:
                 raise InvalidParameterError(f"nested Poisson subsampling under relations {inner.relation} and {rel}: "
                                             "give one relation")
+            if dirn == "max":
+                dirn = inner.direction
+            elif inner.direction not in ("max", dirn):
+                raise InvalidParameterError(f"nested Poisson subsampling in directions {inner.direction} and {dirn}")
             rate, inner = rate * inner.q, inner.mechanism
         object.__setattr__(self, "mechanism", inner)
         object.__setattr__(self, "q", rate)
         object.__setattr__(self, "relation", rel)
+        object.__setattr__(self, "direction", dirn)
 
     @property
     def is_symmetric(self) -> bool:
-        return self.q == 1 or self.relation == "replace-one"
+        return self.q == 1 or self.relation == "replace-one" or self.direction != "max"
 
-    def __repr__(self) -> str:  # the default relation is not shown
+    def __repr__(self) -> str:  # the default relation and direction are not shown
         rel = f", relation={self.relation!r}" if self.relation != "add-remove" else ""
+        rel += f", direction={self.direction!r}" if self.direction != "max" else ""
         return f"PoissonSampled(mechanism={self.mechanism!r}, q={self.q!r}{rel})"
 
     def spec(self) -> str:
         inner = self.mechanism.spec() if isinstance(self.mechanism, SpecificMechanism) else _generic_spec(self.mechanism)
         rel = ",relation=replace-one" if self.relation == "replace-one" else ""
+        rel += f",direction={self.direction}" if self.direction != "max" else ""
         return f"{inner},q={format_fraction(self.q)}{rel}"
 
 
@@ -310,3 +340,17 @@ def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
         return cast(AnyMechanism, m)  # the specific mechanisms are the five classes above
     raise InvalidParameterError(f"{name}={m!r} must be a mechanism (Gaussian, Laplace, RandomizedResponse, "
                                 "PoissonSampled, SampledWithoutReplacement, ApproxDP or PureDP)")
+
+
+def with_direction(m: AnyMechanism, direction: str) -> AnyMechanism:
+    """``m`` with its profile taken in ``direction`` (``max``, ``remove``, ``add``): a Poisson subsample
+    under add/remove composes that order only; every other mechanism is symmetric and unchanged,
+    and ``max`` leaves every mechanism as it is (a spec's own ``direction=`` stands).
+
+    >>> str(with_direction(PoissonSampled(Gaussian("1"), "0.1"), "add"))
+    'gaussian:sigma=1,q=0.1,direction=add'
+    """
+    d = parse_direction(direction)
+    if isinstance(m, PoissonSampled) and m.relation == "add-remove" and m.q < 1 and d not in ("max", m.direction):
+        return PoissonSampled(m.mechanism, m.q, m.relation, d)
+    return m

@@ -19,6 +19,7 @@ from exactdp.model.mechanisms import (
     RandomizedResponse,
     SampledWithoutReplacement,
     normalise_mechanism,
+    parse_direction,
     parse_relation,
 )
 
@@ -26,10 +27,10 @@ __all__ = ["MECHANISM_KINDS", "SYNONYMS", "parse_mechanism_spec"]
 
 
 MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
-    "gaussian": ("sigma", "sensitivity", "q", "count", "relation", "sample", "of", "with-replacement"),
-    "laplace": ("scale", "sensitivity", "q", "count", "relation", "sample", "of", "with-replacement"),
-    "rr": ("eps", "categories", "q", "count", "relation", "sample", "of", "with-replacement"),
-    "approx": ("eps", "delta", "q", "count", "relation", "sample", "of", "with-replacement"),
+    "gaussian": ("sigma", "sensitivity", "q", "count", "relation", "sample", "of", "with-replacement", "direction"),
+    "laplace": ("scale", "sensitivity", "q", "count", "relation", "sample", "of", "with-replacement", "direction"),
+    "rr": ("eps", "categories", "q", "count", "relation", "sample", "of", "with-replacement", "direction"),
+    "approx": ("eps", "delta", "q", "count", "relation", "sample", "of", "with-replacement", "direction"),
 }
 
 #: Opacus's and dp_accounting's names, read as exactdp's (docs/interop.md): ``noise_multiplier`` is
@@ -54,7 +55,8 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     On any kind: ``relation=add-remove|replace-one`` (default add-remove; a mechanism's own pair is
     the same under both, its sensitivity stated for the relation in use), ``sample=M,of=N`` (a
     fixed batch of M out of N records without replacement: replace-one), ``with-replacement=true``
-    (refused: no published pair is modelled); docs/mathematics.md §9.
+    (refused: no published pair is modelled), ``direction=max|remove|add`` (one order of a Poisson
+    subsample under add/remove; symmetric mechanisms ignore it); docs/mathematics.md §9.
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
@@ -65,7 +67,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
     Traceback (most recent call last):
     ...
-    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, relation, sample, of, with-replacement
+    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, relation, sample, of, with-replacement, direction
     """
     if not isinstance(spec, str):
         raise InvalidParameterError(f"mechanism={spec!r} must be a string such as 'gaussian:sigma=1'")
@@ -123,8 +125,9 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         mech = normalise_mechanism(RandomizedResponse(vals["eps"], vals.get("categories", "2")))
     else:
         mech = ApproxDP(vals["eps"], vals.get("delta", "0"))
+    direction = parse_direction(vals.pop("direction", "max"), f"mechanism={spec!r}: direction")
     if q is not None:
-        mech = normalise_mechanism(PoissonSampled(mech, q, relation))
+        mech = normalise_mechanism(PoissonSampled(mech, q, relation, direction))
     if sample is not None and of is not None:
         mech = normalise_mechanism(SampledWithoutReplacement(mech, sample, of))
     return mech, count

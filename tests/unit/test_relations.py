@@ -291,3 +291,58 @@ def test_the_accountant_takes_the_relation() -> None:
     assert got.lower <= want.upper and want.lower <= got.upper  # both contain the optimum
     with pytest.raises(InvalidParameterError, match="replace-one relation only"):
         Accountant().compose("gaussian:sigma=1,sample=1,of=4")
+
+
+# -- direction (issue 27 §4) ------------------------------------------------------------------------
+
+def _poisson_add_one_step(q: Fraction, eps: Fraction) -> mpmath.mpf:
+    """H_{e^eps}(N(0,1) || (1-q) N(0,1) + q N(1,1)): the ratio 1/(1 - q + q e^{x - 1/2}) decreases, so the
+    optimal set is x < t with 1 - q + q e^{t - 1/2} = e^-eps (closed form; 0 when e^-eps <= 1 - q)."""
+    qm, a = _mp(q), mpmath.e ** _mp(eps)
+    if 1 / a <= 1 - qm:
+        return mpmath.mpf(0)
+    t = mpmath.mpf(1) / 2 + mpmath.log((1 / a - 1 + qm) / qm)
+    return mpmath.ncdf(t) - a * ((1 - qm) * mpmath.ncdf(t) + qm * mpmath.ncdf(t - 1))
+
+
+@pytest.mark.parametrize(("q", "eps"), [(F(1, 10), F(0)), (F(1, 2), F(1, 10)), (F(1, 2), F(1, 2))])
+def test_each_direction_of_a_poisson_subsample_against_its_closed_form(q: Fraction, eps: Fraction) -> None:
+    m = PoissonSampled(Gaussian(1), q)
+    rem = optimal_delta([m], str(eps), digits=8, direction="remove")
+    add = optimal_delta([m], str(eps), digits=8, direction="add")
+    both = optimal_delta([m], str(eps), digits=8)
+    with mpmath.workdps(40):
+        r, a = _wor_gaussian_one_step(q, eps), _poisson_add_one_step(q, eps)
+        assert _mp(rem.lower) <= r <= _mp(rem.upper)
+        assert _mp(add.lower) <= a <= _mp(add.upper) or (a == 0 and add.upper == 0)
+        assert _mp(both.lower) <= max(r, a) <= _mp(both.upper)
+
+
+def test_max_is_the_larger_direction_and_symmetric_mechanisms_answer_the_same() -> None:
+    comp = [(PoissonSampled(Gaussian(1), "0.2"), 4)]
+    for eps in ("0.1", "1"):
+        rem, add, both = (optimal_delta(comp, eps, digits=6, direction=d) for d in ("remove", "add", "max"))
+        top = rem if rem.lower >= add.upper else add
+        assert both.lower <= top.upper and top.lower <= both.upper  # max is the larger order
+    for spec in ("gaussian:sigma=2,count=3", "laplace:scale=3,count=2", "gaussian:sigma=1,sample=1,of=5,count=2"):
+        got = {d: optimal_epsilon(spec, "1e-5", digits=6, direction=d) for d in ("max", "remove", "add")}
+        assert got["max"] == got["remove"] == got["add"]
+
+
+def test_direction_in_specs_batch_lines_and_the_cli() -> None:
+    from exactdp.query import run_query
+
+    m, _ = parse_mechanism_spec("gaussian:sigma=1,q=0.1,direction=add")
+    assert str(m) == "gaussian:sigma=1,q=0.1,direction=add" and not m == PoissonSampled(Gaussian(1), "0.1")
+    r = run_query({"query": "delta", "mechanisms": ["gaussian:sigma=1,q=0.1"], "at_eps": "0.5", "digits": 4,
+                   "direction": "add"})
+    assert r["direction"] == "add" and r["inputs"]["mechanisms"] == ["gaussian:sigma=1,q=0.1,direction=add"]
+    with mpmath.workdps(30):
+        assert mpmath.mpf(r["lower"]) <= _poisson_add_one_step(F(1, 10), F(1, 2)) <= mpmath.mpf(r["upper"])
+    out = subprocess.run([EXE, "epsilon", "--mechanism", "gaussian:sigma=1,q=0.1,count=5", "--at-delta", "1e-5",
+                          "--digits", "3", "--direction", "remove", "--json"], check=False, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and '"direction": "remove"' in out.stdout, out.stderr
+    bad = subprocess.run([EXE, "delta", "--mechanism", "gaussian:sigma=1,q=0.1", "--at-eps", "1", "--direction",
+                          "sideways"], check=False, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "must be one of max, remove, add" in bad.stderr

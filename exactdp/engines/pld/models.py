@@ -679,6 +679,8 @@ def model_of(mech: object) -> _Orders:
         if mech.relation == "replace-one":
             return _Orders(Diluted(b, mech.q), None)
         rem = Subsampled(b, mech.q)
+        if mech.direction != "max":  # one order only (docs/mathematics.md §9)
+            return _Orders(rem if mech.direction == "remove" else Reversed(rem), None)
         return _Orders(rem, Reversed(rem))
     if isinstance(mech, SampledWithoutReplacement):
         b = base(mech.mechanism)
