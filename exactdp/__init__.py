@@ -38,6 +38,7 @@ from exactdp.model.composition import Composition
 from exactdp.model.dp_event import from_dp_event, to_dp_event
 from exactdp.model.generic import ApproxDP, Mechanism, PureDP
 from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
+from exactdp.model.mechanisms import SampledWithoutReplacement
 
 __all__ = [
     "DEFAULT_DIGITS",
@@ -61,6 +62,7 @@ __all__ = [
     "PrecisionError",
     "PureDP",
     "RandomizedResponse",
+    "SampledWithoutReplacement",
     "TimeBudgetError",
     "__version__",
     "calibrate_eps",

@@ -141,6 +141,7 @@ def test_required_structure() -> None:
         "§6 Reference values",
         "§7 Specific mechanisms",
         "§8 Calibration",
+        "§9 Neighbouring relations and sampling schemes",
     ]
     contract_secs = headings(DOCS / "contracts.md")
     assert {"1", "2", "3", "4"} | {f"1.{i}" for i in range(1, 7)} <= contract_secs
