@@ -37,8 +37,7 @@ from exactdp.core.version import __version__
 from exactdp.model.composition import Composition
 from exactdp.model.dp_event import from_dp_event, to_dp_event
 from exactdp.model.generic import ApproxDP, Mechanism, PureDP
-from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse
-from exactdp.model.mechanisms import SampledWithoutReplacement
+from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled, RandomizedResponse, SampledWithoutReplacement
 
 __all__ = [
     "DEFAULT_DIGITS",

@@ -108,7 +108,9 @@ def _answer_query(query: str, obj: dict[str, Any], o: dict[str, Any], default_di
     inputs = comp.to_inputs()
     result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs, "direction": direction}
     if query == "delta":
-        eps_g = parse_eps(_require(o, "at_eps"), "at_eps")
+        eps_g = optimal.signed_eps(_require(o, "at_eps"), "at_eps")
+        if eps_g.sign() < 0 and method != "optimal":
+            raise InvalidParameterError(f"at_eps={eps_g}: an eps below 0 is answered by the optimal method only")
         inputs["at_eps"] = str(eps_g)
         if method == "optimal":  # the answer says which row of the dispatch table gave it, and why
             enc, r = optimal.routed_delta(comp, eps_g, digits=digits)

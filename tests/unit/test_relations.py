@@ -333,7 +333,7 @@ def test_direction_in_specs_batch_lines_and_the_cli() -> None:
     from exactdp.query import run_query
 
     m, _ = parse_mechanism_spec("gaussian:sigma=1,q=0.1,direction=add")
-    assert str(m) == "gaussian:sigma=1,q=0.1,direction=add" and not m == PoissonSampled(Gaussian(1), "0.1")
+    assert str(m) == "gaussian:sigma=1,q=0.1,direction=add" and m != PoissonSampled(Gaussian(1), "0.1")
     r = run_query({"query": "delta", "mechanisms": ["gaussian:sigma=1,q=0.1"], "at_eps": "0.5", "digits": 4,
                    "direction": "add"})
     assert r["direction"] == "add" and r["inputs"]["mechanisms"] == ["gaussian:sigma=1,q=0.1,direction=add"]
@@ -346,3 +346,45 @@ def test_direction_in_specs_batch_lines_and_the_cli() -> None:
     bad = subprocess.run([EXE, "delta", "--mechanism", "gaussian:sigma=1,q=0.1", "--at-eps", "1", "--direction",
                           "sideways"], check=False, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "must be one of max, remove, add" in bad.stderr
+
+
+# -- eps_g < 0 (issue 27 §4): the hockey-stick divergence below 0 ------------------------------------
+
+def test_below_zero_gaussian_and_each_poisson_order_against_closed_forms() -> None:
+    got = optimal_delta("gaussian:sigma=1", "-0.5", digits=10)
+    m = PoissonSampled(Gaussian(1), "1/2")
+    rem = optimal_delta([m], "-1/2", digits=8, direction="remove")
+    add = optimal_delta([m], "-1/2", digits=8, direction="add")
+    both = optimal_delta([m], "-1/2", digits=8)
+    with mpmath.workdps(40):
+        e = mpmath.mpf(-1) / 2
+        ref = mpmath.ncdf(-e + mpmath.mpf(1) / 2) - mpmath.e ** e * mpmath.ncdf(-e - mpmath.mpf(1) / 2)
+        assert _mp(got.lower) <= ref <= _mp(got.upper)
+        r, a = _wor_gaussian_one_step(F(1, 2), F(-1, 2)), _poisson_add_one_step(F(1, 2), F(-1, 2))
+        assert _mp(rem.lower) <= r <= _mp(rem.upper) and _mp(add.lower) <= a <= _mp(add.upper)
+        assert _mp(both.lower) <= max(r, a) <= _mp(both.upper)
+        assert _mp(got.lower) >= 1 - mpmath.e ** e  # at least 1 - e^eps
+
+
+def test_below_zero_generic_composition_by_brute_force() -> None:
+    # 3 x (1, 0)-DP: the KOV15 pair, outcomes by the number i of +1 losses; at e^eps = 1/2
+    got = optimal_delta(("1", "0", 3), "-log(2)", digits=20)
+    with mpmath.workdps(40):
+        p = mpmath.e / (1 + mpmath.e)
+        ref = sum(max(0, mpmath.binomial(3, i) * (p**i * (1 - p) ** (3 - i) - (1 - p) ** i * p ** (3 - i) / 2))
+                  for i in range(4))
+        assert _mp(got.lower) <= ref <= _mp(got.upper)
+
+
+def test_below_zero_fixed_batch_is_the_worst_case_of_brute_force() -> None:
+    brute = _worst_replace_one(5, lambda d: _wor_output(d, 2), 1, F(1, 2))
+    got = optimal_delta([SampledWithoutReplacement(RR, 2, 5)], "-log(2)", digits=12)
+    assert got.lower <= brute <= got.upper
+
+
+def test_below_zero_is_refused_where_not_answered() -> None:
+    r = subprocess.run([EXE, "delta", "--eps", "1", "--k", "3", "--at-eps=-1", "--method", "basic"], check=False,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "optimal method only" in r.stderr
+    with pytest.raises(InvalidParameterError, match="must be an eps such as"):
+        optimal_delta("gaussian:sigma=1", "--1")
