@@ -7,6 +7,7 @@ written out by hand in Fractions, and mpmath closed forms / quadrature for the G
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import subprocess
 import sys
@@ -388,3 +389,17 @@ def test_below_zero_is_refused_where_not_answered() -> None:
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "optimal method only" in r.stderr
     with pytest.raises(InvalidParameterError, match="must be an eps such as"):
         optimal_delta("gaussian:sigma=1", "--1")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("dp_accounting") is None, reason="needs dp_accounting (peers extra)")
+def test_fixed_batch_round_trip_through_dp_accounting() -> None:
+    from exactdp.model.composition import Composition
+    from exactdp.model.dp_event import to_dp_event
+
+    comp = Composition.of(["gaussian:sigma=2,sensitivity=2,sample=600,of=60000,count=10",
+                           "gaussian:sigma=1,sensitivity=2,q=0.25,relation=replace-one,count=3"])
+    ev = to_dp_event(comp, "replace-one")
+    assert from_dp_event(ev, "replace-one") == comp
+    import dp_accounting
+
+    assert isinstance(ev.events[0].event, dp_accounting.SampledWithoutReplacementDpEvent)
