@@ -161,10 +161,15 @@ def from_dp_event(event: object, relation: object = "add-remove") -> Composition
         if name == "NoOpDpEvent":
             continue
         if name == "ComposedDpEvent":
-            stack.extend((e, count, q) for e in reversed(list(ev.events)))  # type: ignore[attr-defined]
+            evs = list(ev.events)  # type: ignore[attr-defined]
+            if q < 1 and sum(type(e).__name__ != "NoOpDpEvent" for e in evs) > 1:
+                raise _shared_subsample(name)
+            stack.extend((e, count, q) for e in reversed(evs))
             continue
         if name == "SelfComposedDpEvent":
             n = parse_k(ev.count, "SelfComposedDpEvent.count")  # type: ignore[attr-defined]
+            if q < 1 and n > 1 and type(ev.event).__name__ != "NoOpDpEvent":  # type: ignore[attr-defined]
+                raise _shared_subsample(name)
             stack.append((ev.event, count * n, q))  # type: ignore[attr-defined]
             continue
         if name == "PoissonSampledDpEvent":
@@ -183,6 +188,14 @@ def from_dp_event(event: object, relation: object = "add-remove") -> Composition
     if not groups:
         return Composition(((Mechanism(ExactReal.rational(Fraction(0))), 1),))
     return Composition(tuple(groups))
+
+
+def _shared_subsample(name: str) -> InvalidParameterError:
+    """A sampled event around several mechanisms: they share one subsample, which is not the
+    composition of independently subsampled runs (that would understate the loss: refused)."""
+    return InvalidParameterError(f"a PoissonSampledDpEvent around a {name} of several mechanisms (one subsample "
+                                 "shared by all of them) is not modelled: reading it as independent subsamples would "
+                                 "understate the privacy loss; give one sampled event per mechanism run")
 
 
 def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement:

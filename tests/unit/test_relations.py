@@ -403,3 +403,23 @@ def test_fixed_batch_round_trip_through_dp_accounting() -> None:
     import dp_accounting
 
     assert isinstance(ev.events[0].event, dp_accounting.SampledWithoutReplacementDpEvent)
+
+
+def test_one_subsample_shared_by_several_mechanisms_is_refused_not_understated() -> None:
+    """PoissonSampled(SelfComposed(Gaussian(1), 2), 1/2) is ((1-q) N(0) + q N(sqrt 2), N(0)) in the remove
+    order (one subsample for both runs): its delta at eps = 1 is above what two independent subsamples
+    give, so reading it as those would be unsound; it is refused by name."""
+    ev = PoissonSampledDpEvent(0.5, SelfComposedDpEvent(GaussianDpEvent(1.0), 2))
+    with mpmath.workdps(30):
+        q, mu, a = mpmath.mpf(1) / 2, mpmath.sqrt(2), mpmath.e
+        t = (mu**2 / 2 + mpmath.log((a - 1 + q) / q)) / mu
+        joint = (1 - q) * mpmath.ncdf(-t) + q * mpmath.ncdf(mu - t) - a * mpmath.ncdf(-t)
+        independent = optimal_delta([(PoissonSampled(Gaussian(1), "1/2"), 2)], "1", digits=6)
+        assert joint > _mp(independent.upper)  # the independent reading is below the truth
+    with pytest.raises(InvalidParameterError, match="one subsample shared by all of them"):
+        from_dp_event(ev)
+    # one mechanism inside, or sampled events composed outside, still read
+    assert str(from_dp_event(SelfComposedDpEvent(PoissonSampledDpEvent(0.5, GaussianDpEvent(1.0)), 2))) == \
+        "2 x gaussian:sigma=1,q=0.5"
+    assert str(from_dp_event(PoissonSampledDpEvent(0.5, SelfComposedDpEvent(GaussianDpEvent(1.0), 1)))) == \
+        "gaussian:sigma=1,q=0.5"
