@@ -48,6 +48,7 @@ from exactdp.model.mechanisms import (
     NonPrivate,
     PoissonSampled,
     RandomizedResponse,
+    SampledWithoutReplacement,
 )
 
 __all__ = [
@@ -77,6 +78,7 @@ __all__ = [
     "PrecisionError",
     "PureDP",
     "RandomizedResponse",
+    "SampledWithoutReplacement",
     "TimeBudgetError",
     "Tradeoff",
     "__version__",

@@ -35,15 +35,16 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, parse_digits, parse_eps
 from exactdp.engines.pld import refine
-from exactdp.model.composition import Composition
+from exactdp.model.composition import Composition, directed
 from exactdp.model.inputs import composition_from_args, mechanisms_from_json
+from exactdp.model.mechanisms import parse_direction
 
 __all__ = ["CALIBRATE_KEYS", "QUERY_KEYS", "RDP_KEYS", "TRADEOFF_KEYS", "calibration_of", "run_calibrate_query",
            "run_query", "run_rdp_query", "run_tradeoff_query"]
 
 #: the keys of a delta, epsilon or check query object
 QUERY_KEYS = {"query", "method", "digits", "eps", "delta", "k", "mechanisms", "at_eps", "at_delta",
-              "eps_g", "delta_g", "eta", "max_seconds", "id", "orders"}
+              "eps_g", "delta_g", "eta", "max_seconds", "id", "orders", "direction"}
 
 #: the keys of each kind of calibration object (besides "query", "calibrate" and "id"): the options
 #: of ``exactdp calibrate WHAT`` with ``_`` for ``-``
@@ -104,14 +105,17 @@ def _composition(obj: dict[str, Any], o: dict[str, Any], composition: Compositio
 
 def _answer_query(query: str, obj: dict[str, Any], o: dict[str, Any], default_digits: int,
                   composition: Composition | None) -> dict[str, Any]:
-    comp = _composition(obj, o, composition)
+    direction = parse_direction(o.get("direction", "max"))
+    comp = directed(_composition(obj, o, composition), direction)
     digits = parse_digits(o.get("digits", default_digits))
     method = o.get("method", "optimal")
     options = method_options(method, o.get("eta"), _orders_value(o.get("orders")))
     inputs = comp.to_inputs()
-    result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs}
+    result: dict[str, Any] = {"query": query, "method": method, "inputs": inputs, "direction": direction}
     if query == "delta":
-        eps_g = parse_eps(_require(o, "at_eps"), "at_eps")
+        eps_g = optimal.signed_eps(_require(o, "at_eps"), "at_eps")
+        if eps_g.sign() < 0 and method != "optimal":
+            raise InvalidParameterError(f"at_eps={eps_g}: an eps below 0 is answered by the optimal method only")
         inputs["at_eps"] = str(eps_g)
         if method == "optimal":  # the answer says which row of the dispatch table gave it, and why
             enc, r = optimal.routed_delta(comp, eps_g, digits=digits)

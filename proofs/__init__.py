@@ -56,6 +56,7 @@ def _registry() -> dict[str, Callable[[], Derivation]]:
         properties.group_privacy,
         properties.post_processing,
         properties.poisson_subsampling,
+        properties.replace_one_sampling,
         pld.pld_connect_the_dots,
         pld.pld_binning_and_truncation,
         pld.pld_fixed_point,

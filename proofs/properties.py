@@ -8,7 +8,7 @@ import sympy as sp
 from .framework import Computed, Derivation, Equal, Implementation, NonNegative, enclosure_contains, pos
 from .optimal import dominating_pair, hockey_stick_product
 
-__all__ = ["group_privacy", "post_processing", "poisson_subsampling"]
+__all__ = ["group_privacy", "post_processing", "poisson_subsampling", "replace_one_sampling"]
 
 R = sp.Rational
 
@@ -141,3 +141,56 @@ def poisson_subsampling() -> Derivation:
                            fn=tie),
         ],
     )
+
+
+def replace_one_sampling() -> Derivation:
+    """The pairs of docs/mathematics.md §9: the mixture identity behind Theorem 9.3 (a fixed batch
+    without replacement), the reversal identity that gives its eps < 0 half, the nonnegative mass
+    at 0 of the symmetrised pair, and the diluted pair of Theorem 9.2; tied to the engine."""
+    g, a, A, B, PE, QE = pos("gamma alpha A_E B_E P_E Q_E")
+    s, t, p0, u, v = pos("s t p_0 u v")
+    q = sp.symbols("q", positive=True)
+
+    def tie() -> str | None:
+        from exactdp import optimal_delta
+        from exactdp.model.generic import PureDP
+        from exactdp.model.mechanisms import PoissonSampled, SampledWithoutReplacement
+
+        # RR(log 3): A = (3/4, 1/4), B = (1/4, 3/4); a batch of 1 of 2 mixes to (1/2, 1/2): at e^eps = 3/2
+        # the divergence is (1/2 - 3/2 * 1/4) = 1/8; the diluted pair at q = 1/2 is (1/2)(3/4 - 3/2 * 1/4) = 3/16
+        why = exact_or_contains(optimal_delta([SampledWithoutReplacement(PureDP("log(3)"), 1, 2)], "log(3/2)",
+                                              digits=30), R(1, 8))
+        return why or exact_or_contains(optimal_delta([PoissonSampled(PureDP("log(3)"), "1/2", relation="replace-one")],
+                                                      "log(3/2)", digits=30), R(3, 16))
+
+    return Derivation(
+        "replace_one_sampling",
+        "a fixed batch without replacement: H_a((1-g)B + gA || B) = g H_{1+(a-1)/g}(A || B); H_a(P||Q) = 1 - a + "
+        "a H_{1/a}(Q||P); the symmetrised pair's mass at 0 is (1-g)(s - t) + p_0 >= 0; the diluted pair",
+        "Balle-Barthe-Gaboardi NeurIPS 2018 Thm 2 and Thm 10; Zhu-Dong-Wang AISTATS 2022 Thm 11; docs/mathematics.md §9",
+        [
+            Equal("on any set E: (1-g) B(E) + g A(E) - a B(E) = g (A(E) - (1 + (a-1)/g) B(E)), so the mixture's "
+                  "divergence at a is g times the base's at 1 + (a-1)/g", (1 - g) * B + g * A - a * B,
+                  g * (A - (1 + (a - 1) / g) * B)),
+            Equal("on any set E: P(E) - a Q(E) = 1 - a + a (Q(E^c) - P(E^c)/a), so H_a(P||Q) = 1 - a + a H_{1/a}(Q||P)",
+                  PE - a * QE, 1 - a + a * ((1 - QE) - (1 - PE) / a)),
+            Equal("mass at 0: with s = A(L>0), t = B(L>0) = A(L<0), p_0 = A(L=0), 1 = s + t + p_0, "
+                  "1 - (g s + (1-g) t) - t = (1-g)(s - t) + p_0", (s + t + p0) - (g * s + (1 - g) * t) - t,
+                  (1 - g) * (s - t) + p0),
+            NonNegative("and it is >= 0 when s >= t (write s = t + u, and g = 1/(1+v) in (0, 1))", (1 - g) * u + p0,
+                        {g: 1 / (1 + v)}),
+            Equal("the diluted pair: (1-q)(1 - a) + q (A(E) - a B(E)) on E plus the separate point, the joint-convexity "
+                  "bound (1-q)(1-a) + q H_a(A||B) for a < 1", (1 - q) * (1 - a) + q * (A - a * B),
+                  ((1 - q) * 1 + q * A) - a * ((1 - q) * 1 + q * B)),
+            Implementation("exactdp: one batch of 1 of 2 of RR(log 3) at e^eps = 3/2 is 1/8; the diluted pair at q = 1/2 "
+                           "is 3/16", fn=tie),
+        ],
+    )
+
+
+def exact_or_contains(enc: object, value: sp.Expr) -> str | None:
+    """None when the enclosure is exactly ``value`` or contains it within 10^-20 (relative)."""
+    from .framework import exact_equals
+
+    why = exact_equals(enc, value)
+    return None if why is None else enclosure_contains(enc, value)

@@ -25,25 +25,27 @@ from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, parse_digits, parse_k
 from exactdp.model.composition import Composition
 from exactdp.model.dp_event import NonPrivateEvent, from_dp_event, is_dp_event
+from exactdp.model.mechanisms import RELATIONS, PoissonSampled, SampledWithoutReplacement, parse_relation
 
 __all__ = ["RELATIONS", "Accountant"]
-
-#: the neighbouring relations an accountant takes; replace-one is not modelled yet (refused by name)
-RELATIONS = ("add-remove",)
 
 
 class Accountant:
     """A ledger of mechanisms run on one dataset, and their optimal composition, certified.
 
     ``relation``: the neighbouring relation, ``"add-remove"`` (add or remove one record, the
-    relation of dp_accounting's ``ADD_OR_REMOVE_ONE`` and of Opacus); others are refused by name.
+    relation of dp_accounting's ``ADD_OR_REMOVE_ONE`` and of Opacus) or ``"replace-one"``
+    (dp_accounting's ``REPLACE_ONE``; its names and enum members are read too).  Everything composed
+    is accounted for under it: a Poisson subsample takes the accountant's relation, a fixed-size
+    batch needs replace-one (docs/mathematics.md §9, docs/interop.md).
+
+    >>> acc = Accountant(relation="REPLACE_ONE").compose("gaussian:sigma=1,sample=600,of=60000", 10)
+    >>> str(acc.composition)
+    '10 x gaussian:sigma=1,sample=600,of=60000'
     """
 
-    def __init__(self, relation: str = "add-remove") -> None:
-        if not isinstance(relation, str) or relation not in RELATIONS:
-            raise InvalidParameterError(f"relation={relation!r}: exactdp accounts for {', '.join(RELATIONS)} "
-                                        "today (replace-one is not modelled yet)")
-        self.relation = relation
+    def __init__(self, relation: object = "add-remove") -> None:
+        self.relation = parse_relation(relation)
         self._groups: list[tuple[Any, int]] = []
         self.non_private = False  # a NonPrivateDpEvent (or a mechanism without noise) was composed
 
@@ -53,13 +55,22 @@ class Accountant:
         Returns the accountant (so calls chain, as in dp_accounting)."""
         n = parse_k(count, "count")
         try:
-            comp = from_dp_event(event) if is_dp_event(event) else Composition.of(event if isinstance(event, (
-                Composition, str)) else [event])
+            comp = from_dp_event(event, self.relation) if is_dp_event(event) else Composition.of(
+                event if isinstance(event, (Composition, str)) else [event])
         except NonPrivateEvent:
             self.non_private = True
             return self
-        self._groups.extend((m, c * n) for m, c in comp.groups)
+        self._groups.extend((self._under_relation(m), c * n) for m, c in comp.groups)
         return self
+
+    def _under_relation(self, m: Any) -> Any:
+        """``m`` accounted for under the accountant's relation (a Poisson subsample takes it)."""
+        if isinstance(m, PoissonSampled) and m.relation != self.relation:
+            return PoissonSampled(m.mechanism, m.q, self.relation)
+        if isinstance(m, SampledWithoutReplacement) and self.relation != "replace-one":
+            raise InvalidParameterError(f"{m}: a fixed-size batch is accounted for under the replace-one relation only "
+                                        "(add/remove changes the dataset size): use Accountant(relation='replace-one')")
+        return m
 
     @property
     def composition(self) -> Composition:

@@ -37,7 +37,7 @@ from exactdp.core.numbers import (
     parse_eps,
     parse_k,
 )
-from exactdp.model.composition import Composition
+from exactdp.model.composition import Composition, directed
 from exactdp.route import route
 
 __all__ = ["MAX_POINTS", "delta_curve", "delta_points", "eps_points", "epsilon_curve"]
@@ -52,9 +52,9 @@ def _uses_pld(comp: Composition) -> bool:
 
 def _curve(comp: Any, points: Sequence[Any], parse: Callable[[Any, str], Any], name: str,
            pld_curve: Callable[..., list[Enclosure]], one: Callable[..., Enclosure], digits: Any,
-           max_seconds: ExactInput | float | None) -> list[Enclosure]:
+           max_seconds: ExactInput | float | None, direction: str = "max") -> list[Enclosure]:
     """The shared body of the two curves: one PLD build for every point, or one exact query each."""
-    comp = Composition.of(comp)
+    comp = directed(comp, direction)
     pts = [parse(p, name) for p in points]
     digits = parse_digits(digits)
     budget = progress.parse_seconds(max_seconds)
@@ -71,8 +71,9 @@ def _curve(comp: Any, points: Sequence[Any], parse: Callable[[Any, str], Any], n
 
 
 def delta_curve(comp: Any, eps_list: Sequence[Any], *, digits: int = DEFAULT_DIGITS,
-                max_seconds: ExactInput | float | None = None) -> list[Enclosure]:
-    """The optimal total delta at every eps_g of ``eps_list`` (each a certified enclosure).
+                max_seconds: ExactInput | float | None = None, direction: str = "max") -> list[Enclosure]:
+    """The optimal total delta at every eps_g of ``eps_list`` (each a certified enclosure), in
+    ``direction`` (:func:`exactdp.api.optimal.optimal_delta`).
 
     ``max_seconds`` bounds the whole curve as ``--max-seconds`` does: the PLD engine returns the
     brackets it certified by then, an exact engine raises :class:`~exactdp.core.errors.TimeBudgetError`.
@@ -80,17 +81,18 @@ def delta_curve(comp: Any, eps_list: Sequence[Any], *, digits: int = DEFAULT_DIG
     from exactdp.api.optimal import optimal_delta
     from exactdp.engines.pld.engine import pld_delta_curve
 
-    return _curve(comp, eps_list, parse_eps, "eps_g", pld_delta_curve, optimal_delta, digits, max_seconds)
+    return _curve(comp, eps_list, parse_eps, "eps_g", pld_delta_curve, optimal_delta, digits, max_seconds, direction)
 
 
 def epsilon_curve(comp: Any, deltas: Sequence[Any], *, digits: int = DEFAULT_DIGITS,
-                  max_seconds: ExactInput | float | None = None) -> list[Enclosure]:
+                  max_seconds: ExactInput | float | None = None, direction: str = "max") -> list[Enclosure]:
     """The optimal eps_g at every total delta_g of ``deltas`` (+inf where none is private);
-    ``max_seconds`` as for :func:`delta_curve`."""
+    ``max_seconds`` and ``direction`` as for :func:`delta_curve`."""
     from exactdp.api.optimal import optimal_epsilon
     from exactdp.engines.pld.engine import pld_epsilon_curve
 
-    return _curve(comp, deltas, parse_delta, "delta_g", pld_epsilon_curve, optimal_epsilon, digits, max_seconds)
+    return _curve(comp, deltas, parse_delta, "delta_g", pld_epsilon_curve, optimal_epsilon, digits, max_seconds,
+                  direction)
 
 
 def eps_points(a: Any, b: Any, n: Any) -> list[ExactReal]:

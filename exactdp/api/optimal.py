@@ -14,36 +14,61 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from flint import ctx
+
 from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
-from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, ExactReal, parse_delta, parse_digits, parse_eps
-from exactdp.model.composition import Composition, CompositionInput
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import (
+    DEFAULT_DIGITS,
+    CountInput,
+    ExactInput,
+    ExactReal,
+    arb_of_fraction,
+    fraction_of_arb_endpoints,
+    parse_delta,
+    parse_digits,
+    parse_eps,
+)
+from exactdp.model.composition import Composition, CompositionInput, directed
+from exactdp.model.mechanisms import PoissonSampled, parse_direction
 from exactdp.route import Route, answer
 
-__all__ = ["is_private", "optimal_delta", "optimal_epsilon", "routed_delta", "routed_epsilon"]
+__all__ = ["is_private", "optimal_delta", "optimal_epsilon", "routed_delta", "routed_epsilon", "signed_eps"]
 
 
 def optimal_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                  max_seconds: ExactInput | float | None = None) -> Enclosure:
+                  max_seconds: ExactInput | float | None = None, direction: str = "max") -> Enclosure:
     """The optimal total delta at eps_g (KOV15 Thm 3.3 / MV Thm 1.5), certified or exact.
 
-    ``comp`` is anything :meth:`Composition.of` accepts.
+    ``comp`` is anything :meth:`Composition.of` accepts; ``direction``: ``max`` (both orders of a
+    neighbouring pair, the larger), ``remove`` or ``add`` (that order only; symmetric mechanisms
+    answer the same in all three; :func:`exactdp.model.composition.directed`).
 
     >>> print(optimal_delta([("1", "0.1"), ("2", "0.2")], 3))
     0.28
     """
-    return routed_delta(comp, eps_g, digits=digits, max_seconds=max_seconds)[0]
+    return routed_delta(comp, eps_g, digits=digits, max_seconds=max_seconds, direction=direction)[0]
 
 
 def routed_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                 max_seconds: ExactInput | float | None = None) -> tuple[Enclosure, Route]:
+                 max_seconds: ExactInput | float | None = None, direction: str = "max") -> tuple[Enclosure, Route]:
     """:func:`optimal_delta` and the row of the dispatch table that answered (its name and reason).
+
+    ``eps_g`` may be negative (the hockey-stick divergence below 0, at least 1 - e^eps_g): it is
+    answered from the reversed order at -eps_g, ``H_a(P || Q) = 1 - a + a H_{1/a}(Q || P)``
+    (docs/mathematics.md §9; proofs/ ``replace_one_sampling``), by whichever engine answers that.
 
     >>> enc, r = routed_delta([("1", "0.1"), ("2", "0.2")], 3)
     >>> str(enc), r.row
     ('0.28', 'exact-profile')
+    >>> print(routed_delta([("log(3)", "0")], "-log(3)")[0])   # 1 - 1/3 + (1/3) delta(log 3) = 2/3
+    2/3
     """
-    c = Composition.of(comp)
+    x_signed = signed_eps(eps_g, "eps_g")
+    if x_signed.sign() < 0:
+        return _below_zero(comp, x_signed, digits, max_seconds, parse_direction(direction))
+    c = directed(comp, direction)
     x = parse_eps(eps_g, "eps_g")
     d = parse_digits(digits)
     with progress.budgeted("delta", max_seconds):
@@ -52,27 +77,78 @@ def routed_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInpu
     return (enc.clamped(Fraction(0), Fraction(1)) if c.is_generic else enc), r
 
 
+def _negated(x: ExactReal) -> ExactReal:
+    return ExactReal.rational(-x.value) if x.kind == "rational" else ExactReal.log(1 / x.value)
+
+
+def signed_eps(x: object, name: str = "eps_g") -> ExactReal:
+    """An eps that may be negative (``"-0.5"``, ``"-log(3)"``, ``"log(1/3)"``), exact; a value >= 0
+    is read as :func:`exactdp.core.numbers.parse_eps` reads it.
+
+    >>> str(signed_eps("-log(3)"))
+    'log(1/3)'
+    """
+    if isinstance(x, str) and x.strip().startswith("-"):
+        r = ExactReal.parse(x.strip()[1:], name)
+        if r.sign() < 0:
+            raise InvalidParameterError(f"{name}={x!r} must be an eps such as '-0.5' or '-log(3)'")
+        parse_eps(r, name)  # the same bound on its size
+        return _negated(r)
+    r = ExactReal.parse(x, name)
+    return r if r.sign() < 0 else parse_eps(r, name)
+
+
+def _reversed_order(m: object) -> object:
+    """A mechanism with its one order reversed (remove <-> add); symmetric ones and ``max`` unchanged."""
+    if isinstance(m, PoissonSampled) and m.direction in ("remove", "add"):
+        return PoissonSampled(m.mechanism, m.q, m.relation, "add" if m.direction == "remove" else "remove")
+    return m
+
+
+def _below_zero(comp: CompositionInput, eps_g: ExactReal, digits: CountInput, max_seconds: ExactInput | float | None,
+                direction: str) -> tuple[Enclosure, Route]:
+    """delta at eps_g < 0: 1 - a + a delta_rev(-eps_g), a = e^eps_g, delta_rev the reversed orders' profile
+    (for ``max`` the larger of the two orders either way).  The map is increasing in delta_rev and
+    shrinks widths by a < 1, so the enclosure's ends map to ends and its digits stay certified."""
+    c = directed(comp, direction)
+    rev = Composition(tuple((_reversed_order(m), n) for m, n in c.groups))  # type: ignore[misc]
+    neg = _negated(eps_g)
+    enc, r = routed_delta(rev, neg, digits=digits, max_seconds=max_seconds, direction="max")
+    a = eps_g.exp_exact()
+    if a is not None:  # e^eps_g rational: the map is exact
+        lo, hi = 1 - a + a * Fraction(enc.lower), 1 - a + a * Fraction(enc.upper)
+        if enc.exact is not None:
+            return Enclosure.exact_value(lo, enc.digits, enc.algorithm), r
+        return Enclosure(lo, hi, enc.digits, algorithm=enc.algorithm), r
+    with ctx.workprec(256 + 4 * parse_digits(digits)):
+        ab = eps_g.exp_arb()
+        lo = fraction_of_arb_endpoints(1 - ab + ab * arb_of_fraction(Fraction(enc.lower)))[0]
+        hi = fraction_of_arb_endpoints(1 - ab + ab * arb_of_fraction(Fraction(enc.upper)))[1]
+    return Enclosure(max(lo, Fraction(0)), min(hi, Fraction(1)), enc.digits, algorithm=enc.algorithm), r
+
+
 def optimal_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                    max_seconds: ExactInput | float | None = None) -> Enclosure:
+                    max_seconds: ExactInput | float | None = None, direction: str = "max") -> Enclosure:
     """The optimal eps at total delta_g (+inf exactly when delta_g < 1 - prod(1 - delta_i)).
 
-    KOV15 Thm 3.3 / MV Thm 1.5; ``comp`` is anything :meth:`Composition.of` accepts.
+    KOV15 Thm 3.3 / MV Thm 1.5; ``comp`` is anything :meth:`Composition.of` accepts; ``direction``
+    as for :func:`optimal_delta`.
 
     >>> print(optimal_epsilon(("0.1", "0.001", 30), "0.05", digits=10))
     [0.84630263447, 0.84630263448]
     """
-    return routed_epsilon(comp, delta_g, digits=digits, max_seconds=max_seconds)[0]
+    return routed_epsilon(comp, delta_g, digits=digits, max_seconds=max_seconds, direction=direction)[0]
 
 
 def routed_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                   max_seconds: ExactInput | float | None = None) -> tuple[Enclosure, Route]:
+                   max_seconds: ExactInput | float | None = None, direction: str = "max") -> tuple[Enclosure, Route]:
     """:func:`optimal_epsilon` and the row of the dispatch table that answered (its name and reason).
 
     >>> enc, r = routed_epsilon([("0.1", "0", 10**4), ("0.2", "0", 5)], "1e-6", digits=5)
     >>> r.row, r.engine.name, enc.algorithm
     ('small-lattice', 'pld', 'pld-lattice')
     """
-    c = Composition.of(comp)
+    c = directed(comp, direction)
     d_g = parse_delta(delta_g, "delta_g")
     d = parse_digits(digits)
     with progress.budgeted("epsilon", max_seconds):

@@ -18,14 +18,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from exactdp.api.curve import MAX_POINTS, delta_curve, delta_points, eps_points, epsilon_curve
-from exactdp.cli.options import COMP_USAGE, EPILOG_NUMBERS, Parser, add_budget, add_composition
+from exactdp.cli.options import COMP_USAGE, EPILOG_NUMBERS, Parser, add_budget, add_composition, add_direction
 from exactdp.cli.output import error_message, status_of
 from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
 from exactdp.core.numbers import format_fraction, parse_digits
-from exactdp.model.composition import Composition
+from exactdp.model.composition import Composition, directed
 from exactdp.model.inputs import composition_from_args
+from exactdp.model.mechanisms import parse_direction
 
 __all__ = ["build_parser", "main"]
 
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--csv", metavar="FILE", help="write the points as CSV to FILE ('-' for stdout)")
+    add_direction(p)
     p.add_argument("--plot", metavar="FILE", help="draw the curve (the certified band) with matplotlib into FILE")
     return p
 
@@ -78,7 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # the budget covers reading the mechanisms too (docs/contracts.md §2.1)
         with progress.task("curve", max_seconds=progress.parse_seconds(args.max_seconds, "--max-seconds")):
-            comp = composition_from_args(args.eps, args.delta, args.k, args.mechanism, args.mechanisms)
+            pair_direction = parse_direction(args.direction, "--direction")
+            comp = directed(composition_from_args(args.eps, args.delta, args.k, args.mechanism, args.mechanisms),
+                            pair_direction)
             eps_dir = args.eps_from is not None or args.eps_to is not None
             del_dir = args.delta_from is not None or args.delta_to is not None
             if eps_dir == del_dir:
@@ -115,7 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status_of(e) if isinstance(e, ExactDPError) else 2
     direction = "delta" if eps_dir else "epsilon"
     if args.json:
-        print(json.dumps({"query": "curve", "direction": direction, "inputs": comp.to_inputs(), "points": rows}))
+        print(json.dumps({"query": "curve", "direction": direction, "pair_direction": pair_direction,
+                          "inputs": comp.to_inputs(), "points": rows}))
     elif args.csv:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")

@@ -96,7 +96,8 @@ def add_composition(p: argparse.ArgumentParser) -> None:
                         "'dlaplace:noise=A[,sensitivity=D][,q=Q][,count=N]', "
                         "'dgaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]', "
                         "'mog:sigma=S,sensitivities=S1/S2/...,probs=P1/P2/...[,q=Q][,count=N]'; a Gaussian also "
-                        "by 'gaussian:mu2=M' or 'gaussian:rho=R'")
+                        "by 'gaussian:mu2=M' or 'gaussian:rho=R'; any kind also takes relation=add-remove|replace-one "
+                        "and sample=M,of=N (a fixed batch without replacement, replace-one)")
     g.add_argument("--mechanisms", metavar="FILE",
                    help="UTF-8 file, one mechanism per line: CSV 'eps,delta[,count]' or a SPEC; or JSON "
                         "[[eps, delta, count?] or \"SPEC\", ...]; '-' reads stdin")
@@ -118,6 +119,13 @@ def add_memory(p: argparse.ArgumentParser) -> None:
                    help="memory bound of the whole process, e.g. 500M or 4G (default 2G). Each large step is "
                         "predicted before it allocates: an exact route that would pass the bound hands the query to "
                         "the certified PLD bracket, whose grids stop at the finest that fits (fewer digits, said so)")
+
+
+def add_direction(p: argparse.ArgumentParser) -> None:
+    """--direction max|remove|add: which order of a neighbouring pair a profile takes."""
+    p.add_argument("--direction", default="max", metavar="D",
+                   help="max (default: both orders of a neighbouring pair, the larger), remove or add (that order "
+                        "only, for a Poisson subsample under add/remove; symmetric mechanisms answer the same)")
 
 
 def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:

@@ -22,11 +22,14 @@ from exactdp.cli.options import (
     add_budget,
     add_common,
     add_composition,
+    add_direction,
     split_orders,
 )
 from exactdp.cli.output import EXIT_NOT_PRIVATE, EXIT_OK, human
 from exactdp.core import progress
+from exactdp.model.composition import directed
 from exactdp.model.inputs import composition_from_args
+from exactdp.model.mechanisms import parse_direction
 
 __all__ = ["EXAMPLES", "QUERY_COMMANDS", "add_parsers", "run_query_command"]
 
@@ -52,6 +55,7 @@ examples:
   exactdp epsilon --mechanism gaussian:sigma=1,q=0.01,count=1000 --at-delta 1e-5 --digits 4   # DP-SGD
   exactdp epsilon --mechanism laplace:scale=10,count=100 --at-delta 1e-6 --digits 6
   exactdp epsilon --mechanism gaussian:sigma=1,q=0.01,count=1000 --at-delta 1e-5 --method rdp-bbghs   # RDP
+  exactdp epsilon --mechanism gaussian:sigma=1,sample=60,of=6000,count=100 --at-delta 1e-5 --digits 3   # fixed batch, replace-one
 
 mechanisms other than generic (E, D) ones (Gaussian, Laplace, k-ary randomized response,
 Poisson subsampling with q=Q) are answered by the Gaussian closed form or by the certified PLD
@@ -74,6 +78,7 @@ def add_parsers(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     add_composition(p)
     p.add_argument("--at-eps", metavar="EPS_G", required=True, help="the global eps_g")
     add_common(p)
+    add_direction(p)
 
     p = sub.add_parser("epsilon", help="the eps_g at a given total delta_g", formatter_class=fmt,
                        usage=f"exactdp epsilon {COMP_USAGE} --at-delta DELTA_G [options]",
@@ -83,6 +88,7 @@ def add_parsers(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     add_composition(p)
     p.add_argument("--at-delta", metavar="DELTA_G", required=True, help="the total delta_g")
     add_common(p)
+    add_direction(p)
 
     p = sub.add_parser("check", help="is the composition (eps_g, delta_g)-DP? exit 0 yes, 1 no",
                        formatter_class=fmt,
@@ -117,6 +123,8 @@ def _run_query_command(args: argparse.Namespace, what: str) -> int:
             obj["eta"] = args.eta
         if args.orders is not None:
             obj["orders"] = split_orders(args.orders)
+        obj["direction"] = args.direction
+        comp = directed(comp, parse_direction(args.direction, "--direction"))
         if what == "delta":
             obj["at_eps"] = args.at_eps
         else:

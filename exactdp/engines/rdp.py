@@ -151,6 +151,12 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
         if m.delta > 0:
             raise InvalidParameterError("a generic (eps, delta) pair with delta > 0 has infinite Rényi divergence")
         return _log_ratio_sum(_rr_terms(m.eps.exp_arb(), 2), a)
+    if isinstance(m, PoissonSampled) and m.relation != "add-remove":
+        raise InvalidParameterError(f"mechanism {m}: the Rényi divergence of a Poisson subsample under the "
+                                    f"{m.relation} relation is not computed yet (add-remove is)")
+    if isinstance(m, PoissonSampled) and m.direction not in ("max", direction):
+        raise InvalidParameterError(f"direction={direction!r}: the mechanism {m} is taken in its {m.direction} "
+                                    "direction only")
     if isinstance(m, PoissonSampled):
         return _subsampled(m, alpha, direction)
     raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet (Gaussian, Laplace, "

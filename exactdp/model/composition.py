@@ -25,10 +25,10 @@ from exactdp.core.numbers import (
     parse_rational,
 )
 from exactdp.model.generic import Mechanism
-from exactdp.model.mechanisms import SpecificMechanism, normalise_mechanism
+from exactdp.model.mechanisms import SpecificMechanism, normalise_mechanism, with_direction
 from exactdp.model.spec import parse_mechanism_spec
 
-__all__ = ["Composition", "CompositionInput"]
+__all__ = ["Composition", "CompositionInput", "directed"]
 
 #: What :meth:`Composition.of` reads (and so every query's ``comp``): a Composition, a mapping
 #: ``{"eps", "delta", "k"}`` or ``{"mechanisms": [...]}``, a list or tuple of entries (or a flat
@@ -271,3 +271,15 @@ def _parse_entry(m: object, i: int, *, bare_eps: bool) -> tuple[Mechanism | Spec
     shape = "an (eps[, delta[, count]]) tuple or an eps" if bare_eps else "an (eps, delta[, count]) tuple"
     raise InvalidParameterError(f"{where}={_short(m)} must be a mechanism, a (mechanism, count) pair, a spec such "
                                 f"as 'gaussian:sigma=1,count=10', or {shape}")
+
+
+def directed(comp: CompositionInput, direction: str = "max") -> Composition:
+    """The composition with every profile taken in ``direction`` (``max``, ``remove`` or ``add``): a
+    Poisson subsample under add/remove composes that order only (docs/mathematics.md §9); symmetric
+    mechanisms are unchanged, so they answer the same in all three.
+
+    >>> str(directed("gaussian:sigma=1,q=0.1,count=10", "remove"))
+    '10 x gaussian:sigma=1,q=0.1,direction=remove'
+    """
+    c = Composition.of(comp)
+    return Composition(tuple((with_direction(m, direction), n) for m, n in c.groups))  # type: ignore[arg-type]

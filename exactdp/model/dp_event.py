@@ -11,15 +11,23 @@ Events read today: ``GaussianDpEvent``, ``LaplaceDpEvent``, ``DiscreteLaplaceDpE
 (``noise_parameter``, ``sensitivity``), ``DiscreteGaussianDpEvent`` (``sigma``, ``sensitivity``: not in
 dp_accounting 0.6.0, read by that name and those fields), ``RandomizedResponseDpEvent``,
 ``EpsilonDeltaDpEvent``, ``MixtureOfGaussiansDpEvent``, ``PoissonSampledDpEvent`` (around any of
-them), ``SelfComposedDpEvent``, ``ComposedDpEvent`` and ``NoOpDpEvent``.  A mixture's probabilities
+them), ``SampledWithoutReplacementDpEvent`` (around one of them, replace-one only),
+``SelfComposedDpEvent``, ``ComposedDpEvent`` and ``NoOpDpEvent``.  A mixture's probabilities
 are read at their exact binary values when those sum to exactly 1, else at the decimals they print
 as when those do (0.9 and 0.1 are a distribution, their binary values are not), else refused.
 ``ZCDpEvent`` (any mechanism satisfying rho-zCDP) is refused by name: it is *not* the Gaussian of
 that rho, whose privacy profile is smaller than the worst rho-zCDP mechanism's (a Gaussian known
-by its rho is ``Gaussian(rho=...)``).  ``NonPrivateDpEvent`` (and a mechanism with no noise) has
+by its rho is ``Gaussian(rho=...)``).
+
+``relation`` is the accountant's neighbouring relation (``add-remove`` or ``replace-one``;
+dp_accounting's ``NeighboringRelation`` names read too).  Under replace-one a Gaussian or Laplace
+event's noise multiplier is read as dp_accounting's PLD accountant reads it: relative to the bound
+C on one record's contribution, so that replacing a record moves the query by up to 2C, the
+replace-one sensitivity 2 (docs/interop.md; the conservative of dp_accounting's two readings).
+``NonPrivateDpEvent`` (and a mechanism with no noise) has
 no composition: it raises :class:`NonPrivateEvent`, which :class:`exactdp.api.accountant.Accountant`
 turns into eps = +inf and delta = 1 exactly.  Every
-other event (``UnsupportedDpEvent``, fixed-size batches, tree aggregation, ...) is refused
+other event (``UnsupportedDpEvent``, tree aggregation, ...) is refused
 by name with :class:`~exactdp.core.errors.InvalidParameterError`, never approximated.
 
 >>> class GaussianDpEvent:
@@ -53,6 +61,8 @@ from exactdp.model.mechanisms import (
     NonPrivate,
     PoissonSampled,
     RandomizedResponse,
+    SampledWithoutReplacement,
+    parse_relation,
 )
 
 __all__ = ["NonPrivateEvent", "from_dp_event", "is_dp_event", "rr_eps", "rr_noise_parameter", "to_dp_event"]
@@ -130,9 +140,12 @@ def _probs(xs: Any, name: str) -> list[Fraction]:
     raise InvalidParameterError(f"{name}={list(xs)!r} must sum to 1 (exactly, or as the decimals they print as)")
 
 
-def _leaf(event: Any, name: str) -> (Mechanism | Gaussian | Laplace | RandomizedResponse | DiscreteLaplace | DiscreteGaussian
-                                     | MixtureOfGaussians):
-    """One mechanism event (no composition, no sampling)."""
+def _leaf(event: Any, name: str, relation: str = "add-remove") -> (Mechanism | Gaussian | Laplace | RandomizedResponse
+                                                                  | DiscreteLaplace | DiscreteGaussian
+                                                                  | MixtureOfGaussians):
+    """One mechanism event (no composition, no sampling); under replace-one a Gaussian's or a
+    Laplace's sensitivity is 2 (module docstring)."""
+    rel_sens = 2 if relation == "replace-one" else 1
     if name in ("DiscreteLaplaceDpEvent", "DiscreteGaussianDpEvent"):
         field = "noise_parameter" if name == "DiscreteLaplaceDpEvent" else "sigma"
         v = _exact(getattr(event, field), f"{name}.{field}")
@@ -146,12 +159,12 @@ def _leaf(event: Any, name: str) -> (Mechanism | Gaussian | Laplace | Randomized
         nm = _exact(event.noise_multiplier, "GaussianDpEvent.noise_multiplier")
         if nm <= 0:
             raise _non_private("GaussianDpEvent with noise_multiplier 0")
-        return Gaussian(nm)
+        return Gaussian(nm, rel_sens)
     if name == "LaplaceDpEvent":
         nm = _exact(event.noise_multiplier, "LaplaceDpEvent.noise_multiplier")
         if nm <= 0:
             raise _non_private("LaplaceDpEvent with noise_multiplier 0")
-        return Laplace(nm)
+        return Laplace(nm, rel_sens)
     if name == "RandomizedResponseDpEvent":
         k = parse_k(event.num_buckets, "RandomizedResponseDpEvent.num_buckets")
         p = _exact(event.noise_parameter, "RandomizedResponseDpEvent.noise_parameter")
@@ -176,10 +189,11 @@ def _leaf(event: Any, name: str) -> (Mechanism | Gaussian | Laplace | Randomized
                                 "approximated; docs/interop.md lists the events read")
 
 
-def from_dp_event(event: object) -> Composition:
-    """The composition a dp_accounting ``DpEvent`` stands for (module docstring: which events,
-    floats at their exact binary value).  An event that composes nothing (``NoOpDpEvent`` only) is
-    one (0, 0)-DP mechanism."""
+def from_dp_event(event: object, relation: object = "add-remove") -> Composition:
+    """The composition a dp_accounting ``DpEvent`` stands for under ``relation`` (module docstring:
+    which events, floats at their exact binary value).  An event that composes nothing
+    (``NoOpDpEvent`` only) is one (0, 0)-DP mechanism."""
+    rel = parse_relation(relation)
     groups: list[tuple[Any, int]] = []
     stack: list[tuple[object, int, Fraction]] = [(event, 1, Fraction(1))]  # (event, count, sampling rate)
     seen = 0
@@ -195,10 +209,15 @@ def from_dp_event(event: object) -> Composition:
         if name == "NoOpDpEvent":
             continue
         if name == "ComposedDpEvent":
-            stack.extend((e, count, q) for e in reversed(list(ev.events)))  # type: ignore[attr-defined]
+            evs = list(ev.events)  # type: ignore[attr-defined]
+            if q < 1 and sum(type(e).__name__ != "NoOpDpEvent" for e in evs) > 1:
+                raise _shared_subsample(name)
+            stack.extend((e, count, q) for e in reversed(evs))
             continue
         if name == "SelfComposedDpEvent":
             n = parse_k(ev.count, "SelfComposedDpEvent.count")  # type: ignore[attr-defined]
+            if q < 1 and n > 1 and type(ev.event).__name__ != "NoOpDpEvent":  # type: ignore[attr-defined]
+                raise _shared_subsample(name)
             stack.append((ev.event, count * n, q))  # type: ignore[attr-defined]
             continue
         if name == "PoissonSampledDpEvent":
@@ -209,15 +228,45 @@ def from_dp_event(event: object) -> Composition:
                 continue  # nothing is ever sampled: no privacy cost
             stack.append((ev.event, count, q * p))  # type: ignore[attr-defined]
             continue
-        leaf = _leaf(ev, name)
-        groups.append((PoissonSampled(leaf, q) if q < 1 else leaf, count))
+        if name == "SampledWithoutReplacementDpEvent":
+            groups.append((_wor(ev, rel, q), count))
+            continue
+        leaf = _leaf(ev, name, rel)
+        groups.append((PoissonSampled(leaf, q, rel) if q < 1 else leaf, count))
     if not groups:
         return Composition(((Mechanism(ExactReal.rational(Fraction(0))), 1),))
     return Composition(tuple(groups))
 
 
-def to_dp_event(comp: CompositionInput) -> Any:
-    """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting).
+def _shared_subsample(name: str) -> InvalidParameterError:
+    """A sampled event around several mechanisms: they share one subsample, which is not the
+    composition of independently subsampled runs (that would understate the loss: refused)."""
+    return InvalidParameterError(f"a PoissonSampledDpEvent around a {name} of several mechanisms (one subsample "
+                                 "shared by all of them) is not modelled: reading it as independent subsamples would "
+                                 "understate the privacy loss; give one sampled event per mechanism run")
+
+
+def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement:
+    """A ``SampledWithoutReplacementDpEvent`` around one mechanism event (replace-one only)."""
+    if relation != "replace-one":
+        raise InvalidParameterError("SampledWithoutReplacementDpEvent is accounted for under the replace-one relation "
+                                    "only (add/remove changes the dataset size): use Accountant(relation='replace-one')")
+    if q < 1:
+        raise InvalidParameterError("a SampledWithoutReplacementDpEvent inside a PoissonSampledDpEvent is not modelled")
+    inner = ev.event
+    if not is_dp_event(inner) or type(inner).__name__ in ("ComposedDpEvent", "SelfComposedDpEvent", "NoOpDpEvent",
+                                                          "PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent"):
+        raise InvalidParameterError(f"SampledWithoutReplacementDpEvent around {type(inner).__name__}: exactdp reads "
+                                    "one mechanism event inside a fixed-size batch")
+    n = parse_k(ev.source_dataset_size, "SampledWithoutReplacementDpEvent.source_dataset_size")
+    m = parse_k(ev.sample_size, "SampledWithoutReplacementDpEvent.sample_size")
+    return SampledWithoutReplacement(_leaf(inner, type(inner).__name__, relation), m, n)
+
+
+def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
+    """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting),
+    for an accountant under ``relation`` (under replace-one a Gaussian's or Laplace's noise
+    multiplier is taken relative to half its sensitivity, as :func:`from_dp_event` reads it back).
 
     dp_accounting takes floats: each parameter becomes the float nearest to its exact value
     (sigma / sensitivity for a Gaussian, 1/sqrt(mu2) for one given by mu2, the mixture's sigma,
@@ -229,17 +278,20 @@ def to_dp_event(comp: CompositionInput) -> Any:
     from exactdp.core.files import require_extra
 
     c = Composition.of(comp)
+    half = 2 if parse_relation(relation) == "replace-one" else 1
     dp = require_extra("dp_accounting", "to_dp_event")
 
     def one(m: Any) -> Any:
+        if isinstance(m, SampledWithoutReplacement):
+            return dp.SampledWithoutReplacementDpEvent(m.of, m.sample, one(m.mechanism))
         if isinstance(m, PoissonSampled):
             return dp.PoissonSampledDpEvent(float(m.q), one(m.mechanism))  # float ok: dp_accounting's input
         if isinstance(m, Gaussian):
             if m.sigma is None:
                 with ctx.workprec(80):
-                    nm = float((1 / arb_of_fraction(m.mu2).sqrt()).mid())  # float ok: dp_accounting's input
+                    nm = float((half / arb_of_fraction(m.mu2).sqrt()).mid())  # float ok: dp_accounting's input
                 return dp.GaussianDpEvent(nm)
-            return dp.GaussianDpEvent(float(m.sigma / m.sensitivity))  # float ok: dp_accounting's input
+            return dp.GaussianDpEvent(float(m.sigma * half / m.sensitivity))  # float ok: dp_accounting's input
         if isinstance(m, MixtureOfGaussians):
             mog = getattr(dp, "MixtureOfGaussiansDpEvent", None) or dp.dp_event.MixtureOfGaussiansDpEvent  # 0.6.0: not re-exported
             return mog(float(m.sigma), [float(s) for s in m.sensitivities],  # float ok: as above
@@ -247,7 +299,7 @@ def to_dp_event(comp: CompositionInput) -> Any:
         if isinstance(m, NonPrivate):
             return dp.NonPrivateDpEvent()
         if isinstance(m, Laplace):
-            return dp.LaplaceDpEvent(float(m.scale / m.sensitivity))  # float ok: dp_accounting's input
+            return dp.LaplaceDpEvent(float(m.scale * half / m.sensitivity))  # float ok: dp_accounting's input
         if isinstance(m, (DiscreteLaplace, DiscreteGaussian)):
             name = "DiscreteLaplaceDpEvent" if isinstance(m, DiscreteLaplace) else "DiscreteGaussianDpEvent"
             # 0.6.0 keeps DiscreteLaplaceDpEvent in dp_accounting.dp_event only, and has no DiscreteGaussianDpEvent

@@ -12,8 +12,9 @@ composition can be judged tighter than the generic worst case (docs/mathematics.
 * :class:`RandomizedResponse` over ``categories`` values (binary randomized response *is* the
   generic (eps, 0) pair, so ``RandomizedResponse(eps)`` is normalised to ``PureDP(eps)``);
 * :class:`PoissonSampled` ``mechanism`` run on a Poisson subsample of rate ``q``, under the
-  add/remove neighbouring relation (both orders are accounted for; the replace-one relation is
-  refused, see :class:`PoissonSampled`);
+  add/remove neighbouring relation (both orders are accounted for) or the replace-one relation;
+* :class:`SampledWithoutReplacement` ``mechanism`` run on a fixed-size batch of ``sample`` records
+  drawn without replacement from ``of`` (replace-one relation only);
 * :class:`MixtureOfGaussians` ``N(0, sigma^2)`` noise on a sensitivity drawn from ``sensitivities``
   with probabilities ``probs`` (dp_accounting's ``MixtureOfGaussiansDpEvent``);
 * :class:`NonPrivate` the mechanism without noise (delta = 1 at every eps): the normal form of
@@ -24,6 +25,9 @@ scale 0, a sampling rate q = 0, a mixture whose sensitivities are all 0); :func:
 (which every :class:`~exactdp.model.composition.Composition` applies) turns them into their exact
 normal form: ``NonPrivate()`` without noise, ``PureDP(0)`` when the record is never seen
 (docs/mathematics.md §7.13).
+
+A mechanism's own pair is the same under both relations: its sensitivity is stated for the
+relation in use (docs/mathematics.md §9, "Neighbouring relations and sampling schemes").
 
 Every parameter is exact (a string, int, Fraction, ...; a float is refused), validated at
 construction; values are hashable and compare by their parameters.
@@ -47,6 +51,8 @@ from exactdp.core.numbers import CountInput, ExactInput, ExactReal, format_fract
 from exactdp.model.generic import Mechanism, PureDP
 
 __all__ = [
+    "DIRECTIONS",
+    "RELATIONS",
     "AnyMechanism",
     "DiscreteGaussian",
     "DiscreteLaplace",
@@ -56,8 +62,12 @@ __all__ = [
     "NonPrivate",
     "PoissonSampled",
     "RandomizedResponse",
+    "SampledWithoutReplacement",
     "SpecificMechanism",
     "normalise_mechanism",
+    "parse_direction",
+    "parse_relation",
+    "with_direction",
 ]
 
 
@@ -66,6 +76,47 @@ def _nonnegative(x: object, name: str) -> Fraction:
     if v < 0:
         raise InvalidParameterError(f"{name}={x!r} must be >= 0")
     return v
+
+
+#: the neighbouring relations: add or remove one record, or replace one record by another
+RELATIONS = ("add-remove", "replace-one")
+
+#: which order of a neighbouring pair a profile takes: the larger (``max``), the record's holder
+#: first (``remove``: H(M(D + x) || M(D))) or last (``add``)
+DIRECTIONS = ("max", "remove", "add")
+
+#: dp_accounting's ``NeighboringRelation`` names, read as exactdp's
+RELATION_SYNONYMS = {"add_or_remove_one": "add-remove", "replace_one": "replace-one"}
+
+
+def parse_relation(relation: object, name: str = "relation") -> str:
+    """A neighbouring relation's name (``add-remove`` or ``replace-one``; dp_accounting's
+    ``ADD_OR_REMOVE_ONE`` / ``REPLACE_ONE`` and its enum values read the same).
+
+    >>> parse_relation("REPLACE_ONE")
+    'replace-one'
+    """
+    v = getattr(relation, "name", relation)  # an enum member (dp_accounting's NeighboringRelation)
+    if isinstance(v, str):
+        key = v.strip().lower()
+        key = RELATION_SYNONYMS.get(key, key)
+        if key in RELATIONS:
+            return key
+        if key == "replace_special":
+            raise InvalidParameterError(f"{name}={relation!r}: the replace-special relation is not modelled "
+                                        "(exactdp accounts for add-remove and replace-one)")
+    raise InvalidParameterError(f"{name}={relation!r} must be one of {', '.join(RELATIONS)}")
+
+
+def parse_direction(direction: object, name: str = "direction") -> str:
+    """``max``, ``remove`` or ``add`` (:data:`DIRECTIONS`).
+
+    >>> parse_direction("Remove")
+    'remove'
+    """
+    if isinstance(direction, str) and direction.strip().lower() in DIRECTIONS:
+        return direction.strip().lower()
+    raise InvalidParameterError(f"{name}={direction!r} must be one of {', '.join(DIRECTIONS)}")
 
 
 def _positive(x: object, name: str) -> Fraction:
@@ -374,45 +425,120 @@ class NonPrivate(SpecificMechanism):
 
 #: any mechanism value (a generic one, or one whose privacy loss is known exactly)
 AnyMechanism = Union[Mechanism, Gaussian, Laplace, RandomizedResponse, DiscreteLaplace, DiscreteGaussian,
-                     MixtureOfGaussians, NonPrivate, "PoissonSampled"]
+                     MixtureOfGaussians, NonPrivate, "PoissonSampled", "SampledWithoutReplacement"]
 
 
 @dataclass(frozen=True, init=False)
 class PoissonSampled(SpecificMechanism):
     """``mechanism`` run on a Poisson subsample (each record kept independently w.p. ``q``).
 
-    Accounted for under the add/remove neighbouring relation: with (A, B) the mechanism's pair,
-    removing a record gives (P, Q) = ((1-q)B + qA, B) and adding it (B, (1-q)B + qA); a composition
-    is judged in both orders and the larger delta is reported (docs/mathematics.md §7).  The
-    replace-one relation needs a different pair and is refused.  Nested subsampling multiplies the
-    rates.
+    ``relation="add-remove"`` (the default): with (A, B) the mechanism's pair, removing a record
+    gives (P, Q) = ((1-q)B + qA, B) and adding it (B, (1-q)B + qA); a composition is judged in both
+    orders and the larger delta is reported.  ``relation="replace-one"``: the record is replaced,
+    and what the mechanism does without it is not bounded by its replace-one pair, so the pair is
+    the diluted one, loss 0 w.p. 1-q and the mechanism's loss w.p. q (docs/mathematics.md §9,
+    Theorem 9.2; tight).  Nested subsampling multiplies the rates (the relations must agree).
+    ``direction`` (add-remove only): ``max`` (the default) composes both orders and takes the
+    larger; ``remove`` or ``add`` composes that order only (a profile people test on its own).
 
     >>> PoissonSampled(PoissonSampled(Gaussian("1"), "1/2"), "1/2").q
     Fraction(1, 4)
+    >>> str(PoissonSampled(Gaussian("1"), "0.01", relation="replace-one"))
+    'gaussian:sigma=1,q=0.01,relation=replace-one'
     """
 
     mechanism: (Mechanism | Gaussian | Laplace | RandomizedResponse | DiscreteLaplace | DiscreteGaussian
                | MixtureOfGaussians | NonPrivate)
     q: Fraction
+    relation: str = "add-remove"
+    direction: str = "max"
     kind = "poisson"
 
-    def __init__(self, mechanism: AnyMechanism, q: ExactInput) -> None:
+    def __init__(self, mechanism: AnyMechanism, q: ExactInput, relation: str = "add-remove",
+                 direction: str = "max") -> None:
         rate = parse_rational(q, "q")
         if not 0 <= rate <= 1:
             raise InvalidParameterError(f"q={q!r} must satisfy 0 <= q <= 1")
+        rel = parse_relation(relation)
+        dirn = parse_direction(direction) if rel == "add-remove" else "max"
         inner = normalise_mechanism(mechanism, "mechanism")
+        if isinstance(inner, SampledWithoutReplacement):
+            raise InvalidParameterError("a Poisson subsample of a fixed-size batch is not modelled: give one "
+                                        "sampling scheme")
         if isinstance(inner, PoissonSampled):
+            if inner.relation != rel:
+                raise InvalidParameterError(f"nested Poisson subsampling under relations {inner.relation} and {rel}: "
+                                            "give one relation")
+            if dirn == "max":
+                dirn = inner.direction
+            elif inner.direction not in ("max", dirn):
+                raise InvalidParameterError(f"nested Poisson subsampling in directions {inner.direction} and {dirn}")
             rate, inner = rate * inner.q, inner.mechanism
         object.__setattr__(self, "mechanism", inner)
         object.__setattr__(self, "q", rate)
+        object.__setattr__(self, "relation", rel)
+        object.__setattr__(self, "direction", dirn)
 
     @property
     def is_symmetric(self) -> bool:
-        return self.q == 1
+        return self.q == 1 or self.relation == "replace-one" or self.direction != "max"
+
+    def __repr__(self) -> str:  # the default relation and direction are not shown
+        rel = f", relation={self.relation!r}" if self.relation != "add-remove" else ""
+        rel += f", direction={self.direction!r}" if self.direction != "max" else ""
+        return f"PoissonSampled(mechanism={self.mechanism!r}, q={self.q!r}{rel})"
 
     def spec(self) -> str:
         inner = self.mechanism.spec() if isinstance(self.mechanism, SpecificMechanism) else _generic_spec(self.mechanism)
-        return f"{inner},q={format_fraction(self.q)}"
+        rel = ",relation=replace-one" if self.relation == "replace-one" else ""
+        rel += f",direction={self.direction}" if self.direction != "max" else ""
+        return f"{inner},q={format_fraction(self.q)}{rel}"
+
+
+@dataclass(frozen=True, init=False)
+class SampledWithoutReplacement(SpecificMechanism):
+    """``mechanism`` run on a batch of ``sample`` records drawn uniformly without replacement from
+    a dataset of ``of`` records, under the replace-one relation (the dataset size is fixed; the
+    add/remove relation would change it and is refused by name).
+
+    With (A, B) the mechanism's replace-one pair and gamma = sample/of, one run is dominated by
+    ((1-gamma)B + gamma A, B) for eps >= 0 and by its reverse below 0; the symmetric pair with that
+    profile is what composes (docs/mathematics.md §9, Theorem 9.3).  ``sample == of`` is the
+    mechanism itself.
+
+    >>> m = SampledWithoutReplacement(Gaussian("1"), 600, 60000)
+    >>> (m.gamma, str(m))
+    (Fraction(1, 100), 'gaussian:sigma=1,sample=600,of=60000')
+    """
+
+    mechanism: Mechanism | Gaussian | Laplace | RandomizedResponse
+    sample: int
+    of: int
+    kind = "wor"
+
+    def __init__(self, mechanism: AnyMechanism, sample: CountInput, of: CountInput) -> None:
+        m, n = parse_k(sample, "sample"), parse_k(of, "of")
+        if m < 1:
+            raise InvalidParameterError(f"sample={sample!r} must be at least 1")
+        if m > n:
+            raise InvalidParameterError(f"sample={sample!r} must be at most of={of!r} (a batch drawn without "
+                                        "replacement from the dataset)")
+        inner = normalise_mechanism(mechanism, "mechanism")
+        if isinstance(inner, (PoissonSampled, SampledWithoutReplacement)):
+            raise InvalidParameterError("a fixed-size batch of a subsampled mechanism is not modelled: give one "
+                                        "sampling scheme")
+        object.__setattr__(self, "mechanism", inner)
+        object.__setattr__(self, "sample", m)
+        object.__setattr__(self, "of", n)
+
+    @property
+    def gamma(self) -> Fraction:
+        """The chance that a given record is in the batch, sample / of."""
+        return Fraction(self.sample, self.of)
+
+    def spec(self) -> str:
+        inner = self.mechanism.spec() if isinstance(self.mechanism, SpecificMechanism) else _generic_spec(self.mechanism)
+        return f"{inner},sample={self.sample},of={self.of}"
 
 
 def _generic_spec(m: Mechanism) -> str:
@@ -458,11 +584,29 @@ def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
             return m.mechanism
         if m.q == 0 or (isinstance(m.mechanism, Mechanism) and m.mechanism.delta == 0 and m.mechanism.eps.is_zero()):
             return PureDP(0)
-        if isinstance(m.mechanism, MixtureOfGaussians):  # a subsampled mixture is the mixture with a 0 added
+        if isinstance(m.mechanism, MixtureOfGaussians) and m.relation == "add-remove" and m.direction == "max":
+            # a subsampled mixture is the mixture with a 0 added
             mix = m.mechanism
             return normalise_mechanism(MixtureOfGaussians(mix.sigma, (Fraction(0),) + mix.sensitivities,
                                                           (1 - m.q,) + tuple(m.q * p for p in mix.probs)))
+    if isinstance(m, SampledWithoutReplacement) and m.sample == m.of:
+        return m.mechanism
     if isinstance(m, (Mechanism, SpecificMechanism)):
         return cast(AnyMechanism, m)  # the specific mechanisms are the classes above
     raise InvalidParameterError(f"{name}={m!r} must be a mechanism (Gaussian, Laplace, RandomizedResponse, "
-                                "DiscreteLaplace, DiscreteGaussian, MixtureOfGaussians, PoissonSampled, ApproxDP or PureDP)")
+                                "DiscreteLaplace, DiscreteGaussian, MixtureOfGaussians, PoissonSampled, "
+                                "SampledWithoutReplacement, ApproxDP or PureDP)")
+
+
+def with_direction(m: AnyMechanism, direction: str) -> AnyMechanism:
+    """``m`` with its profile taken in ``direction`` (``max``, ``remove``, ``add``): a Poisson subsample
+    under add/remove composes that order only; every other mechanism is symmetric and unchanged,
+    and ``max`` leaves every mechanism as it is (a spec's own ``direction=`` stands).
+
+    >>> str(with_direction(PoissonSampled(Gaussian("1"), "0.1"), "add"))
+    'gaussian:sigma=1,q=0.1,direction=add'
+    """
+    d = parse_direction(direction)
+    if isinstance(m, PoissonSampled) and m.relation == "add-remove" and m.q < 1 and d not in ("max", m.direction):
+        return PoissonSampled(m.mechanism, m.q, m.relation, d)
+    return m

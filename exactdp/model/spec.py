@@ -21,20 +21,26 @@ from exactdp.model.mechanisms import (
     NonPrivate,
     PoissonSampled,
     RandomizedResponse,
+    SampledWithoutReplacement,
     normalise_mechanism,
+    parse_direction,
+    parse_relation,
 )
 
 __all__ = ["MECHANISM_KINDS", "ONE_OF", "SYNONYMS", "parse_mechanism_spec", "split_list"]
 
 
+#: the sampling and relation keys every kind takes (docs/mathematics.md §9)
+_SAMPLING = ("relation", "sample", "of", "with-replacement", "direction")
+
 MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
-    "gaussian": ("sigma", "sensitivity", "q", "count", "mu2", "rho"),
-    "laplace": ("scale", "sensitivity", "q", "count"),
-    "rr": ("eps", "categories", "q", "count"),
-    "approx": ("eps", "delta", "q", "count"),
-    "dlaplace": ("noise", "sensitivity", "q", "count"),
-    "dgaussian": ("sigma", "sensitivity", "q", "count"),
-    "mog": ("sigma", "sensitivities", "probs", "q", "count"),
+    "gaussian": ("sigma", "sensitivity", "q", "count", "mu2", "rho") + _SAMPLING,
+    "laplace": ("scale", "sensitivity", "q", "count") + _SAMPLING,
+    "rr": ("eps", "categories", "q", "count") + _SAMPLING,
+    "approx": ("eps", "delta", "q", "count") + _SAMPLING,
+    "dlaplace": ("noise", "sensitivity", "q", "count") + _SAMPLING,
+    "dgaussian": ("sigma", "sensitivity", "q", "count") + _SAMPLING,
+    "mog": ("sigma", "sensitivities", "probs", "q", "count") + _SAMPLING,
 }
 
 #: the keys of which a kind needs exactly one (every other kind needs its first key)
@@ -48,7 +54,8 @@ SYNONYMS: dict[str, dict[str, str]] = {
     "mog": {"noise_multiplier": "sigma", "standard_deviation": "sigma", "sampling_probs": "probs"},
     "laplace": {"noise_multiplier": "scale"},
     "dlaplace": {"noise_parameter": "noise"},
-    "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count"},
+    "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count", "sample_size": "sample",
+          "source_dataset_size": "of", "neighboring_relation": "relation"},
 }
 
 _SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
@@ -90,6 +97,11 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     by ``mu2=M`` or the zCDP ``rho=R`` instead of sigma (mu^2 = 2 rho).  Defaults: sensitivity 1,
     q 1, count 1.  Degenerate values are answered in their normal form (``sigma=0``: no noise,
     ``approx:eps=0,delta=1``; ``q=0``: ``(0, 0)``), docs/mathematics.md §7.13.
+    On any kind: ``relation=add-remove|replace-one`` (default add-remove; a mechanism's own pair is
+    the same under both, its sensitivity stated for the relation in use), ``sample=M,of=N`` (a
+    fixed batch of M out of N records without replacement: replace-one), ``with-replacement=true``
+    (refused: no published pair is modelled), ``direction=max|remove|add`` (one order of a Poisson
+    subsample under add/remove; symmetric mechanisms ignore it); docs/mathematics.md §9.
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
@@ -101,10 +113,12 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     (Gaussian(sigma=Fraction(2, 1), sensitivity=Fraction(1, 1)), 4)
     >>> str(parse_mechanism_spec("mog:sigma=2,sensitivities=1/2,probs=0.9/0.1")[0])
     'mog:sigma=2,sensitivities=1/2,probs=0.9/0.1'
+    >>> parse_mechanism_spec("gaussian:sigma=1,sample=600,of=60000,relation=replace-one")[0].gamma
+    Fraction(1, 100)
     >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
     Traceback (most recent call last):
     ...
-    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, mu2, rho
+    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, mu2, rho, relation, sample, of, with-replacement, direction
     """
     if not isinstance(spec, str):
         raise InvalidParameterError(f"mechanism={spec!r} must be a string such as 'gaussian:sigma=1'")
@@ -142,6 +156,21 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         raise InvalidParameterError(f"mechanism={spec!r}: mog needs sensitivities=S1/S2/... and probs=P1/P2/...")
     count = parse_k(vals.pop("count", "1"), "count")
     q = vals.pop("q", None)
+    rel_given = "relation" in vals
+    relation = parse_relation(vals.pop("relation", "add-remove"), f"mechanism={spec!r}: relation")
+    sample, of = vals.pop("sample", None), vals.pop("of", None)
+    wr = vals.pop("with-replacement", None)
+    if wr is not None and wr.strip().lower() not in ("false", "0", "no"):
+        raise InvalidParameterError(f"mechanism={spec!r}: with-replacement=true is not modelled (no dominating pair "
+                                    "of sampling with replacement is implemented); use sample=M,of=N without "
+                                    "replacement or q=Q")
+    if (sample is None) != (of is None):
+        raise InvalidParameterError(f"mechanism={spec!r}: a fixed-size batch needs both sample=M and of=N")
+    if sample is not None and q is not None:
+        raise InvalidParameterError(f"mechanism={spec!r}: give one sampling scheme, q=Q (Poisson) or sample=M,of=N")
+    if sample is not None and relation != "replace-one" and rel_given:
+        raise InvalidParameterError(f"mechanism={spec!r}: a fixed-size batch (sample=M,of=N) is accounted for under "
+                                    "relation=replace-one only (add/remove changes the dataset size)")
     mech: AnyMechanism
     if kind == "gaussian":
         if "sigma" in vals:
@@ -166,6 +195,9 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         mech = NonPrivate()  # delta = 1: the pair without noise
     else:
         mech = ApproxDP(vals["eps"], vals.get("delta", "0"))
+    direction = parse_direction(vals.pop("direction", "max"), f"mechanism={spec!r}: direction")
     if q is not None:
-        mech = PoissonSampled(mech, q)
+        mech = PoissonSampled(mech, q, relation, direction)
+    if sample is not None and of is not None:
+        mech = SampledWithoutReplacement(normalise_mechanism(mech), sample, of)
     return normalise_mechanism(mech), count

@@ -161,7 +161,7 @@ def test_tails_of_both_orders_against_mpmath(mix: tuple) -> None:  # type: ignor
     against mpmath's normal tails at mpmath's own root of L(x) = e."""
     from flint import arb, ctx
 
-    from exactdp.engines.pld.models import model_of
+    from exactdp.engines.pld.orders import model_of
 
     ref = Ref(*mix)
     orders = model_of(parse_mechanism_spec(_spec(mix))[0])

@@ -47,8 +47,8 @@ from exactdp.engines.pld.models import (
     MixturePair,
     Reversed,
     Subsampled,
-    model_of,
 )
+from exactdp.engines.pld.orders import model_of
 from exactdp.model.composition import Composition
 
 __all__ = ["ALGORITHM", "LossEnd", "OrderEnds", "decision_shortcut", "delta_shortcut", "epsilon_shortcut", "finite_inf", "finite_sup",

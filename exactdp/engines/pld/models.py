@@ -15,13 +15,14 @@ Arb balls at the current precision:
 The models: the generic (eps, delta) pair of KOV15 (docs/mathematics.md §1), k-ary randomized
 response, Laplace, Gaussian, discrete Laplace and discrete Gaussian, a mixture of Gaussians, the pair
 without noise (docs/mathematics.md §7), Poisson subsampling of any of them in the "remove" order, and
-the reversed order of any model (the "add" order of subsampling and of a mixture).
+the reversed order of any model (the "add" order of subsampling and of a mixture).  The pairs of the
+replace-one relation are in :mod:`exactdp.engines.pld.relations`; which models a mechanism has, in
+both orders, is :func:`exactdp.engines.pld.orders.model_of`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeVar
 
@@ -48,7 +49,6 @@ __all__ = [
     "Position",
     "Reversed",
     "Subsampled",
-    "model_of",
     "per_precision",
 ]
 
@@ -624,59 +624,3 @@ class NonPrivatePair(LossModel):
 
     def support(self) -> tuple[float, float]:
         return 0.0, 0.0  # float ok: grid range only (no finite loss)
-
-
-@dataclass(frozen=True)
-class _Orders:
-    remove: LossModel
-    add: LossModel | None  # None: the same law as ``remove`` (symmetric pair)
-
-
-def model_of(mech: object) -> _Orders:
-    """The loss models of a mechanism value in both orders of a neighbouring pair.
-
-    Symmetric mechanisms (Gaussian, Laplace, the discrete ones, randomized response, generic) have one
-    law; a Poisson subsampled mechanism and a mixture of Gaussians have their "remove" model and the
-    reversed one (docs/mathematics.md §7).
-    """
-    from exactdp.model.generic import Mechanism
-    from exactdp.model.mechanisms import (
-        DiscreteGaussian,
-        DiscreteLaplace,
-        Gaussian,
-        Laplace,
-        MixtureOfGaussians,
-        NonPrivate,
-        PoissonSampled,
-        RandomizedResponse,
-    )
-
-    def base(m: object) -> LossModel:
-        if isinstance(m, Mechanism):
-            return GenericPair(m.eps, m.delta)
-        if isinstance(m, Gaussian):
-            return GaussianPair(m.mu) if m.sigma is not None else GaussianPair(mu2=m.mu2)
-        if isinstance(m, NonPrivate):
-            return NonPrivatePair()
-        if isinstance(m, Laplace):
-            return LaplacePair(m.eps)
-        if isinstance(m, DiscreteLaplace):
-            return DiscreteLaplacePair(m.noise, m.sensitivity)
-        if isinstance(m, DiscreteGaussian):
-            return DiscreteGaussianPair(m.sigma, m.sensitivity)
-        if isinstance(m, RandomizedResponse):
-            if m.categories == 2:
-                return GenericPair(m.eps, Fraction(0))
-            return KaryRR(m.eps, m.categories)
-        raise TypeError(f"no loss model for {m!r}")
-
-    if isinstance(mech, MixtureOfGaussians):
-        mix = MixturePair(mech.sigma, mech.sensitivities, mech.probs)
-        return _Orders(mix, Reversed(mix))
-    if isinstance(mech, PoissonSampled):
-        b = base(mech.mechanism)
-        if mech.q == 1:
-            return _Orders(b, None)
-        rem = Subsampled(b, mech.q)
-        return _Orders(rem, Reversed(rem))
-    return _Orders(base(mech), None)

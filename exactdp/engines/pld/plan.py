@@ -26,8 +26,8 @@ from exactdp.engines.pld.models import (
     GenericPair,
     KaryRR,
     LossModel,
-    model_of,
 )
+from exactdp.engines.pld.orders import model_of
 from exactdp.model.composition import Composition
 
 __all__ = ["BINOMIAL_GROUP", "Plan", "binomial_group", "build_bytes", "grid_for", "grid_points", "lattice_points", "on_lattice",

@@ -16,7 +16,8 @@ from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import ExactReal, arb_of_fraction, fraction_of_arb_endpoints
 from exactdp.core.roots import decreasing_root, sign_at
 from exactdp.engines.pld import extremes
-from exactdp.engines.pld.models import LossModel, Position, model_of
+from exactdp.engines.pld.models import LossModel, Position
+from exactdp.engines.pld.orders import model_of
 from exactdp.model.composition import Composition
 
 __all__ = ["single_delta", "single_epsilon", "single_step_models"]
