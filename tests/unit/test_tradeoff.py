@@ -378,3 +378,10 @@ def test_parse_alpha_and_frozen_result() -> None:
         parse_alpha(0.1)
     with pytest.raises(InvalidParameterError):
         Tradeoff((Fraction(1, 2),), (), exactdp.Enclosure.infinite())
+
+
+def test_one_direction_of_a_subsample_is_refused_by_name() -> None:
+    # one order alone is not closed under reversal: the symmetric formula of docs/tradeoff.md §2 would
+    # read the reverse order's profile from it (an unsound lower end)
+    with pytest.raises(InvalidParameterError, match="both orders"):
+        tradeoff("gaussian:sigma=1,q=0.1,direction=remove", ["0.1"])
