@@ -149,13 +149,14 @@ def test_dp_accounting_accountants_read_exactly() -> None:
 
     pld = PLDAccountant()
     pld.compose(dp.PoissonSampledDpEvent(0.01, dp.GaussianDpEvent(1.1)), 50)
-    pld.compose(de.MixtureOfGaussiansDpEvent(1.3, [0, 1, 2], [0.5, 0.3, 0.2]), 2)
     pld.compose(de.DiscreteLaplaceDpEvent(0.5, 1), 3)
     pld.compose(dp.LaplaceDpEvent(7.0))
     want = Composition(((PoissonSampled(Gaussian(exact(1.1)), exact(0.01)), 50),
-                        (MixtureOfGaussians(exact(1.3), [0, 1, 2], [Fraction(1, 2), exact(0.3), exact(0.2)]), 2),
                         (DiscreteLaplace(Fraction(1, 2), 1), 3), (Laplace(7), 1)))
     assert from_accountant(pld) == want
+    mog = dp.ComposedDpEvent([de.MixtureOfGaussiansDpEvent(1.3, [0, 1, 2], [0.5, 0.3, 0.2]), pld.ledger])
+    assert from_accountant(mog) == Composition(
+        ((MixtureOfGaussians(exact(1.3), [0, 1, 2], [Fraction(1, 2), exact(0.3), exact(0.2)]), 1), *want.groups))
     rdp = RdpAccountant(neighboring_relation=dp.NeighboringRelation.REPLACE_ONE)
     rdp.compose(dp.GaussianDpEvent(1.5), 10)
     assert from_accountant(rdp) == Composition(((Gaussian(exact(1.5), 2), 10),))  # replace-one: sensitivity 2
