@@ -379,6 +379,23 @@ def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement:
     return SampledWithoutReplacement(_leaf(inner, type(inner).__name__, relation), m, n)
 
 
+def _is_float(x: Fraction) -> bool:
+    return Fraction(float(x)) == x  # float ok: only to test whether x is a float exactly
+
+
+def _as_subsampled_mixture(m: MixtureOfGaussians) -> tuple[Fraction, MixtureOfGaussians] | None:
+    """A mixture with a sensitivity 0 whose probabilities are not all floats, as (q, the mixture without
+    the 0) when q = 1 - p_0 and the renormalised probabilities are floats: how a subsampled mixture
+    reads (:func:`exactdp.model.mechanisms.normalise_mechanism`), written back as it was given."""
+    if m.sensitivities[0] != 0 or len(m.sensitivities) < 3 or all(_is_float(p) for p in m.probs):
+        return None
+    q = 1 - m.probs[0]
+    inner = [p / q for p in m.probs[1:]]
+    if not (_is_float(q) and all(_is_float(p) for p in inner)):
+        return None
+    return q, MixtureOfGaussians(m.sigma, list(m.sensitivities[1:]), inner)
+
+
 def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
     """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting),
     for an accountant under ``relation`` (under replace-one a Gaussian's or Laplace's noise
@@ -388,8 +405,10 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
     (sigma / sensitivity for a Gaussian, 1/sqrt(mu2) for one given by mu2, the mixture's sigma,
     sensitivities and probabilities, scale / sensitivity for a Laplace, the noise parameter and
     the integer sensitivity for a discrete Laplace, the noise parameter
-    k / (e^eps + k - 1) for randomized response, eps and delta for a generic mechanism), so a
-    round trip through :func:`from_dp_event` is exact exactly when those values are floats.
+    k / (e^eps + k - 1) for randomized response, eps and delta for a generic mechanism; a generic
+    (log r, 0) pair is binary randomized response, a mixture with sensitivity 0 whose probabilities
+    are not floats a ``PoissonSampledDpEvent`` around the mixture without it, as a subsampled mixture
+    reads), so a round trip through :func:`from_dp_event` is exact exactly when those values are floats.
     """
     from exactdp.core.files import require_extra
 
@@ -410,6 +429,10 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
             return dp.GaussianDpEvent(float(m.sigma * half / m.sensitivity))  # float ok: dp_accounting's input
         if isinstance(m, MixtureOfGaussians):
             mog = getattr(dp, "MixtureOfGaussiansDpEvent", None) or dp.dp_event.MixtureOfGaussiansDpEvent  # 0.6.0: not re-exported
+            sub = _as_subsampled_mixture(m)
+            if sub is not None:  # a subsampled mixture, as read: its probabilities are the products q p_i
+                q, inner = sub
+                return dp.PoissonSampledDpEvent(float(q), one(inner))  # float ok: dp_accounting's input
             return mog(float(m.sigma), [float(s) for s in m.sensitivities],  # float ok: as above
                                                 [float(p) for p in m.probs])  # float ok: dp_accounting's input
         if isinstance(m, NonPrivate):
@@ -433,6 +456,9 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
                     p = float((arb(m.categories) / (m.eps.exp_arb() + m.categories - 1)).mid())  # float ok: as above
             return dp.RandomizedResponseDpEvent(p, m.categories)
         if isinstance(m, Mechanism):
+            r = m.eps.exp_exact() if m.delta == 0 else None
+            if m.eps.kind != "rational" and r is not None:  # eps = log r, delta 0: binary randomized response
+                return dp.RandomizedResponseDpEvent(float(rr_noise_parameter(r, 2)), 2)  # float ok: its input
             if m.eps.kind != "rational":
                 raise InvalidParameterError(f"mechanism {m}: dp_accounting's EpsilonDeltaDpEvent takes a float eps; "
                                             "give a rational eps")
