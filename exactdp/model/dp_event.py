@@ -237,6 +237,7 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
         if name == "SampledWithoutReplacementDpEvent":
             groups.append((_wor(ev, rel, q), count))
             continue
+        leaf: Any
         try:
             leaf = _leaf(ev, name, rel)
         except NonPrivateEvent:
@@ -380,7 +381,19 @@ def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement:
 
 
 def _is_float(x: Fraction) -> bool:
-    return Fraction(float(x)) == x  # float ok: only to test whether x is a float exactly
+    """Whether ``x`` is exactly a float64 (at most 53 significant bits, exponent in range), by integers.
+
+    >>> _is_float(Fraction(1, 2)), _is_float(Fraction(1, 10)), _is_float(Fraction(3, 2**1074))
+    (True, False, True)
+    """
+    n, d = abs(x.numerator), x.denominator
+    if n == 0:
+        return True
+    if d & (d - 1):
+        return False  # not a power of two
+    tz = (n & -n).bit_length() - 1
+    m, e = n >> tz, tz - (d.bit_length() - 1)  # |x| = m 2^e, m odd
+    return m.bit_length() <= 53 and e >= -1074 and m.bit_length() + e <= 1024
 
 
 def _as_subsampled_mixture(m: MixtureOfGaussians) -> tuple[Fraction, MixtureOfGaussians] | None:

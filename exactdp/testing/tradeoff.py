@@ -177,6 +177,7 @@ def _judge_one(comp: Composition, a: Fraction, claim: Fraction, fp: bool, enc: E
         except PrecisionError:  # TimeBudgetError included: undecided, never a guess
             return TradeoffJudgement("undecided", comp, a, claim, enc, note="the refinement ran out of budget")
         lo, hi = max(enc.lower, e.lower), min(enc.upper, e.upper)  # both certified: so is their intersection
+        assert isinstance(lo, Fraction) and isinstance(hi, Fraction)  # beta is in [0, 1]
         if (lo, hi) == (enc.lower, enc.upper):
             return TradeoffJudgement("undecided", comp, a, claim, enc,
                                      note=f"inside the certified enclosure at {enc.certified_digits()} digits")
