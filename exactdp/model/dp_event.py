@@ -335,8 +335,8 @@ def from_accountant(acc: object, relation: object = None) -> Composition:
     own_rel = getattr(acc, "relation", None)
     if isinstance(comp, Composition) and isinstance(own_rel, str):  # exactdp's Accountant
         agree(parse_relation(own_rel), name)
-        if getattr(acc, "non_private", False):
-            return Composition((*comp.groups, (NonPrivate(), 1)))
+        if getattr(acc, "non_private", False) and not any(isinstance(m, NonPrivate) for m, _ in comp.groups):
+            return Composition((*comp.groups, (NonPrivate(), 1)))  # a run without noise, given not as an event
         return comp
     raise InvalidParameterError(f"{name} is not an accountant exactdp reads: a DpEvent, a dp_accounting accountant "
                                 "(ledger), an Opacus accountant (history) or PrivacyEngine, or an exactdp.Accountant")

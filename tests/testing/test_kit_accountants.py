@@ -136,6 +136,10 @@ def test_subsampled_non_private_event_is_judged_exactly() -> None:
         assert_sound_delta(0.2499, composition=ev, eps_g=0)
     with pytest.raises(UnsoundClaimError):  # not sampled: nothing finite holds
         assert_sound(1000, composition=NonPrivateDpEvent(), delta_g="0.5")
+    acc = Accountant().compose(ev)  # the accountant keeps it exactly too
+    d = acc.get_delta(0)
+    assert d.lower == d.upper == Fraction(1, 4) and from_accountant(acc) == from_accountant(ev)
+    assert assert_sound_delta(0.25, composition=acc, eps_g=0).sound
 
 
 # -- the real dp_accounting --------------------------------------------------------------------------------
