@@ -124,7 +124,9 @@ def assert_sound(
     ``composition`` is anything :meth:`exactdp.Composition.of` accepts: an ``(eps, delta, k)``
     triple, a list of ``(eps, delta[, count])`` entries, mechanisms
     (``[(PoissonSampled(Gaussian("1"), "0.01"), 1000)]``) or spec strings
-    (``"gaussian:sigma=1,q=0.01,count=1000"``).  Called without ``delta_g`` on an
+    (``"gaussian:sigma=1,q=0.01,count=1000"``); or a dp_accounting ``DpEvent`` (under ``relation``,
+    default add-remove) or accountant, an Opacus accountant, an :class:`exactdp.Accountant`
+    (:func:`exactdp.from_accountant`, docs/kit.md §1; every assertion reads it so).  Called without ``delta_g`` on an
     ``(eps, delta)`` pair it checks the pair (:func:`assert_sound_pair`).  A float reported value
     is taken at its exact binary value, +inf is trivially sound, a value that is not a number
     fails with :class:`InvalidClaimError`.  ``exact_floats=True`` reads float *inputs* (the
