@@ -81,6 +81,15 @@ def _non_private(what: str) -> NonPrivateEvent:
                            "(an Accountant answers eps = inf and delta = 1)")
 
 
+def _short(x: object) -> str:
+    """``repr(x)`` on one line, at most 60 characters (for a message)."""
+    try:
+        r = " ".join(repr(x).split())
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the real problem
+        r = f"<{type(x).__name__} object>"
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
 def is_dp_event(obj: object) -> bool:
     """Whether ``obj`` looks like a dp_accounting ``DpEvent`` (by its class name)."""
     return type(obj).__name__.endswith("DpEvent")
@@ -198,8 +207,8 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
     at every delta < 1; a Poisson subsample of it is private at delta >= q) instead of raising
     :class:`NonPrivateEvent`: the exact reading an oracle needs."""
     rel = parse_relation(relation)
-    if non_private not in ("raise", "mechanism"):
-        raise InvalidParameterError(f"non_private={non_private!r} must be 'raise' or 'mechanism'")
+    if not isinstance(non_private, str) or non_private not in ("raise", "mechanism"):
+        raise InvalidParameterError(f"non_private={_short(non_private)} must be 'raise' or 'mechanism'")
     groups: list[tuple[Any, int]] = []
     stack: list[tuple[object, int, Fraction]] = [(event, 1, Fraction(1))]  # (event, count, sampling rate)
     seen = 0
@@ -262,27 +271,29 @@ def from_opacus_history(history: Any) -> Composition:
     '10 x gaussian:sigma=1,q=0.5 + 3 x gaussian:sigma=2'
     """
     if isinstance(history, (str, bytes)):
-        raise InvalidParameterError(f"history={history!r} must be a list of (noise_multiplier, sample_rate, num_steps)")
+        raise InvalidParameterError(f"history={_short(history)} must be a list of (noise_multiplier, sample_rate, num_steps)")
     try:
         entries = list(history)
     except TypeError:
-        raise InvalidParameterError(f"history={history!r} must be a list of (noise_multiplier, sample_rate, "
+        raise InvalidParameterError(f"history={_short(history)} must be a list of (noise_multiplier, sample_rate, "
                                     "num_steps)") from None
     if len(entries) > MAX_EVENTS:
         raise InvalidParameterError(f"the history holds more than {MAX_EVENTS:,} entries")
     groups: list[tuple[Any, int]] = []
     for i, e in enumerate(entries):
         if not isinstance(e, (tuple, list)) or len(e) != 3:
-            raise InvalidParameterError(f"history[{i}]={e!r} must be (noise_multiplier, sample_rate, num_steps)")
+            raise InvalidParameterError(f"history[{i}]={_short(e)} must be (noise_multiplier, sample_rate, num_steps)")
         nm = _exact(e[0], f"history[{i}].noise_multiplier")
         q = _exact(e[1], f"history[{i}].sample_rate")
-        steps = parse_k(e[2], f"history[{i}].num_steps") if e[2] != 0 else 0
+        if type(e[2]) is int and e[2] == 0:
+            continue  # nothing was run
+        steps = parse_k(e[2], f"history[{i}].num_steps")
         if nm < 0:
-            raise InvalidParameterError(f"history[{i}].noise_multiplier={e[0]!r} must be >= 0")
+            raise InvalidParameterError(f"history[{i}].noise_multiplier={_short(e[0])} must be >= 0")
         if not 0 <= q <= 1:
-            raise InvalidParameterError(f"history[{i}].sample_rate={e[1]!r} must be in [0, 1]")
-        if steps == 0 or q == 0:
-            continue  # nothing was run, or nothing is ever sampled
+            raise InvalidParameterError(f"history[{i}].sample_rate={_short(e[1])} must be in [0, 1]")
+        if q == 0:
+            continue  # nothing is ever sampled
         leaf: Any = Gaussian(nm) if nm > 0 else NonPrivate()
         groups.append((PoissonSampled(leaf, q) if q < 1 else leaf, steps))
     if not groups:
@@ -314,7 +325,7 @@ def from_accountant(acc: object, relation: object = None) -> Composition:
 
     def agree(own: str, who: str) -> str:
         if want is not None and want != own:
-            raise InvalidParameterError(f"relation={relation!r} disagrees with the {who}'s own relation {own!r}")
+            raise InvalidParameterError(f"relation={_short(relation)} disagrees with the {who}'s own relation {own!r}")
         return own
 
     if isinstance(acc, Composition):

@@ -82,7 +82,7 @@ def as_composition(composition: Any, relation: Any = None) -> Composition:
     if is_accountant(composition):
         return from_accountant(composition, relation)
     if relation is not None:
-        raise InvalidParameterError(f"relation={relation!r} applies to a DpEvent or an accountant; composition="
+        raise InvalidParameterError(f"relation={short_repr(relation)} applies to a DpEvent or an accountant; composition="
                                     f"{short_repr(composition)} is neither (a mechanism carries its own relation)")
     return Composition.of(composition)
 
