@@ -37,7 +37,7 @@ from exactdp.core.errors import (
 from exactdp.core.numbers import DEFAULT_DIGITS, INF, ExactReal, from_float, parse_delta, parse_eps
 from exactdp.core.version import __version__
 from exactdp.model.composition import Composition
-from exactdp.model.dp_event import from_dp_event, to_dp_event
+from exactdp.model.dp_event import from_accountant, from_dp_event, to_dp_event
 from exactdp.model.generic import ApproxDP, Mechanism, PureDP
 from exactdp.model.mechanisms import (
     DiscreteGaussian,
@@ -90,6 +90,7 @@ __all__ = [
     "calibrate_sigma",
     "delta",
     "epsilon",
+    "from_accountant",
     "from_dp_event",
     "from_float",
     "get_noise_multiplier",

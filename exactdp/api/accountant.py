@@ -25,7 +25,7 @@ from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, parse_digits, parse_k
 from exactdp.model.composition import Composition
 from exactdp.model.dp_event import NonPrivateEvent, from_dp_event, is_dp_event
-from exactdp.model.mechanisms import RELATIONS, PoissonSampled, SampledWithoutReplacement, parse_relation
+from exactdp.model.mechanisms import RELATIONS, NonPrivate, PoissonSampled, SampledWithoutReplacement, parse_relation
 
 __all__ = ["RELATIONS", "Accountant"]
 
@@ -54,12 +54,14 @@ class Accountant:
         mechanism spec such as ``"gaussian:sigma=1,q=0.01"``, a mechanism, or a composition.
         Returns the accountant (so calls chain, as in dp_accounting)."""
         n = parse_k(count, "count")
-        try:
-            comp = from_dp_event(event, self.relation) if is_dp_event(event) else Composition.of(
-                event if isinstance(event, (Composition, str)) else [event])
+        try:  # a non-private event is the mechanism NonPrivate (a Poisson subsample of it is private at delta >= q)
+            comp = from_dp_event(event, self.relation, non_private="mechanism") if is_dp_event(event) else \
+                Composition.of(event if isinstance(event, (Composition, str)) else [event])
         except NonPrivateEvent:
             self.non_private = True
             return self
+        if any(isinstance(m, NonPrivate) for m, _ in comp.groups):
+            self.non_private = True
         self._groups.extend((self._under_relation(m), c * n) for m, c in comp.groups)
         return self
 

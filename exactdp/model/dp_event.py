@@ -65,7 +65,8 @@ from exactdp.model.mechanisms import (
     parse_relation,
 )
 
-__all__ = ["NonPrivateEvent", "from_dp_event", "is_dp_event", "rr_eps", "rr_noise_parameter", "to_dp_event"]
+__all__ = ["NonPrivateEvent", "from_accountant", "from_dp_event", "from_opacus_history", "is_accountant", "is_dp_event",
+           "rr_eps", "rr_noise_parameter", "to_dp_event"]
 
 #: the most events one ledger may hold (a ledger with more is refused by name, memory stays bounded)
 MAX_EVENTS = 10**6
@@ -78,6 +79,15 @@ class NonPrivateEvent(InvalidParameterError):
 def _non_private(what: str) -> NonPrivateEvent:
     return NonPrivateEvent(f"{what} is not private at any (eps, delta < 1): no composition stands for it "
                            "(an Accountant answers eps = inf and delta = 1)")
+
+
+def _short(x: object) -> str:
+    """``repr(x)`` on one line, at most 60 characters (for a message)."""
+    try:
+        r = " ".join(repr(x).split())
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the real problem
+        r = f"<{type(x).__name__} object>"
+    return r if len(r) <= 60 else r[:57] + "..."
 
 
 def is_dp_event(obj: object) -> bool:
@@ -189,11 +199,16 @@ def _leaf(event: Any, name: str, relation: str = "add-remove") -> (Mechanism | G
                                 "approximated; docs/interop.md lists the events read")
 
 
-def from_dp_event(event: object, relation: object = "add-remove") -> Composition:
+def from_dp_event(event: object, relation: object = "add-remove", *, non_private: str = "raise") -> Composition:
     """The composition a dp_accounting ``DpEvent`` stands for under ``relation`` (module docstring:
     which events, floats at their exact binary value).  An event that composes nothing
-    (``NoOpDpEvent`` only) is one (0, 0)-DP mechanism."""
+    (``NoOpDpEvent`` only) is one (0, 0)-DP mechanism.  ``non_private="mechanism"`` reads a
+    non-private event (``NonPrivateDpEvent``, noise 0) as the mechanism :class:`NonPrivate` (eps = +inf
+    at every delta < 1; a Poisson subsample of it is private at delta >= q) instead of raising
+    :class:`NonPrivateEvent`: the exact reading an oracle needs."""
     rel = parse_relation(relation)
+    if not isinstance(non_private, str) or non_private not in ("raise", "mechanism"):
+        raise InvalidParameterError(f"non_private={_short(non_private)} must be 'raise' or 'mechanism'")
     groups: list[tuple[Any, int]] = []
     stack: list[tuple[object, int, Fraction]] = [(event, 1, Fraction(1))]  # (event, count, sampling rate)
     seen = 0
@@ -231,11 +246,124 @@ def from_dp_event(event: object, relation: object = "add-remove") -> Composition
         if name == "SampledWithoutReplacementDpEvent":
             groups.append((_wor(ev, rel, q), count))
             continue
-        leaf = _leaf(ev, name, rel)
+        leaf: Any
+        try:
+            leaf = _leaf(ev, name, rel)
+        except NonPrivateEvent:
+            if non_private == "raise":
+                raise
+            leaf = NonPrivate()
         groups.append((PoissonSampled(leaf, q, rel) if q < 1 else leaf, count))
     if not groups:
         return Composition(((Mechanism(ExactReal.rational(Fraction(0))), 1),))
     return Composition(tuple(groups))
+
+
+def from_opacus_history(history: Any) -> Composition:
+    """The composition of an Opacus accountant's ``history``: a list of ``(noise_multiplier,
+    sample_rate, num_steps)``, each entry ``num_steps`` runs of a Gaussian of that noise multiplier on
+    a Poisson subsample of that rate (DP-SGD, add/remove: Opacus's relation), floats at their exact
+    binary values (docs/interop.md).  A noise multiplier 0 is :class:`NonPrivate`; an empty history
+    is one (0, 0)-DP mechanism.  The same triple read from a ``PrivacyEngine``'s settings is
+    ``from_opacus_history([(noise_multiplier, sample_rate, steps)])``.
+
+    >>> str(from_opacus_history([(1.0, 0.5, 10), (2.0, 1.0, 3)]))
+    '10 x gaussian:sigma=1,q=0.5 + 3 x gaussian:sigma=2'
+    """
+    if isinstance(history, (str, bytes)):
+        raise InvalidParameterError(f"history={_short(history)} must be a list of (noise_multiplier, sample_rate, num_steps)")
+    try:
+        entries = list(history)
+    except TypeError:
+        raise InvalidParameterError(f"history={_short(history)} must be a list of (noise_multiplier, sample_rate, "
+                                    "num_steps)") from None
+    if len(entries) > MAX_EVENTS:
+        raise InvalidParameterError(f"the history holds more than {MAX_EVENTS:,} entries")
+    groups: list[tuple[Any, int]] = []
+    for i, e in enumerate(entries):
+        if not isinstance(e, (tuple, list)) or len(e) != 3:
+            raise InvalidParameterError(f"history[{i}]={_short(e)} must be (noise_multiplier, sample_rate, num_steps)")
+        nm = _exact(e[0], f"history[{i}].noise_multiplier")
+        q = _exact(e[1], f"history[{i}].sample_rate")
+        if type(e[2]) is int and e[2] == 0:
+            continue  # nothing was run
+        steps = parse_k(e[2], f"history[{i}].num_steps")
+        if nm < 0:
+            raise InvalidParameterError(f"history[{i}].noise_multiplier={_short(e[0])} must be >= 0")
+        if not 0 <= q <= 1:
+            raise InvalidParameterError(f"history[{i}].sample_rate={_short(e[1])} must be in [0, 1]")
+        if q == 0:
+            continue  # nothing is ever sampled
+        leaf: Any = Gaussian(nm) if nm > 0 else NonPrivate()
+        groups.append((PoissonSampled(leaf, q) if q < 1 else leaf, steps))
+    if not groups:
+        return Composition(((Mechanism(ExactReal.rational(Fraction(0))), 1),))
+    return Composition(tuple(groups))
+
+
+def from_accountant(acc: object, relation: object = None) -> Composition:
+    """The composition an accountant has accounted for, read exactly (docs/interop.md):
+
+    - a dp_accounting ``DpEvent``: :func:`from_dp_event` under ``relation`` (default add-remove);
+    - a dp_accounting accountant (``PLDAccountant``, ``RdpAccountant``: its ``ledger`` is a DpEvent,
+      its ``neighboring_relation`` the relation);
+    - an Opacus accountant (``RDPAccountant``, ``PRVAccountant``, ``GaussianAccountant``: its
+      ``history``, :func:`from_opacus_history`; add-remove) or a ``PrivacyEngine`` (its ``accountant``);
+    - an :class:`exactdp.Accountant` (its ``composition`` and ``relation``).
+
+    All are duck-typed (no import of the peers).  A non-private event is the mechanism
+    :class:`NonPrivate` (``from_dp_event(..., non_private="mechanism")``), so a ledger holding one is
+    judged exactly (eps = +inf, or private at delta >= q when subsampled).  ``relation`` given with an
+    accountant that has its own must agree with it (a mismatch is refused by name).
+
+    >>> class RDPAccountant:  # an Opacus accountant, duck-typed
+    ...     history = [(1.5, 0.25, 100)]
+    >>> str(from_accountant(RDPAccountant()))
+    '100 x gaussian:sigma=1.5,q=0.25'
+    """
+    want = None if relation is None else parse_relation(relation)
+
+    def agree(own: str, who: str) -> str:
+        if want is not None and want != own:
+            raise InvalidParameterError(f"relation={_short(relation)} disagrees with the {who}'s own relation {own!r}")
+        return own
+
+    if isinstance(acc, Composition):
+        raise InvalidParameterError("a Composition is not an accountant: pass it as it is (Composition.of reads it)")
+    if is_dp_event(acc):
+        return from_dp_event(acc, want or "add-remove", non_private="mechanism")
+    name = type(acc).__name__
+    if hasattr(acc, "ledger") and hasattr(acc, "neighboring_relation"):  # dp_accounting's PrivacyAccountant
+        own = agree(parse_relation(acc.neighboring_relation), name)
+        return from_dp_event(acc.ledger, own, non_private="mechanism")
+    if hasattr(acc, "history"):  # Opacus's IAccountant
+        agree("add-remove", name)
+        return from_opacus_history(acc.history)
+    inner = getattr(acc, "accountant", None)
+    if inner is not None and hasattr(inner, "history"):  # Opacus's PrivacyEngine
+        return from_accountant(inner, relation)
+    comp = getattr(acc, "composition", None)
+    own_rel = getattr(acc, "relation", None)
+    if isinstance(comp, Composition) and isinstance(own_rel, str):  # exactdp's Accountant
+        agree(parse_relation(own_rel), name)
+        if getattr(acc, "non_private", False) and not any(isinstance(m, NonPrivate) for m, _ in comp.groups):
+            return Composition((*comp.groups, (NonPrivate(), 1)))  # a run without noise, given not as an event
+        return comp
+    raise InvalidParameterError(f"{name} is not an accountant exactdp reads: a DpEvent, a dp_accounting accountant "
+                                "(ledger), an Opacus accountant (history) or PrivacyEngine, or an exactdp.Accountant")
+
+
+def is_accountant(obj: object) -> bool:
+    """Whether ``obj`` is something :func:`from_accountant` reads (a DpEvent or an accountant, duck-typed)."""
+    if isinstance(obj, (str, bytes, tuple, list, dict, Composition)) or obj is None:
+        return False
+    if is_dp_event(obj):
+        return True
+    if hasattr(obj, "ledger") and hasattr(obj, "neighboring_relation"):
+        return True
+    if hasattr(obj, "history") or hasattr(getattr(obj, "accountant", None), "history"):
+        return True
+    return isinstance(getattr(obj, "composition", None), Composition) and isinstance(getattr(obj, "relation", None), str)
 
 
 def _shared_subsample(name: str) -> InvalidParameterError:
@@ -263,6 +391,35 @@ def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement:
     return SampledWithoutReplacement(_leaf(inner, type(inner).__name__, relation), m, n)
 
 
+def _is_float(x: Fraction) -> bool:
+    """Whether ``x`` is exactly a float64 (at most 53 significant bits, exponent in range), by integers.
+
+    >>> _is_float(Fraction(1, 2)), _is_float(Fraction(1, 10)), _is_float(Fraction(3, 2**1074))
+    (True, False, True)
+    """
+    n, d = abs(x.numerator), x.denominator
+    if n == 0:
+        return True
+    if d & (d - 1):
+        return False  # not a power of two
+    tz = (n & -n).bit_length() - 1
+    m, e = n >> tz, tz - (d.bit_length() - 1)  # |x| = m 2^e, m odd
+    return m.bit_length() <= 53 and e >= -1074 and m.bit_length() + e <= 1024
+
+
+def _as_subsampled_mixture(m: MixtureOfGaussians) -> tuple[Fraction, MixtureOfGaussians] | None:
+    """A mixture with a sensitivity 0 whose probabilities are not all floats, as (q, the mixture without
+    the 0) when q = 1 - p_0 and the renormalised probabilities are floats: how a subsampled mixture
+    reads (:func:`exactdp.model.mechanisms.normalise_mechanism`), written back as it was given."""
+    if m.sensitivities[0] != 0 or len(m.sensitivities) < 3 or all(_is_float(p) for p in m.probs):
+        return None
+    q = 1 - m.probs[0]
+    inner = [p / q for p in m.probs[1:]]
+    if not (_is_float(q) and all(_is_float(p) for p in inner)):
+        return None
+    return q, MixtureOfGaussians(m.sigma, list(m.sensitivities[1:]), inner)
+
+
 def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
     """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting),
     for an accountant under ``relation`` (under replace-one a Gaussian's or Laplace's noise
@@ -272,8 +429,10 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
     (sigma / sensitivity for a Gaussian, 1/sqrt(mu2) for one given by mu2, the mixture's sigma,
     sensitivities and probabilities, scale / sensitivity for a Laplace, the noise parameter and
     the integer sensitivity for a discrete Laplace, the noise parameter
-    k / (e^eps + k - 1) for randomized response, eps and delta for a generic mechanism), so a
-    round trip through :func:`from_dp_event` is exact exactly when those values are floats.
+    k / (e^eps + k - 1) for randomized response, eps and delta for a generic mechanism; a generic
+    (log r, 0) pair is binary randomized response, a mixture with sensitivity 0 whose probabilities
+    are not floats a ``PoissonSampledDpEvent`` around the mixture without it, as a subsampled mixture
+    reads), so a round trip through :func:`from_dp_event` is exact exactly when those values are floats.
     """
     from exactdp.core.files import require_extra
 
@@ -294,6 +453,10 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
             return dp.GaussianDpEvent(float(m.sigma * half / m.sensitivity))  # float ok: dp_accounting's input
         if isinstance(m, MixtureOfGaussians):
             mog = getattr(dp, "MixtureOfGaussiansDpEvent", None) or dp.dp_event.MixtureOfGaussiansDpEvent  # 0.6.0: not re-exported
+            sub = _as_subsampled_mixture(m)
+            if sub is not None:  # a subsampled mixture, as read: its probabilities are the products q p_i
+                q, inner = sub
+                return dp.PoissonSampledDpEvent(float(q), one(inner))  # float ok: dp_accounting's input
             return mog(float(m.sigma), [float(s) for s in m.sensitivities],  # float ok: as above
                                                 [float(p) for p in m.probs])  # float ok: dp_accounting's input
         if isinstance(m, NonPrivate):
@@ -317,6 +480,9 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
                     p = float((arb(m.categories) / (m.eps.exp_arb() + m.categories - 1)).mid())  # float ok: as above
             return dp.RandomizedResponseDpEvent(p, m.categories)
         if isinstance(m, Mechanism):
+            r = m.eps.exp_exact() if m.delta == 0 else None
+            if m.eps.kind != "rational" and r is not None:  # eps = log r, delta 0: binary randomized response
+                return dp.RandomizedResponseDpEvent(float(rr_noise_parameter(r, 2)), 2)  # float ok: its input
             if m.eps.kind != "rational":
                 raise InvalidParameterError(f"mechanism {m}: dp_accounting's EpsilonDeltaDpEvent takes a float eps; "
                                             "give a rational eps")

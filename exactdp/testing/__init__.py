@@ -7,6 +7,10 @@
   :func:`looseness_report`; :func:`judge` gives the verdict itself (docs/kit.md);
 - :func:`assert_rdp_sound` / :func:`assert_rdp_curve_sound` / :func:`judge_rdp`: a reported RDP
   value (or curve) against the certified Rényi divergence at each order (docs/kit.md §7);
+- :func:`assert_tradeoff_sound` / :func:`assert_tradeoff_curve_sound` / :func:`judge_tradeoff`: a reported
+  trade-off function f(alpha) against the certified beta(alpha) (docs/kit.md §8);
+- every assertion's ``composition=`` also takes a dp_accounting ``DpEvent`` or accountant, an Opacus
+  accountant or an :class:`exactdp.Accountant` (:func:`exactdp.from_accountant`, ``relation=``);
 - :func:`exact_floats`: floats as inputs, at their exact binary value;
 - :func:`find_counterexample` / :func:`find_counterexample_heterogeneous`: search for an exact
   counterexample to a claimed composition bound, never passing vacuously (:class:`SearchStats`,
@@ -64,6 +68,13 @@ from exactdp.testing.rdp import (
     assert_rdp_sound,
     judge_rdp,
 )
+from exactdp.testing.tradeoff import (
+    TRADEOFF_VERDICTS,
+    TradeoffJudgement,
+    assert_tradeoff_curve_sound,
+    assert_tradeoff_sound,
+    judge_tradeoff,
+)
 
 __all__ = [
     "DECLINES",
@@ -72,6 +83,7 @@ __all__ = [
     "LOOSE_REL",
     "MIN_CHECKED",
     "RDP_VERDICTS",
+    "TRADEOFF_VERDICTS",
     "VERDICTS",
     "Counterexample",
     "InvalidClaimError",
@@ -81,6 +93,7 @@ __all__ = [
     "RdpJudgement",
     "SearchStats",
     "TooLooseError",
+    "TradeoffJudgement",
     "UndecidedClaimError",
     "UnsoundClaimError",
     "VacuousSearchError",
@@ -93,6 +106,8 @@ __all__ = [
     "assert_sound_delta",
     "assert_sound_pair",
     "assert_tight",
+    "assert_tradeoff_curve_sound",
+    "assert_tradeoff_sound",
     "covers_basic_delta",
     "exact_floats",
     "exact_of_reported",
@@ -103,5 +118,6 @@ __all__ = [
     "judge_delta",
     "judge_epsilon",
     "judge_rdp",
+    "judge_tradeoff",
     "looseness_report",
 ]

@@ -29,7 +29,14 @@ from typing import Any, Literal
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import exact_floats_enabled, format_fraction
 from exactdp.testing.judge import Judgement, judge
-from exactdp.testing.oracle import InvalidClaimError, Oracle, oracle_or_default, parse_rel_tol, short_repr
+from exactdp.testing.oracle import (
+    InvalidClaimError,
+    Oracle,
+    oracle_or_default,
+    parse_rel_tol,
+    read_composition,
+    short_repr,
+)
 
 __all__ = [
     "InvalidClaimError",
@@ -110,13 +117,16 @@ def assert_sound(
     oracle: Oracle | None = None,
     exact_floats: bool | None = None,
     max_seconds: Any = None,
+    relation: Any = None,
 ) -> Judgement:
     """Assert that ``reported_epsilon`` >= the optimal eps of ``composition`` at total ``delta_g``.
 
     ``composition`` is anything :meth:`exactdp.Composition.of` accepts: an ``(eps, delta, k)``
     triple, a list of ``(eps, delta[, count])`` entries, mechanisms
     (``[(PoissonSampled(Gaussian("1"), "0.01"), 1000)]``) or spec strings
-    (``"gaussian:sigma=1,q=0.01,count=1000"``).  Called without ``delta_g`` on an
+    (``"gaussian:sigma=1,q=0.01,count=1000"``); or a dp_accounting ``DpEvent`` (under ``relation``,
+    default add-remove) or accountant, an Opacus accountant, an :class:`exactdp.Accountant`
+    (:func:`exactdp.from_accountant`, docs/kit.md §1; every assertion reads it so).  Called without ``delta_g`` on an
     ``(eps, delta)`` pair it checks the pair (:func:`assert_sound_pair`).  A float reported value
     is taken at its exact binary value, +inf is trivially sound, a value that is not a number
     fails with :class:`InvalidClaimError`.  ``exact_floats=True`` reads float *inputs* (the
@@ -136,6 +146,7 @@ def assert_sound(
     >>> assert_sound((2.5, 1e-3), composition=("0.1", 0, 30)).verdict     # an (eps, delta) pair
     'loose'
     """
+    composition = read_composition(composition, relation)
     if delta_g is None:
         if isinstance(reported_epsilon, (tuple, list)) and len(reported_epsilon) == 2:
             eps, delta = reported_epsilon
@@ -156,6 +167,7 @@ def assert_sound_delta(
     oracle: Oracle | None = None,
     exact_floats: bool | None = None,
     max_seconds: Any = None,
+    relation: Any = None,
 ) -> Judgement:
     """Assert that ``reported_delta`` >= the optimal total delta of ``composition`` at ``eps_g``.
 
@@ -164,6 +176,7 @@ def assert_sound_delta(
     >>> assert_sound_delta("0.28", composition=[("1", "0.1"), ("2", "0.2")], eps_g=3).sound
     True
     """
+    composition = read_composition(composition, relation)
     tol = parse_rel_tol(rel_tol)
     o = _oracle(oracle, exact_floats, max_seconds)
     return _check(judge(reported_delta, composition, eps_g=eps_g, oracle=o), tol)
@@ -190,6 +203,7 @@ def assert_sound_pair(
     oracle: Oracle | None = None,
     exact_floats: bool | None = None,
     max_seconds: Any = None,
+    relation: Any = None,
 ) -> Judgement:
     """Assert the claim "``composition`` is (``eps``, ``delta``)-DP" (OpenDP / diffprivlib style).
 
@@ -202,7 +216,7 @@ def assert_sound_pair(
     """
     d = _pair_delta(delta)
     return assert_sound(eps, composition=composition, delta_g=d, rel_tol=rel_tol, oracle=oracle,
-                        exact_floats=exact_floats, max_seconds=max_seconds)
+                        exact_floats=exact_floats, max_seconds=max_seconds, relation=relation)
 
 
 def _points(curve: Any) -> list[tuple[Any, Any]]:
@@ -229,6 +243,7 @@ def assert_sound_curve(
     oracle: Oracle | None = None,
     exact_floats: bool | None = None,
     max_seconds: Any = None,
+    relation: Any = None,
 ) -> list[Judgement]:
     """Assert every point of a reported curve: ``{delta_g: eps}`` (``query="epsilon"``) or
     ``{eps_g: delta}`` (``query="delta"``), a mapping or a list of pairs.
@@ -242,6 +257,7 @@ def assert_sound_curve(
     """
     if not isinstance(query, str) or query not in ("epsilon", "delta"):
         raise InvalidParameterError(f"query={short_repr(query)} must be 'epsilon' or 'delta'")
+    composition = read_composition(composition, relation)
     tol = parse_rel_tol(rel_tol)
     o = _oracle(oracle, exact_floats, max_seconds)
     out, bad = [], []
@@ -273,6 +289,7 @@ def assert_tight(
     oracle: Oracle | None = None,
     exact_floats: bool | None = None,
     max_seconds: Any = None,
+    relation: Any = None,
 ) -> Judgement:
     """Two-sided: the claim is sound *and* certified at most ``rel`` (relative) above the optimum.
 
@@ -288,6 +305,7 @@ def assert_tight(
     ...
     exactdp.testing.assertions.TooLooseError: composition 30 x (0.1, 0)-DP, delta_g=0.001: reported eps = ~1.6, certified optimum in [1.48114398053990720461, 1.48114398053990720462] -> sound but LOOSE, 0.0802 relative above the optimum; assert_tight allows at most 0.01 relative above the optimum
     """
+    composition = read_composition(composition, relation)
     r = parse_rel_tol(rel, "rel")
     o = _oracle(oracle, exact_floats, max_seconds)
     if (delta_g is None) == (eps_g is None):
@@ -344,6 +362,7 @@ def looseness_report(
     oracle: Oracle | None = None,
     exact_floats: bool | None = None,
     max_seconds: Any = None,
+    relation: Any = None,
 ) -> LoosenessReport:
     """Judge every point of a curve (as :func:`assert_sound_curve`) without failing; a report.
 
@@ -353,6 +372,7 @@ def looseness_report(
     """
     if not isinstance(query, str) or query not in ("epsilon", "delta"):
         raise InvalidParameterError(f"query={short_repr(query)} must be 'epsilon' or 'delta'")
+    composition = read_composition(composition, relation)
     o = _oracle(oracle, exact_floats, max_seconds)
     rows = []
     for at, value in _points(curve):

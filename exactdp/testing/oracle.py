@@ -39,6 +39,7 @@ __all__ = [
     "needs_pld",
     "oracle_or_default",
     "parse_rel_tol",
+    "read_composition",
     "short_repr",
 ]
 
@@ -58,15 +59,42 @@ class InvalidClaimError(AssertionError, ValueError):
         self.reported = reported
 
 
-def as_composition(composition: Any) -> Composition:
-    """A :class:`Composition` from any shorthand, exactly as :meth:`Composition.of` reads it.
+def as_composition(composition: Any, relation: Any = None) -> Composition:
+    """A :class:`Composition` from any shorthand, exactly as :meth:`Composition.of` reads it, or from
+    a dp_accounting ``DpEvent`` or accountant, an Opacus accountant or an :class:`exactdp.Accountant`
+    (:func:`exactdp.model.dp_event.from_accountant`: floats at their exact binary values).
+
+    ``relation`` (add-remove or replace-one) is that of a DpEvent (default add-remove); an
+    accountant's own relation is used, and a ``relation`` that disagrees with it is refused.  With
+    a plain composition (which carries its own relations) ``relation`` is refused.
 
     >>> str(as_composition(("0.1", "0.001", 30)))
     '30 x (0.1, 0.001)-DP'
     >>> str(as_composition([("1", "0.1"), ("2", "0.2")]))
     '(1, 0.1) + (2, 0.2)'
+    >>> class RDPAccountant:  # Opacus's, duck-typed: (noise_multiplier, sample_rate, steps)
+    ...     history = [(2.0, 0.5, 100)]
+    >>> str(as_composition(RDPAccountant()))
+    '100 x gaussian:sigma=2,q=0.5'
     """
+    from exactdp.model.dp_event import from_accountant, is_accountant
+
+    if is_accountant(composition):
+        return from_accountant(composition, relation)
+    if relation is not None:
+        raise InvalidParameterError(f"relation={short_repr(relation)} applies to a DpEvent or an accountant; composition="
+                                    f"{short_repr(composition)} is neither (a mechanism carries its own relation)")
     return Composition.of(composition)
+
+
+def read_composition(composition: Any, relation: Any = None) -> Any:
+    """``composition`` itself, or the :class:`Composition` of a DpEvent or accountant under ``relation``
+    (:func:`as_composition`): what every assertion of the kit does first with its ``composition=``."""
+    from exactdp.model.dp_event import is_accountant
+
+    if relation is None and not is_accountant(composition):
+        return composition
+    return as_composition(composition, relation)
 
 
 def short_repr(x: Any, limit: int = 60) -> str:

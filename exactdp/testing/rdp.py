@@ -33,7 +33,7 @@ from exactdp.engines.rdp import DIRECTIONS
 from exactdp.model.composition import Composition
 from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError
 from exactdp.testing.judge import FP_ULPS, ulp_of_claim
-from exactdp.testing.oracle import InvalidClaimError, exact_of_reported, parse_rel_tol, short_repr
+from exactdp.testing.oracle import InvalidClaimError, exact_of_reported, parse_rel_tol, read_composition, short_repr
 
 __all__ = [
     "RDP_SECONDS",
@@ -144,7 +144,8 @@ def parse_reported_order(x: Any) -> Fraction:
     return parse_order(x)
 
 
-def _composition(composition: Any, exact: Any) -> Composition:
+def _composition(composition: Any, exact: Any, relation: Any = None) -> Composition:
+    composition = read_composition(composition, relation)  # a DpEvent or an accountant (docs/kit.md §1)
     if isinstance(composition, Composition):
         return composition
     if exact is not None and not isinstance(exact, bool):
@@ -195,6 +196,7 @@ def judge_rdp(
     max_seconds: Any = None,
     exact_floats: bool | None = None,
     cache: dict[Any, Enclosure] | None = None,
+    relation: Any = None,
 ) -> RdpJudgement:
     """The exact verdict on ``reported`` as the Rényi divergence of ``composition`` at ``order``.
 
@@ -216,7 +218,7 @@ def judge_rdp(
     a = parse_reported_order(order)
     if not isinstance(direction, str) or direction not in DIRECTIONS:
         raise InvalidParameterError(f"direction={short_repr(direction)} must be one of {', '.join(DIRECTIONS)}")
-    comp = _composition(composition, exact_floats)
+    comp = _composition(composition, exact_floats, relation)
     if cache is not None and not isinstance(cache, dict):
         raise InvalidParameterError(f"cache={short_repr(cache)} must be a dict or None")
     d = parse_digits(digits)
@@ -269,6 +271,7 @@ def assert_rdp_sound(
     digits: Any = 20,
     max_seconds: Any = None,
     exact_floats: bool | None = None,
+    relation: Any = None,
 ) -> RdpJudgement:
     """Assert that ``reported`` >= the Rényi divergence of ``composition`` at ``order`` (docs/kit.md §7).
 
@@ -289,7 +292,7 @@ def assert_rdp_sound(
     """
     tol = parse_rel_tol(rel_tol)
     return _check(judge_rdp(reported, order=order, composition=composition, direction=direction, digits=digits,
-                            max_seconds=max_seconds, exact_floats=exact_floats), tol)
+                            max_seconds=max_seconds, exact_floats=exact_floats, relation=relation), tol)
 
 
 def _pairs(reported_by_order: Any, values: Any) -> list[tuple[Any, Any]]:
@@ -326,6 +329,7 @@ def assert_rdp_curve_sound(
     digits: Any = 20,
     max_seconds: Any = None,
     exact_floats: bool | None = None,
+    relation: Any = None,
 ) -> list[RdpJudgement]:
     """Assert a whole reported RDP curve: every order is judged, and the failure lists every one that fails.
 
@@ -340,7 +344,7 @@ def assert_rdp_curve_sound(
     ['sound', 'sound']
     """
     tol = parse_rel_tol(rel_tol)
-    comp = _composition(composition, exact_floats)
+    comp = _composition(composition, exact_floats, relation)
     cache: dict[Any, Enclosure] = {}
     out, bad = [], []
     for order, value in _pairs(reported_by_order, values):

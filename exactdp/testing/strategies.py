@@ -21,6 +21,7 @@ __all__ = [
     "decimals",
     "delta_gs",
     "deltas",
+    "dp_events",
     "dpsgd_compositions",
     "eps_values",
     "exact_eps",
@@ -247,3 +248,52 @@ def subsampled_gaussian_params(draw: Any, max_count: int = 1000) -> tuple[Fracti
     sigma = draw(st.one_of(st.sampled_from(_SIGMAS), decimals(Fraction(1, 2), Fraction(8), 2)))
     q = draw(st.one_of(st.sampled_from(_QS), decimals(Fraction(1, 10**4), Fraction(1, 2), 4)))
     return sigma, q, draw(st.integers(1, max_count))
+
+
+# -- dp_accounting DpEvents (docs/kit.md §6) ----------------------------------------------------------------
+
+#: floats that are short binary fractions first (exact round trips), then common decimals
+_EVENT_NOISE = (1.0, 2.0, 0.5, 1.5, 4.0, 1.1, 0.8, 3.0)
+_EVENT_Q = (0.5, 0.25, 0.01, 0.1, 0.001)
+#: mixture probabilities whose binary values sum to exactly 1
+_MOG = (((0.0, 1.0), (0.5, 0.5)), ((0.0, 1.0, 2.0), (0.5, 0.25, 0.25)), ((1.0, 2.0), (0.75, 0.25)))
+
+
+def dp_events(max_depth: int = 2, max_count: int = 5, mixtures: bool = True) -> Any:
+    """dp_accounting ``DpEvent`` objects of the kinds :func:`exactdp.from_dp_event` reads, small sizes.
+
+    Leaves: Gaussian, Laplace, discrete Laplace, randomized response, a mixture of Gaussians
+    (``mixtures=False`` leaves them out: dp_accounting's own PLD of one is slow), and
+    ``EpsilonDeltaDpEvent`` where the installed dp_accounting has it; around them
+    ``PoissonSampledDpEvent`` (around one leaf), ``SelfComposedDpEvent`` (count 1..``max_count``) and
+    ``ComposedDpEvent`` (1..3 events), nested up to ``max_depth``.  Shrinks toward one Gaussian of
+    noise 1.  Needs dp_accounting: without it, :class:`~exactdp.core.errors.MissingExtraError` names it.
+    """
+    from exactdp.core.files import require_extra
+
+    dp = require_extra("dp_accounting", "the dp_events() strategy")
+    de = dp.dp_event
+    noise = st.sampled_from(_EVENT_NOISE)
+    leaves = [
+        noise.map(dp.GaussianDpEvent),
+        noise.map(dp.LaplaceDpEvent),
+        st.builds(de.DiscreteLaplaceDpEvent, noise, st.integers(1, 3)),
+        st.builds(de.RandomizedResponseDpEvent, st.sampled_from((0.5, 0.25, 0.75, 0.1)), st.integers(2, 4)),
+    ]
+    if mixtures:
+        leaves.append(st.builds(lambda s, m: de.MixtureOfGaussiansDpEvent(s, list(m[0]), list(m[1])),
+                                noise, st.sampled_from(_MOG)))
+    eps_delta = getattr(de, "EpsilonDeltaDpEvent", None)
+    if eps_delta is not None:
+        leaves.append(st.builds(eps_delta, st.sampled_from((1.0, 0.5, 0.1)), st.sampled_from((0.0, 1e-6, 0.001))))
+    leaf = st.one_of(*leaves)
+    sampled = st.builds(dp.PoissonSampledDpEvent, st.sampled_from(_EVENT_Q), leaf)
+    base = st.one_of(leaf, sampled)
+
+    def extend(inner: Any) -> Any:
+        return st.one_of(
+            st.builds(dp.SelfComposedDpEvent, inner, st.integers(1, max_count)),
+            st.lists(inner, min_size=1, max_size=3).map(dp.ComposedDpEvent),
+        )
+
+    return st.recursive(base, extend, max_leaves=2 ** max_depth + 1)

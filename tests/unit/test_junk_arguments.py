@@ -36,6 +36,7 @@ from exactdp import (
     calibrate_laplace_scale,
     calibrate_q,
     calibrate_scale,
+    from_accountant,
     from_dp_event,
     get_noise_multiplier,
     rdp_curve,
@@ -59,6 +60,9 @@ from exactdp import (
 from exactdp.core.errors import ExactDPError
 from exactdp.core.numbers import parse_digits, parse_k, parse_rational, parse_real
 from exactdp.testing import (
+    assert_tradeoff_curve_sound,
+    assert_tradeoff_sound,
+    judge_tradeoff,
     InvalidClaimError,
     Oracle,
     TooLooseError,
@@ -190,6 +194,7 @@ CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
                                                         "sample_rate": 1, "steps": 3, "epochs": None,
                                                         "gap": "0.01", "max_seconds": "20"}),
     "from_dp_event": (from_dp_event, (_StandInGaussianDpEvent(),), {}),
+    "from_accountant": (from_accountant, (_StandInGaussianDpEvent(),), {"relation": None}),
     "to_dp_event": (to_dp_event, (Composition.of("gaussian:sigma=1,count=2"),), {}),
     "Accountant": (Accountant, ("add-remove",), {}),
     "rdp_curve": (rdp_curve, (COMP, ["2", "3.5"]), {"digits": 5, "direction": "max"}),
@@ -234,6 +239,10 @@ KIT: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "assert_rdp_sound": (assert_rdp_sound, ("0.5",), {"order": 2, "composition": "gaussian:sigma=2"}),
     "assert_rdp_curve_sound": (assert_rdp_curve_sound, ([2, 3], [0.5, 1]), {"composition": "gaussian:sigma=2"}),
     "judge_rdp": (judge_rdp, ("0.5",), {"order": 2, "composition": "gaussian:sigma=2"}),
+    "assert_tradeoff_sound": (assert_tradeoff_sound, ("0.3",), {"alpha": "0.05", "composition": "gaussian:sigma=1"}),
+    "assert_tradeoff_curve_sound": (assert_tradeoff_curve_sound, (["0.05"], ["0.3"]),
+                                    {"composition": "gaussian:sigma=1"}),
+    "judge_tradeoff": (judge_tradeoff, ("0.3",), {"alpha": "0.05", "composition": "gaussian:sigma=1"}),
 }
 KIT_FAILURES = (ExactDPError, InvalidClaimError, UnsoundClaimError, VacuousSearchError, UndecidedClaimError,
                 TooLooseError)
@@ -247,7 +256,7 @@ NOT_CALLED = {
     "exactdp.testing": {"FP_LEVEL", "DECLINES", "MIN_CHECKED", "Verdict", "Counterexample", "SearchStats",
                         "UnsoundClaimError", "InvalidClaimError", "VacuousSearchError", "FP_ULPS", "LOOSE_REL",
                         "VERDICTS", "Judgement", "LoosenessReport", "UndecidedClaimError", "TooLooseError",
-                        "RDP_VERDICTS", "RdpJudgement"},
+                        "RDP_VERDICTS", "RdpJudgement", "TRADEOFF_VERDICTS", "TradeoffJudgement"},
 }
 
 
