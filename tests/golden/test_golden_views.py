@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import pairwise
 from math import comb
 
 import mpmath
@@ -57,7 +58,7 @@ def tradeoff_reference(row: dict[str, str]) -> mpmath.mpf | Fraction | None:
         if eps.startswith("log("):
             return pure_beta(Fraction(eps[4:-1]), int(k), Fraction(row["at"]))
         return pure_beta(mpmath.exp(M(eps)), int(k), M(row["at"]))
-    kind, p = spec_params(row)
+    _, p = spec_params(row)
     if "q" in p:
         return None
     return gaussian_beta(mpmath.sqrt(int(p["count"])) / M(p["sigma"]), M(row["at"]))
@@ -86,7 +87,7 @@ def test_every_tradeoff_row() -> None:
         check_tradeoff_row(r)
     sub = [r for r in rows if "q=" in r["mechanisms"]]
     assert len(sub) == 5  # beta falls as alpha grows
-    for a, b in zip(sub, sub[1:], strict=False):
+    for a, b in pairwise(sub):
         assert M(b["upper"]) < M(a["lower"])
 
 
