@@ -219,20 +219,20 @@ def readme_text(specs: Sequence[TableSpec], counts: dict[str, int], figures: Ite
          "`noise_scale` (Laplace scale per query), `region_fa` / `region_md` (coordinate of vertex `at` of the tradeoff curve), "
          "`calibrate_eps` / `calibrate_sigma` (the per-step eps or the Gaussian sigma that meets the target `at`; the note "
          "says which end is certified to meet it and which to miss it), `rdp` (the Rényi divergence at order `at`, "
-         "docs/rdp.md) |"),
+         "docs/rdp.md), `beta` (the type II error of the optimal test at type I error `at`, docs/tradeoff.md) |"),
         ("| `method` | a method of `exactdp --method` (`optimal`, `basic`, `drv10`, `kov15-3.4`, ...), or the name of a "
          "claim in the errata table, or `basic-laplace` / `steinke-advanced` / `optimal-laplace` (noise scales), or "
          "`rdp` (the certified divergence of docs/rdp.md; `options` gives its `direction`) |"),
-        "| `options` | method options, `key=value` separated by `;` (e.g. `eta=0.1` for `mv-approx`) |",
+        "| `options` | method options, `key=value` separated by `;` (e.g. `eta=0.1` for `mv-approx`, `orders=2,3,4` for an RDP conversion) |",
         "| `eps`, `delta`, `k` | a homogeneous composition: k mechanisms, each (eps, delta)-DP; empty for a heterogeneous row |",
         "| `mechanisms` | a heterogeneous composition, compact JSON: `[eps, delta(, count)]` entries of strings, or a mechanism spec string such as `\"gaussian:sigma=1,q=0.01,count=1000\"` (the `--mechanism` syntax of `exactdp --help`); empty for a homogeneous row |",
         ("| `at` | the query point: eps_g for `delta`, total delta_g for `epsilon`, the vertex index for `region_*`, "
-         "the target `eps_g,delta_g` for `calibrate_*`, the order alpha for `rdp` |"),
+         "the target `eps_g,delta_g` for `calibrate_*`, the order alpha for `rdp`, alpha for `beta` |"),
         "| `lower`, `upper` | the certified enclosure, rounded outward (lower toward -inf, upper toward +inf) with at least `digits` significant digits and as many more as needed for the printed interval itself to have relative width <= 10^-digits; `inf` is exact +infinity |",
         "| `exact` | the exact value `p/q` (or a finite decimal) when the value is rational, else empty |",
         "| `exact_log` | `log(q)` when the value is exactly log of the rational q, else empty |",
         "| `digits` | significant digits certified: the printed interval [`lower`, `upper`] has relative width <= 10^-digits |",
-        "| `float_lower`, `float_upper` | the largest float64 <= lower and the smallest float64 >= upper (Python `repr`), safe bounds for float code |",
+        "| `float_lower`, `float_upper` | the largest float64 <= the exact lower end and the smallest float64 >= the exact upper end of the enclosure (Python `repr`), safe bounds for float code; with fewer than 16 digits they may lie inside the printed [`lower`, `upper`] |",
         "| `note` | remarks: the grid index, delta~ of a reproduction, the verdict of an erratum |",
         "| `source` | where the statement computed is published |",
         "",

@@ -21,6 +21,7 @@ from exactdp.golden.calibration import DESCRIPTION as _CAL_DESCRIPTION
 from exactdp.golden.calibration import SOURCE as _CAL_SOURCE
 from exactdp.golden.calibration import TITLE as _CAL_TITLE
 from exactdp.golden.calibration import calibration_row_enclosure, calibration_rows
+from exactdp.golden.mechanism_tables import MECHANISM_TABLES, evaluate_view
 from exactdp.golden.table import DIGITS, RowSpec, TableSpec
 from exactdp.model.composition import Composition
 
@@ -116,6 +117,8 @@ def _evaluate(spec: RowSpec, comp: Composition) -> tuple[Enclosure, str]:
     opts: dict[str, object] = {}
     for key, val in spec.options:
         opts[key] = Fraction(val) if key == "eta" else val
+    if spec.kind in ("convert", "tradeoff"):  # the tables of exactdp.golden.mechanism_tables
+        return evaluate_view(spec, comp), spec.note
     if spec.kind == "method" and not comp.is_generic:
         # mechanisms: certified brackets, refined to ``digits`` with no time budget (reproducible)
         from exactdp.engines.pld.refine import unbounded
@@ -578,7 +581,7 @@ TABLES: tuple[TableSpec, ...] = (
               "N(0, sigma^2) (remove direction, sensitivity 1), at integer orders: sigma in {0.5,1,2,4}, q in "
               "{0.001,0.01,0.1,0.5}, alpha in {2,3,4,8,16,32,64,128,256}; k steps add k times this.",
               RDP_SOURCE, _rdp_rows),
-)
+) + MECHANISM_TABLES
 
 
 def table_names() -> list[str]:

@@ -25,7 +25,8 @@ class RowSpec:
     ``kind`` selects the evaluator: ``"method"`` (the method registry), ``"claim"`` (an erratum
     of :mod:`exactdp.golden.errata`), ``"noise"`` (Steinke's noise scales), ``"region"``
     (a vertex of the privacy region), ``"calibrate"`` (a calibration, :mod:`exactdp.golden.calibration`),
-    ``"rdp"`` (a Rényi divergence at order ``at``, :func:`exactdp.api.rdp.rdp_curve`).
+    ``"rdp"`` (a Rényi divergence at order ``at``, :func:`exactdp.api.rdp.rdp_curve`), ``"convert"``
+    and ``"tradeoff"`` (:mod:`exactdp.golden.mechanism_tables`).
     """
 
     table: str

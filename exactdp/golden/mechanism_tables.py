@@ -1,0 +1,178 @@
+"""The golden tables of the new mechanisms, relations and views (issue 27 §7, issue 28 §5).
+
+* ``discrete``: k-fold discrete Laplace and discrete Gaussian (docs/mathematics.md §7.10-§7.11);
+* ``mixture``: mixtures of Gaussians in each direction (§7.12);
+* ``relations``: replace-one Poisson subsampling, the two orders of add/remove, fixed batches (§9);
+* ``conversions``: eps at delta of the RDP conversions beside the optimum (docs/rdp.md §3);
+* ``tradeoff``: beta(alpha) of the trade-off curve (docs/tradeoff.md).
+
+Each row is a :class:`~exactdp.golden.table.RowSpec` evaluated by
+:func:`exactdp.golden.specs.compute_row`; the kinds ``"convert"`` (a conversion at the orders of
+``options``) and ``"tradeoff"`` (beta at alpha = ``at``) are evaluated by :func:`evaluate_view`.
+"""
+
+from __future__ import annotations
+
+from exactdp.core.enclosure import Enclosure
+from exactdp.core.numbers import parse_delta
+from exactdp.golden.table import RowSpec, TableSpec
+from exactdp.model.composition import Composition
+
+__all__ = ["MECHANISM_TABLES", "evaluate_view"]
+
+
+def _row(table: str, query: str, spec: str, at: str, digits: int, source: str, note: str = "",
+         method: str = "optimal", kind: str = "method", options: tuple[tuple[str, str], ...] = ()) -> RowSpec:
+    return RowSpec(table, query, method, mechanisms=((spec,),), at=at, digits=digits, source=source, note=note,
+                   kind=kind, options=options)
+
+
+# -- discrete -------------------------------------------------------------------------------
+
+DISCRETE_MECHANISMS = tuple(f"dlaplace:noise={a},sensitivity={d}" for a in ("0.1", "0.5", "1") for d in (1, 2)) + \
+    tuple(f"dgaussian:sigma={s}" for s in ("1", "3"))
+DISCRETE_K = (1, 2, 10, 100)
+DISCRETE_DELTA_G = ("0.000001", "1e-10", "1e-30")
+DISCRETE_EPS_G = ("0.5", "1")
+DISCRETE_SOURCE = ("docs/mathematics.md §7.10 (discrete Laplace: D + 1 losses) and §7.11 (discrete Gaussian: the window "
+                   "and its proved tail), composed by the certified PLD engine (docs/pld.md)")
+
+
+def _discrete_rows() -> list[RowSpec]:
+    rows = []
+    for m in DISCRETE_MECHANISMS:
+        for k in DISCRETE_K:
+            digits = 12 if k <= 10 else 8
+            note = "symmetric pair: both orders have one law"
+            for dg in DISCRETE_DELTA_G:
+                rows.append(_row("discrete", "epsilon", f"{m},count={k}", dg, digits, DISCRETE_SOURCE, note))
+            for eg in DISCRETE_EPS_G:
+                rows.append(_row("discrete", "delta", f"{m},count={k}", eg, digits, DISCRETE_SOURCE, note))
+    return rows
+
+
+# -- mixture --------------------------------------------------------------------------------
+
+MIXTURES = ("mog:sigma=1,sensitivities=0/1/2,probs=0.81/0.18/0.01", "mog:sigma=2,sensitivities=1/3,probs=0.5/0.5",
+            "mog:sigma=1,sensitivities=0/1,probs=0.9/0.1")
+MIXTURE_SOURCE = ("docs/mathematics.md §7.12 (dp_accounting's MixtureOfGaussiansDpEvent; Choquette-Choo et al. 2023, "
+                  "arXiv:2310.15526): remove P = sum p_i N(s_i, S^2) vs Q = N(0, S^2), add the reverse, max the larger")
+
+
+def _mixture_rows() -> list[RowSpec]:
+    rows = []
+    note = "the larger of the two orders (remove, add), docs/mathematics.md §7.12"
+    for m in MIXTURES:
+        for k, digits in ((1, 10), (2, 5)):
+            rows.append(_row("mixture", "delta", f"{m},count={k}", "0.5", digits, MIXTURE_SOURCE, note))
+            rows.append(_row("mixture", "epsilon", f"{m},count={k}", "0.000001", digits, MIXTURE_SOURCE, note))
+        rows.append(_row("mixture", "epsilon", f"{m},count=100", "0.000001", 3, MIXTURE_SOURCE,
+                         note + "; certified bracket"))
+    return rows
+
+
+# -- relations ------------------------------------------------------------------------------
+
+RELATION_BASES = ("gaussian:sigma=1", "laplace:scale=1")
+RELATION_SCHEMES = ("q=0.1,relation=replace-one", "q=0.1,direction=remove", "q=0.1,direction=add",
+                    "q=0.1,direction=max", "sample=100,of=1000,relation=replace-one")
+RELATION_SOURCE = ("docs/mathematics.md §9: Theorem 9.2 (replace-one Poisson: the diluted pair), §7.5 (add/remove "
+                   "Poisson, each order), Theorem 9.3 (a fixed batch of m from n: the symmetrised pair)")
+
+
+def _relations_rows() -> list[RowSpec]:
+    rows = []
+    for base in RELATION_BASES:
+        for scheme in RELATION_SCHEMES:
+            for k, digits in ((1, 10), (2, 6)):
+                spec = f"{base},{scheme},count={k}"
+                note = "k runs: an upper bound (Theorem 9.3)" if "sample" in scheme and k > 1 else ""
+                rows.append(_row("relations", "delta", spec, "0.1", digits, RELATION_SOURCE, note))
+                rows.append(_row("relations", "epsilon", spec, "0.000001", digits, RELATION_SOURCE, note))
+    return rows
+
+
+# -- conversions ----------------------------------------------------------------------------
+
+CONVERSION_COMPOSITIONS = ("gaussian:sigma=2,count=10", "laplace:scale=2,count=10", "gaussian:sigma=1,q=0.01,count=1000")
+CONVERSION_ORDERS = ("2", "3", "4", "6", "8", "12", "16", "24", "32", "48", "64")
+CONVERSION_METHODS = ("optimal", "rdp-mironov", "rdp-cks", "rdp-bbghs")
+CONVERSION_SOURCE = ("docs/rdp.md §3: Mironov 2017 Prop. 3, Canonne-Kamath-Steinke 2020 Prop. 12, Balle et al. 2020 "
+                     "Thm 21, the best of the orders in options; optimal: the certified optimum beside them")
+
+
+def _conversion_rows() -> list[RowSpec]:
+    rows = []
+    orders = (("orders", ",".join(CONVERSION_ORDERS)),)
+    for c in CONVERSION_COMPOSITIONS:
+        for m in CONVERSION_METHODS:
+            digits = 12 if m != "optimal" or "q=" not in c else 4
+            rows.append(_row("conversions", "epsilon", c, "0.00001", digits, CONVERSION_SOURCE, method=m,
+                             kind="convert", options=() if m == "optimal" else orders))
+    return rows
+
+
+# -- tradeoff -------------------------------------------------------------------------------
+
+TRADEOFF_ALPHAS = ("0.000001", "0.0001", "0.01", "0.1", "0.5")
+TRADEOFF_COMPOSITIONS = (
+    (("gaussian:sigma=1,count=4",), 20, "Gaussian: beta = Phi(Phi^-1(1 - alpha) - mu), mu^2 = k/sigma^2 (exact)"),
+    (("gaussian:sigma=2,count=100",), 20, "Gaussian: beta = Phi(Phi^-1(1 - alpha) - mu), mu^2 = k/sigma^2 (exact)"),
+    (("0.5", "0", "10"), 20, "pure (0.5, 0), 10 runs: the KOV15 vertices (exact)"),
+    (("log(2)", "0", "3"), 20, "pure (log 2, 0), 3 runs: the KOV15 vertices (rational)"),
+    (("gaussian:sigma=1,q=0.1,count=10",), 4, "Poisson-subsampled Gaussian: certified PLD bracket"),
+)
+TRADEOFF_SOURCE = "docs/tradeoff.md: the trade-off curve beta(alpha) (Dong-Roth-Su 2022); KOV15 §2 vertices"
+
+
+def _tradeoff_rows() -> list[RowSpec]:
+    return [RowSpec("tradeoff", "beta", "optimal", mechanisms=(m,), at=a, digits=d, source=TRADEOFF_SOURCE, note=note,
+                    kind="tradeoff")
+            for m, d, note in TRADEOFF_COMPOSITIONS for a in TRADEOFF_ALPHAS]
+
+
+def evaluate_view(spec: RowSpec, comp: Composition) -> Enclosure:
+    """The enclosure of a ``"convert"`` row (eps at delta_g = ``at`` by ``method`` at the orders of
+    ``options``) or a ``"tradeoff"`` row (beta at alpha = ``at``, docs/tradeoff.md)."""
+    from exactdp.engines.pld.refine import unbounded
+
+    if spec.kind == "tradeoff":
+        from exactdp.api.tradeoff import tradeoff
+
+        with unbounded():
+            return tradeoff(comp, [spec.at], digits=spec.digits).betas[0]
+    from exactdp.api.methods import get_method, parse_orders
+
+    opts = dict(spec.options)
+    kw = {"orders": parse_orders(opts["orders"].split(","))} if "orders" in opts else {}
+    with unbounded():
+        return get_method(spec.method).epsilon(comp, parse_delta(spec.at, "at"), digits=spec.digits, **kw)
+
+
+MECHANISM_TABLES: tuple[TableSpec, ...] = (
+    TableSpec("discrete", "Discrete Laplace and discrete Gaussian: optimal eps at delta_g and delta at eps_g",
+              "k runs (k in {1,2,10,100}) of the discrete Laplace (noise a in {0.1,0.5,1}, sensitivity 1 and 2) and "
+              "the discrete Gaussian (sigma in {1,3}, sensitivity 1): eps_g at delta_g down to 1e-30 and delta_g at "
+              "eps_g in {0.5, 1}; 12 digits (8 at k = 100).  Both pairs are symmetric, so both orders agree.",
+              DISCRETE_SOURCE, _discrete_rows),
+    TableSpec("mixture", "Mixtures of Gaussians: each direction, certified",
+              "Three mixtures (3 and 2 components; the last is the Poisson-subsampled Gaussian), k in {1, 2}, the larger "
+              "of the two orders: delta at eps_g = 0.5 and eps at delta_g = 1e-6 (10 digits at k = 1, 5 at k = 2); "
+              "k = 100 as a 3-digit bracket.",
+              MIXTURE_SOURCE, _mixture_rows),
+    TableSpec("relations", "Neighbouring relations and sampling schemes: replace-one, each order, fixed batches",
+              "A Gaussian (sigma 1) and a Laplace (scale 1) under Poisson subsampling (q = 0.1) with replace-one "
+              "neighbours, the remove / add / max orders of add/remove, and a fixed batch of 100 of 1000 (replace-one), "
+              "k in {1, 2}: delta at eps_g = 0.1 and eps at delta_g = 1e-6 (10 digits at k = 1, 6 at k = 2).",
+              RELATION_SOURCE, _relations_rows),
+    TableSpec("conversions", "What the RDP conversions cost: eps at delta_g = 1e-5 beside the optimum",
+              "rdp-mironov, rdp-cks and rdp-bbghs at the orders of options (the certified best over them, 12 digits) "
+              "beside the optimal eps, for 10 Gaussians (sigma 2), 10 Laplaces (scale 2) and 1000 steps of DP-SGD "
+              "(sigma 1, q = 0.01; its optimum a 4-digit bracket).",
+              CONVERSION_SOURCE, _conversion_rows),
+    TableSpec("tradeoff", "Trade-off points: beta(alpha) of the optimal test",
+              "beta at alpha in {1e-6, 1e-4, 0.01, 0.1, 0.5} for Gaussian compositions (closed form) and pure "
+              "(eps, 0) compositions (the KOV15 vertices), 20 digits, and a Poisson-subsampled Gaussian "
+              "(PLD bracket, 4 digits).",
+              TRADEOFF_SOURCE, _tradeoff_rows),
+)
