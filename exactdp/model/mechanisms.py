@@ -607,6 +607,9 @@ def with_direction(m: AnyMechanism, direction: str) -> AnyMechanism:
     'gaussian:sigma=1,q=0.1,direction=add'
     """
     d = parse_direction(direction)
+    if isinstance(m, MixtureOfGaussians) and d != "max":
+        raise InvalidParameterError(f"direction={d!r}: a mixture of Gaussians ({m}) is composed in both orders; one "
+                                    "order of it alone is not modelled (direction=max)")
     if isinstance(m, PoissonSampled) and m.relation == "add-remove" and m.q < 1 and d not in ("max", m.direction):
         return PoissonSampled(m.mechanism, m.q, m.relation, d)
     return m

@@ -25,6 +25,7 @@ from exactdp.model.mechanisms import (
     normalise_mechanism,
     parse_direction,
     parse_relation,
+    with_direction,
 )
 
 __all__ = ["MECHANISM_KINDS", "ONE_OF", "SYNONYMS", "parse_mechanism_spec", "split_list"]
@@ -200,4 +201,6 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         mech = PoissonSampled(mech, q, relation, direction)
     if sample is not None and of is not None:
         mech = SampledWithoutReplacement(normalise_mechanism(mech), sample, of)
+    if q is None and direction != "max":
+        mech = with_direction(normalise_mechanism(mech), direction)  # a mixture refuses one order by name
     return normalise_mechanism(mech), count

@@ -417,3 +417,16 @@ def test_parameters_out_of_the_float_range_are_no_internal_error(spec: str, caps
     code = main(["delta", "--mechanism", spec, "--at-eps", "1", "--digits", "5", "--max-seconds", "20"])
     capsys.readouterr()
     assert code in (0, 3)
+
+
+@pytest.mark.parametrize("argv", [
+    ["delta", "--mechanism", "mog:sigma=1,sensitivities=0/1/2,probs=0.81/0.18/0.01", "--at-eps", "0.5",
+     "--direction", "add"],
+    ["delta", "--mechanism", "mog:sigma=1,sensitivities=0/1/2,probs=0.81/0.18/0.01,direction=remove", "--at-eps", "0.5"],
+])
+def test_one_order_of_a_mixture_is_refused_by_name_not_answered_as_the_max(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # the engine composes a mixture in both orders; answering "add" with the max mislabelled the answer
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "mixture of Gaussians" in err and "both orders" in err, err
