@@ -163,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sm = summary(report)
     print("[crosscheck] done: " + ", ".join(f"{sm[v]} {v}" for v in
                                             ("sound", "loose", "unsound-fp", "unsound", "undecided", "lower-estimate",
-                                             "error", "skipped"))
+                                             "error", "skipped", "unsupported"))
           + f" ({report.seconds} s)"
           + (f"; RDP curves: {sm['rdp_orders_checked']} orders decided, {sm['rdp_orders_unsound']} unsound"
              if report.curves else ""), file=sys.stderr)
