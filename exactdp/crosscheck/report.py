@@ -194,9 +194,11 @@ def run_api(api: Any, case: Case, oracle: Oracle, limits: Limits | None = None) 
         verdict = "undecided"  # below exactdp's upper bound, which is not the optimum: nothing is proven
         note += ("; the certified value of k fixed-size batches is an upper bound, not the optimum "
                  "(docs/mathematics.md §9, Thm 9.3): an answer below it is not proven unsound")
-    elif verdict == "unsound" and case.query == "epsilon" and v.claim is not None and not isinstance(v.claim, float) \
-            and v.claim <= 0:
-        note += f"; eps <= 0 at delta_g={format_fraction(rep.at)} where the certified optimum is above it"
+    elif verdict == "unsound" and case.query == "epsilon" and not isinstance(v.claim, float) and v.claim <= 0:
+        at = format_fraction(rep.at)
+        note += (f"; eps <= 0 at delta_g={at} where the certified optimum is above 0" if v.optimum.lower > 0 else
+                 f"; a negative eps at delta_g={at}, where the optimum eps >= 0 is 0: exactdp's eps is >= 0 "
+                 "(docs/contracts.md), so the claim is outside its domain rather than shown false")
     return Finding(**base, reported=_reported_str(rep.value), exact_lower=v.optimum.lower_str(),
                    exact_upper=v.optimum.upper_str(), verdict=verdict, relative_gap=v.relative_gap,
                    note=note, seconds=round(secs, 3), digits=v.optimum.certified_digits())
