@@ -178,6 +178,7 @@ def _installed(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
 
+@pytest.mark.peers
 @pytest.mark.skipif(not _installed("dp_accounting"), reason="dp_accounting is not installed")
 def test_dp_accounting_events_each_accountant_under_its_relation() -> None:
     """PLDAccountant takes the discrete Laplace; RdpAccountant does not (unsupported), and reads a replace-one
@@ -200,6 +201,7 @@ def test_dp_accounting_events_each_accountant_under_its_relation() -> None:
     assert abs(float(F(plda.exact_upper)) - float(ref2)) < 1e-9
 
 
+@pytest.mark.peers
 @pytest.mark.skipif(not (_installed("autodp") and _installed("opendp") and _installed("prv_accountant")),
                     reason="autodp, OpenDP or prv_accountant is not installed")
 def test_autodp_opendp_prv_on_the_discrete_gaussian() -> None:
@@ -213,6 +215,7 @@ def test_autodp_opendp_prv_on_the_discrete_gaussian() -> None:
     assert by["autodp"] in ("sound", "loose") and by["opendp"] in ("sound", "loose")
 
 
+@pytest.mark.peers
 @pytest.mark.skipif(not _installed("autodp"), reason="autodp is not installed")
 def test_autodp_calibrators_judged_against_the_closed_form() -> None:
     """ana_gaussian_calibrator's sigma for (1, 1e-5): sound exactly when it is at least the analytic
