@@ -19,8 +19,8 @@ __all__ = ["build_parser", "main"]
 
 
 EXIT_STATUSES = """exit status:
-  0  the cross-check ran and no answer is `unsound` (unsound-fp, undecided, error and skipped
-     findings are reported, not fatal)
+  0  the cross-check ran and no answer is `unsound` (unsound-fp, undecided, error, skipped and
+     unsupported findings are reported, not fatal)
   1  at least one answer is `unsound`: below the certified optimum by more than 4 ulps (or an
      order of an RDP curve below the certified Rényi divergence by more than 4 ulps)
   2  bad arguments, or a report path that cannot be written (one line on stderr, nothing run)
@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Cross-check DP accountants of other libraries against exactdp's certified optimum.\n"
                     "Verdicts: sound, loose (> 1% above), unsound-fp (<= 4 ulps below), unsound (material),\n"
-                    "undecided (inside the certified bracket, budget spent), lower-estimate, error, skipped.",
+                    "undecided (inside the certified bracket, budget spent), lower-estimate, error, skipped,\n"
+                    "unsupported (the library has no form for an event of the case).",
         epilog="examples:\n  exactdp crosscheck --quick --json crosscheck.json --markdown crosscheck.md --html crosscheck.html\n"
                "  exactdp crosscheck autodp opendp --quick --markdown -\n\n"
                f"libraries: {', '.join(adapter_names())} (each skipped with a note when not installed;\n"
@@ -163,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sm = summary(report)
     print("[crosscheck] done: " + ", ".join(f"{sm[v]} {v}" for v in
                                             ("sound", "loose", "unsound-fp", "unsound", "undecided", "lower-estimate",
-                                             "error", "skipped"))
+                                             "error", "skipped", "unsupported"))
           + f" ({report.seconds} s)"
           + (f"; RDP curves: {sm['rdp_orders_checked']} orders decided, {sm['rdp_orders_unsound']} unsound"
              if report.curves else ""), file=sys.stderr)

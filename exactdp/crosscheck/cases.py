@@ -21,9 +21,17 @@ from typing import Any, Literal
 
 from exactdp.core.numbers import format_fraction
 from exactdp.model.composition import Composition
-from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled
+from exactdp.model.mechanisms import (
+    DiscreteGaussian,
+    DiscreteLaplace,
+    Gaussian,
+    Laplace,
+    MixtureOfGaussians,
+    PoissonSampled,
+    SampledWithoutReplacement,
+)
 
-__all__ = ["SWEEP", "Case", "mechanism_parts", "sweep"]
+__all__ = ["DELTA_SWEEP", "SWEEP", "Case", "NoPeerForm", "is_tight", "mechanism_parts", "sweep"]
 
 F = Fraction
 
@@ -45,6 +53,7 @@ class Case:
     mechanisms: tuple[tuple[Any, int], ...] = field(default=())
     target: Fraction | None = None
     curve: str = ""
+    relation: str = "add-remove"
 
     @property
     def is_generic(self) -> bool:
@@ -76,26 +85,49 @@ class Case:
     def describe(self) -> str:
         at = ("delta_g=" if self.query == "epsilon" else "eps_g=") + format_fraction(self.at)
         tail = f", calibrated for eps={format_fraction(self.target)}" if self.target is not None else ""
+        tail += f", relation {self.relation}" if self.relation != "add-remove" else ""
         return f"{self.name}: {self.composition()}, {self.query} at {at}{tail}"
+
+
+class NoPeerForm(ValueError):
+    """A mechanism of a case that the classic peer forms (Gaussian, Laplace, each maybe Poisson-subsampled
+    under add/remove) do not express: an adapter reports it ``unsupported``, never a crash."""
+
+
+def is_tight(comp: Composition) -> bool:
+    """Whether the certified value of ``comp`` is its optimum: False when it holds a fixed-size batch
+    composed more than once, whose certified value is an upper bound (docs/mathematics.md §9, Thm 9.3),
+    so that an answer below it is not proven unsound.
+
+    >>> is_tight(Composition(((SampledWithoutReplacement(Gaussian(1), 6, 600), 2),)))
+    False
+    >>> is_tight(Composition(((SampledWithoutReplacement(Gaussian(1), 6, 600), 1), (Gaussian(2), 3))))
+    True
+    """
+    return not any(isinstance(m, SampledWithoutReplacement) and c > 1 for m, c in comp.groups)
 
 
 def mechanism_parts(case: Case) -> list[tuple[str, Fraction, Fraction | None, int]]:
     """The mechanism case as ``(kind, parameter, q or None, count)`` rows.
 
     ``kind`` is ``"gaussian"`` (parameter sigma, sensitivity 1) or ``"laplace"`` (parameter the
-    scale b, sensitivity 1).
+    scale b, sensitivity 1); any other mechanism (the discrete ones, mixtures, replace-one sampling,
+    fixed-size batches) raises :class:`NoPeerForm`.
     """
     out = []
     for m, c in case.mechanisms:
         q = None
         if isinstance(m, PoissonSampled):
+            if m.relation != "add-remove" or m.direction != "max":
+                raise NoPeerForm(f"no classic peer form for {m} (Poisson subsampling under {m.relation}, "
+                                 f"direction {m.direction})")
             q, m = m.q, m.mechanism
         if isinstance(m, Gaussian) and m.sigma is not None and m.sensitivity == 1:
             out.append(("gaussian", m.sigma, q, c))
         elif isinstance(m, Laplace) and m.sensitivity == 1:
             out.append(("laplace", m.scale, q, c))
-        else:  # pragma: no cover - the sweep has no other kind
-            raise ValueError(f"no peer form for {m}")
+        else:
+            raise NoPeerForm(f"no classic peer form for {m} (a {type(m).__name__})")
     return out
 
 
@@ -135,6 +167,41 @@ def _sgd(sigma: str, q: str, steps: int, query: Literal["epsilon", "delta"], at:
     return Case(name, (), query, F(at), ("dpsgd",) + (("calibration",) if target else ()) + tags, quick,
                 ((PoissonSampled(Gaussian(F(sigma)), F(q)), steps),), F(target) if target else None, curve)
 
+
+#: the delta_g of the sweep of every new-vocabulary case, from 1e-30 up to 0.5 (at large delta_g
+#: accountants return zero or negative eps: judged like any other answer, docs/peers/README.md)
+DELTA_SWEEP = ("1e-30", "1e-10", "1e-5", "1e-3", "0.1", "0.5")
+
+
+def _ev(label: str, m: Any, k: int, relation: str = "add-remove", quick: tuple[str, ...] = ("1e-5", "0.5"),
+        curve: str = "") -> tuple[Case, ...]:
+    """A new-vocabulary event case (docs/peers/README.md, "Events and relations") at every delta_g of
+    :data:`DELTA_SWEEP`, those in ``quick`` in the CI subset; the relation is named in the case."""
+    rel = "" if relation == "add-remove" else f",{relation}"
+    return tuple(Case(f"{k}x{label}{rel}@dg={d}", (), "epsilon", F(d), ("events", relation), d in quick, ((m, k),),
+                      curve=curve or f"{label}{rel}", relation=relation) for d in DELTA_SWEEP)
+
+
+def _cal_gauss(target: str, delta: str, quick: bool = False) -> Case:
+    """A calibration of one Gaussian (sensitivity 1) for (target, delta): the noise the library returns is judged."""
+    return Case(f"calib(gaussian,k=1)@dg={delta},target={target}", (), "epsilon", F(delta), ("gaussian", "calibration"),
+                quick, ((Gaussian(F(1)), 1),), F(target))
+
+
+EVENTS: tuple[tuple[Case, ...], ...] = (
+    _ev("dlaplace(noise=0.1)", DiscreteLaplace(F(1, 10)), 100),
+    _ev("dgaussian(sigma=2)", DiscreteGaussian(F(2)), 100),
+    _ev("mog(sigma=2,sens=0/1/2,probs=0.5/0.25/0.25)", MixtureOfGaussians(F(2), [F(0), F(1), F(2)],
+                                                                          [F(1, 2), F(1, 4), F(1, 4)]), 100,
+        quick=("1e-5",)),  # dp_accounting takes about 17 s per mixture PLD: one in the quick run
+    _ev("gaussian(sigma=2,sensitivity=2)", Gaussian(F(2), 2), 100, "replace-one"),
+    _ev("gaussian(sigma=1,q=0.01)", PoissonSampled(Gaussian(F(1)), F(1, 100), relation="replace-one"), 1000,
+        "replace-one", ("1e-5",)),
+    _ev("gaussian(sigma=1,sample=60,of=6000)", SampledWithoutReplacement(Gaussian(F(1)), 60, 6000), 1000,
+        "replace-one"),
+    _ev("gaussian(sigma=1,sample=60,of=6000)", SampledWithoutReplacement(Gaussian(F(1)), 60, 6000), 1,
+        "replace-one", ("1e-5",)),
+)
 
 SWEEP: tuple[Case, ...] = (
     # -- generic (eps, delta)-DP mechanisms ------------------------------------------------------
@@ -227,7 +294,20 @@ SWEEP: tuple[Case, ...] = (
     _sgd("1", "0.01", 1000, "epsilon", "1e-5", target="3"),
     _sgd("1", "0.01", 1000, "epsilon", "1e-5", target="8"),
     _sgd("1", "0.001", 10000, "epsilon", "1e-6", target="2"),
-)
+    # -- issue 27 §6: large delta_g (where accountants return zero or negative eps) on the classic families,
+    # the calibration of one Gaussian, and the new events and relations (EVENTS, delta_g 1e-30 .. 0.5)
+    _h("0.1", "0", 30, "epsilon", "0.1", ("large-delta",), curve="generic 30x(0.1,0)"),
+    _h("0.1", "0", 30, "epsilon", "0.5", ("large-delta",), quick=True, curve="generic 30x(0.1,0)"),
+    _g("2", 100, "epsilon", "0.1", ("large-delta",), curve="gaussian 100xsigma=2"),
+    _g("2", 100, "epsilon", "0.5", ("large-delta",), quick=True, curve="gaussian 100xsigma=2"),
+    _lap("10", 100, "epsilon", "0.1", ("large-delta",), curve="laplace 100xb=10"),
+    _lap("10", 100, "epsilon", "0.5", ("large-delta",), curve="laplace 100xb=10"),
+    _sgd("1", "0.01", 1000, "epsilon", "0.1", ("large-delta",), curve="dpsgd sigma=1,q=0.01,1000 steps"),
+    _sgd("1", "0.01", 1000, "epsilon", "0.5", ("large-delta",), quick=True, curve="dpsgd sigma=1,q=0.01,1000 steps"),
+    _cal_gauss("1", "1e-5", quick=True),
+    _cal_gauss("3", "1e-5"),
+    _cal_gauss("8", "1e-5"),
+) + tuple(c for group in EVENTS for c in group)
 
 
 def sweep(*, quick: bool = False) -> list[Case]:

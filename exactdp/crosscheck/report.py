@@ -23,8 +23,8 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import PrecisionError
 from exactdp.core.executor import ExecutorSpec
 from exactdp.core.numbers import INF, ExactReal, format_fraction
-from exactdp.crosscheck.adapters import Adapter, NotApplicable, Skipped
-from exactdp.crosscheck.cases import Case
+from exactdp.crosscheck.adapters import Adapter, NotApplicable, Skipped, Unsupported
+from exactdp.crosscheck.cases import Case, is_tight
 from exactdp.crosscheck.curves import CurveFinding, run_curves
 from exactdp.crosscheck.isolate import Limits, PeerLimitError, call_isolated
 from exactdp.testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, judge
@@ -162,6 +162,9 @@ def run_api(api: Any, case: Case, oracle: Oracle, limits: Limits | None = None) 
                 logging.disable(logging.NOTSET)
     except NotApplicable:
         return None
+    except Unsupported as exc:
+        return Finding(**base, reported=None, exact_lower=None, exact_upper=None, verdict="unsupported",
+                       note=str(exc)[:300], seconds=round(time.perf_counter() - t0, 3))
     except Skipped as exc:
         return Finding(**base, reported=None, exact_lower=None, exact_upper=None, verdict="skipped",
                        note=str(exc)[:300], seconds=round(time.perf_counter() - t0, 3))
@@ -186,8 +189,18 @@ def run_api(api: Any, case: Case, oracle: Oracle, limits: Limits | None = None) 
         return Finding(**base, reported=_reported_str(rep.value), exact_lower=None, exact_upper=None,
                        verdict="skipped", note=f"oracle: {type(exc).__name__}: {exc}"[:300], seconds=round(secs, 3))
     note = rep.note + (f"; {v.note}" if v.note else "")
+    verdict = v.verdict
+    if verdict in ("unsound", "unsound-fp") and not is_tight(rep.composition):
+        verdict = "undecided"  # below exactdp's upper bound, which is not the optimum: nothing is proven
+        note += ("; the certified value of k fixed-size batches is an upper bound, not the optimum "
+                 "(docs/mathematics.md §9, Thm 9.3): an answer below it is not proven unsound")
+    elif verdict == "unsound" and case.query == "epsilon" and not isinstance(v.claim, float) and v.claim <= 0:
+        at = format_fraction(rep.at)
+        note += (f"; eps <= 0 at delta_g={at} where the certified optimum is above 0" if v.optimum.lower > 0 else
+                 f"; a negative eps at delta_g={at}, where the optimum eps >= 0 is 0: exactdp's eps is >= 0 "
+                 "(docs/contracts.md), so the claim is outside its domain rather than shown false")
     return Finding(**base, reported=_reported_str(rep.value), exact_lower=v.optimum.lower_str(),
-                   exact_upper=v.optimum.upper_str(), verdict=v.verdict, relative_gap=v.relative_gap,
+                   exact_upper=v.optimum.upper_str(), verdict=verdict, relative_gap=v.relative_gap,
                    note=note, seconds=round(secs, 3), digits=v.optimum.certified_digits())
 
 
@@ -273,7 +286,7 @@ def run_crosscheck(adapters: Iterable[Adapter], cases: Sequence[Case], *, oracle
     return report
 
 
-COUNTED = ("sound", "loose", "unsound-fp", "unsound", "undecided", "lower-estimate", "error", "skipped")
+COUNTED = ("sound", "loose", "unsound-fp", "unsound", "undecided", "lower-estimate", "error", "skipped", "unsupported")
 
 
 def summary(report: Report) -> dict[str, Any]:
@@ -392,7 +405,8 @@ def _esc(x: Any) -> str:
 
 
 _COLORS = {"sound": "#1a7f37", "loose": "#8250df", "unsound-fp": "#bf8700", "unsound": "#cf222e",
-           "undecided": "#57606a", "lower-estimate": "#0969da", "error": "#953800", "skipped": "#8c959f"}
+           "undecided": "#57606a", "lower-estimate": "#0969da", "error": "#953800", "skipped": "#8c959f",
+           "unsupported": "#8c959f"}
 
 
 def _figure(report: Report, library: str) -> str | None:

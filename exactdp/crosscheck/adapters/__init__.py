@@ -16,11 +16,20 @@ The rooms: :mod:`~exactdp.crosscheck.adapters.base` (the types), :mod:`~exactdp.
 from __future__ import annotations
 
 from exactdp.crosscheck.adapters import autodp, dp_accounting, opacus, opendp, prv_accountant, tf_privacy
-from exactdp.crosscheck.adapters.base import Adapter, Api, CurveApi, NotApplicable, Reported, ReportedCurve, Skipped
+from exactdp.crosscheck.adapters.base import (
+    Adapter,
+    Api,
+    CurveApi,
+    NotApplicable,
+    Reported,
+    ReportedCurve,
+    Skipped,
+    Unsupported,
+)
 from exactdp.crosscheck.adapters.given import Part
 
 __all__ = ["ADAPTERS", "Adapter", "Api", "CurveApi", "NotApplicable", "Part", "Reported", "ReportedCurve", "Skipped",
-           "adapter_names", "get_adapter"]
+           "Unsupported", "adapter_names", "get_adapter"]
 
 ADAPTERS: dict[str, Adapter] = {
     a.library: a

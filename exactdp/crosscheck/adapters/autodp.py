@@ -10,15 +10,18 @@ from functools import partial
 from typing import Any
 
 from exactdp.core.numbers import ExactReal
-from exactdp.crosscheck.adapters.base import Api, CurveApi, NotApplicable, Reported, ReportedCurve
+from exactdp.crosscheck.adapters.base import Api, CurveApi, NotApplicable, Reported, ReportedCurve, Unsupported
 from exactdp.crosscheck.adapters.given import (
     as_given,
     as_number,
+    calibrated_claim,
     curve_direction,
     curve_parts,
+    dpsgd_parameters,
     exact_value,
     given_composition,
     parts_of,
+    require_events,
     require_generic,
     require_mechanisms,
     require_pure,
@@ -154,7 +157,59 @@ def apis() -> list[Api]:
         return Reported(_quiet(lambda: composed.get_approxDP(to_float(at))), given_composition(parts), at,
                         "ComposeAFA()(Gaussian/LaplaceMechanism(phi_off=False)...).get_approxDP")
 
+    def discrete_gaussian(case: Case) -> Reported:
+        # the events-and-relations cases (issue 27 §6): autodp has a discrete Gaussian (as rho-zCDP), nothing else new
+        require_events(case)
+        from exactdp.model.mechanisms import DiscreteGaussian
+
+        if len(case.mechanisms) != 1 or not isinstance(case.mechanisms[0][0], DiscreteGaussian) or \
+                case.mechanisms[0][0].sensitivity != 1:
+            raise Unsupported(f"autodp has no mechanism for {case.composition()} (its new-vocabulary mechanism is "
+                              "DiscreteGaussianMechanism, sensitivity 1)")
+        m, count = case.mechanisms[0]
+        sigma = to_float(m.sigma)
+        mech = mechanism_zoo.DiscreteGaussianMechanism(sigma)
+        composed = mech if count == 1 else transformer_zoo.Composition()([mech], [count])
+        at = exact_value(to_float(case.at))
+        return Reported(_quiet(lambda: composed.get_approxDP(to_float(at))),
+                        Composition(((DiscreteGaussian(exact_value(sigma)), count),)), at,
+                        "DiscreteGaussianMechanism(sigma) (rho = 1/(2 sigma^2) zCDP), Composition, get_approxDP")
+
+    def calibrate_with(which: str) -> Callable[[Case], Reported]:
+        # autodp's calibrators (calibrator_zoo): the noise for a target (eps, delta); the claim is judged
+        def run(case: Case) -> Reported:
+            from autodp import calibrator_zoo
+
+            if not case.is_calibration:
+                raise NotApplicable("calibration cases only")
+            _, q, steps = dpsgd_parameters(case)
+            assert case.target is not None
+            eps, delta = to_float(case.target), to_float(case.at)
+            if which == "ana":
+                if q != 1.0 or steps != 1:
+                    raise NotApplicable("ana_gaussian_calibrator calibrates one Gaussian (no composition, no sampling)")
+                mech = calibrator_zoo.ana_gaussian_calibrator()(mechanism_zoo.ExactGaussianMechanism, eps, delta)
+                label = "calibrator_zoo.ana_gaussian_calibrator()(ExactGaussianMechanism, eps, delta)"
+            else:
+                made: list[float] = []  # float ok: the sigmas autodp tried; the last is the one it returns
+
+                def make(sigma: float) -> Any:  # float ok: the library's parameter
+                    made.append(sigma)
+                    if q == 1.0:
+                        return transformer_zoo.Composition()([mechanism_zoo.GaussianMechanism(sigma=sigma)], [steps])
+                    return mechanism_zoo.SubsampleGaussianMechanism({"prob": q, "sigma": sigma, "coeff": steps},
+                                                                    neighboring="add_remove")
+                mech = _quiet(lambda: calibrator_zoo.eps_delta_calibrator()(make, eps, delta, [0.05, 100]))
+                label = ("calibrator_zoo.eps_delta_calibrator()(SubsampleGaussianMechanism(neighboring='add_remove'), "
+                         "eps, delta, bounds=[0.05, 100])")
+            sigma = mech.params["sigma"] if which == "ana" else made[-1]
+            return calibrated_claim(sigma, q, steps, case, label)
+        return run
+
     return [
+        Api("autodp", "DiscreteGaussianMechanism (zCDP) [events and relations]", discrete_gaussian),
+        Api("autodp", "calibrator_zoo.eps_delta_calibrator", calibrate_with("eps_delta")),
+        Api("autodp", "calibrator_zoo.ana_gaussian_calibrator", calibrate_with("ana")),
         Api("autodp", "Composition(PureDP_Mechanism).get_approxDP", pure),
         Api("autodp", "Composition(RandresponseMechanism).get_approxDP", rr),
         Api("autodp", "ComposeAFA(RandresponseMechanism(phi_off=False)).get_approxDP", rr_afa),

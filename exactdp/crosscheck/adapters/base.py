@@ -2,7 +2,8 @@
 
 An API turns a :class:`~exactdp.crosscheck.cases.Case` into the library's own calls and returns a
 :class:`Reported`, or raises :class:`NotApplicable` (it cannot express the case) or
-:class:`Skipped` (out of scope, with the reason).
+:class:`Skipped` (out of scope, with the reason) or :class:`Unsupported` (the library has no form for
+an event of the case).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from exactdp.crosscheck.cases import Case
 from exactdp.model.composition import Composition
 
-__all__ = ["Adapter", "Api", "CurveApi", "NotApplicable", "Reported", "ReportedCurve", "Skipped"]
+__all__ = ["Adapter", "Api", "CurveApi", "NotApplicable", "Reported", "ReportedCurve", "Skipped", "Unsupported"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,12 @@ class Skipped(Exception):
 
     Reported as a ``skipped`` finding with the reason, never counted as checked.
     """
+
+
+class Unsupported(Exception):
+    """The library has no form for an event of the case (a mechanism, a sampling scheme or a relation
+    it does not support): reported as an ``unsupported`` finding with the reason, never a crash and
+    never counted as checked (docs/peers/README.md, "Events and relations")."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from exactdp.crosscheck.adapters.base import Api, CurveApi, NotApplicable, Reported, ReportedCurve
+from exactdp.crosscheck.adapters.base import Api, CurveApi, NotApplicable, Reported, ReportedCurve, Skipped, Unsupported
 from exactdp.crosscheck.adapters.given import (
     Part,
     as_given,
@@ -23,6 +23,7 @@ from exactdp.crosscheck.adapters.given import (
     given_composition,
     max_total_eps,
     parts_of,
+    require_events,
     require_generic,
     require_mechanisms,
     require_pure,
@@ -33,7 +34,7 @@ from exactdp.crosscheck.adapters.given import (
 from exactdp.crosscheck.cases import Case
 from exactdp.model.composition import Composition
 
-__all__ = ["apis", "curves", "dp_event_of"]
+__all__ = ["apis", "curves", "dp_event_of", "event_apis", "rdp_reading"]
 
 
 def dp_event_of(parts: list[Part]) -> Any:
@@ -238,7 +239,7 @@ def apis() -> list[Api]:
             return calibrated_claim(sigma, q, steps, case, f"calibrate_dp_mechanism({fresh.__name__})")
         return run
 
-    return [
+    return event_apis() + [
         Api("dp_accounting", "pld.from_privacy_parameters+compose", pld_params_with(vdi, None, "")),
         Api("dp_accounting", "pld.from_privacy_parameters+compose(tail_mass_truncation=0)",
             pld_params_with(vdi, 0, ", tail_mass_truncation=0")),
@@ -264,6 +265,139 @@ def apis() -> list[Api]:
                          pessimistic_estimate=False)),
         Api("dp_accounting", "mechanism_calibration.calibrate_dp_mechanism(PLDAccountant)", calibrate_sgd_with("pld")),
         Api("dp_accounting", "mechanism_calibration.calibrate_dp_mechanism(RdpAccountant)", calibrate_sgd_with("rdp")),
+    ]
+
+
+def rdp_reading(comp: Composition) -> Composition:
+    """The composition dp_accounting's ``RdpAccountant`` accounts under ``REPLACE_ONE`` for the events
+    that :func:`exactdp.to_dp_event` writes and :func:`exactdp.from_dp_event` reads back under replace-one:
+    the RDP accountant reads a ``GaussianDpEvent``'s noise multiplier against replace-one sensitivity 1
+    (its Gaussian RDP alpha/(2 s^2), also inside ``SampledWithoutReplacementDpEvent``), where the PLD
+    accountant and ``from_dp_event`` read sensitivity 2 (docs/interop.md).
+
+    >>> from exactdp.model.mechanisms import Gaussian, SampledWithoutReplacement
+    >>> str(rdp_reading(Composition(((SampledWithoutReplacement(Gaussian(1, 2), 6, 600), 3),))))
+    '3 x gaussian:sigma=1,sample=6,of=600'
+    """
+    from exactdp.model.mechanisms import Gaussian, SampledWithoutReplacement
+
+    def one(m: Any) -> Any:
+        if isinstance(m, SampledWithoutReplacement):
+            return SampledWithoutReplacement(one(m.mechanism), m.sample, m.of)
+        if isinstance(m, Gaussian) and m.sigma is not None and m.sensitivity == 2:
+            return Gaussian(m.sigma, 1)
+        return m
+
+    return Composition(tuple((one(m), c) for m, c in comp.groups))
+
+
+def event_apis() -> list[Api]:
+    """The accountants on the new events and relations (issue 27 §6; docs/peers/dp_accounting.md):
+    ``PLDAccountant`` and ``RdpAccountant`` each under the case's relation, and the PLD module's
+    discrete Laplace, discrete Gaussian and mixture-of-Gaussians constructors (imports the library)."""
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+    from dp_accounting.rdp import rdp_privacy_accountant as rdplib
+
+    from exactdp.core.errors import InvalidParameterError
+    from exactdp.model.dp_event import from_dp_event, to_dp_event
+    from exactdp.model.mechanisms import PoissonSampled
+
+    NR = dp_accounting.NeighboringRelation
+
+    def event_of(case: Case) -> Any:
+        require_events(case)
+        try:
+            return to_dp_event(case.composition(), case.relation)
+        except InvalidParameterError as exc:
+            raise Unsupported(f"no DpEvent in this dp_accounting: {exc}") from None
+
+    def relation(case: Case) -> Any:
+        return NR.REPLACE_ONE if case.relation == "replace-one" else NR.ADD_OR_REMOVE_ONE
+
+    def accountant_with(make: str) -> Callable[[Case], Reported]:
+        def run(case: Case) -> Reported:
+            event = event_of(case)
+            rel = relation(case)
+            acc = (pld_privacy_accountant.PLDAccountant(rel, value_discretization_interval=1e-4) if make == "pld"
+                   else rdplib.RdpAccountant(neighboring_relation=rel))
+            if not acc.supports(event):
+                raise Unsupported(f"{type(acc).__name__}({rel.name}) does not support {event}")
+            given = from_dp_event(event, case.relation)
+            if make == "pld" and case.relation == "replace-one" and any(isinstance(m, PoissonSampled)
+                                                                        for m, _ in given.groups):
+                raise Skipped("PLDAccountant(REPLACE_ONE) models a Poisson-sampled Gaussian as "
+                              "((1-q)N(0) + qN(-1), (1-q)N(0) + qN(1)), which assumes a record's contribution is at "
+                              "most half the replace-one sensitivity; exactdp certifies the diluted pair without that "
+                              "assumption (docs/mathematics.md §9, Thm 9.2): not the same mechanism")
+            if make == "rdp" and case.relation == "replace-one":
+                given = rdp_reading(given)
+            acc.compose(event)
+            at = exact_value(to_float(case.at))
+            return Reported(acc.get_epsilon(to_float(at)), given, at,
+                            f"{type(acc).__name__}({rel.name}) of to_dp_event(..., relation={case.relation!r}): {event}"[:300])
+        return run
+
+    def pld_module(case: Case) -> Reported:
+        event = event_of(case)
+        if case.relation != "add-remove":
+            raise Unsupported("the PLD module's discrete and mixture constructors are add/remove")
+        inner, count = event, 1
+        if type(inner).__name__ == "SelfComposedDpEvent":
+            inner, count = inner.event, inner.count
+        name = type(inner).__name__
+        if name == "DiscreteLaplaceDpEvent":
+            one = pldlib.from_discrete_laplace_mechanism(inner.noise_parameter, sensitivity=inner.sensitivity)
+        elif name == "MixtureOfGaussiansDpEvent":
+            if case.quick:
+                raise NotApplicable("the mixture's PLD takes about 17 s, PLDAccountant's in the quick run: run in the full sweep")
+            one = pldlib.from_mixture_gaussian_mechanism(inner.standard_deviation, inner.sensitivities,
+                                                         inner.sampling_probs)
+        else:
+            raise Unsupported(f"the PLD module's discrete and mixture constructors do not take {name}")
+        pld = one.self_compose(count) if count > 1 else one
+        at = exact_value(to_float(case.at))
+        return Reported(pld.get_epsilon_for_delta(to_float(at)), from_dp_event(event), at,
+                        f"pld.from_{'discrete_laplace' if 'Laplace' in name else 'mixture_gaussian'}_mechanism "
+                        "(defaults) + self_compose")
+
+    def discrete_gaussian(case: Case) -> Reported:
+        # dp_accounting 0.6.0 has no DiscreteGaussianDpEvent; its PLD module has the mechanism
+        require_events(case)
+        from exactdp.model.mechanisms import DiscreteGaussian
+
+        if case.relation != "add-remove" or len(case.mechanisms) != 1 or \
+                not isinstance(case.mechanisms[0][0], DiscreteGaussian):
+            raise Unsupported("pld.from_discrete_gaussian_mechanism takes one discrete Gaussian under add/remove")
+        m, count = case.mechanisms[0]
+        sigma = to_float(m.sigma)
+        one = pldlib.from_discrete_gaussian_mechanism(sigma, sensitivity=m.sensitivity)
+        pld = one.self_compose(count) if count > 1 else one
+        at = exact_value(to_float(case.at))
+        given = Composition(((DiscreteGaussian(exact_value(sigma), m.sensitivity), count),))
+        return Reported(pld.get_epsilon_for_delta(to_float(at)), given, at,
+                        "pld.from_discrete_gaussian_mechanism (defaults: noise truncated at mass 1e-30) + self_compose")
+
+    def sigma_gaussian(case: Case) -> Reported:
+        # gaussian_mechanism.get_sigma_gaussian: the analytic Gaussian (Balle and Wang 2018) for one run
+        from dp_accounting import gaussian_mechanism
+
+        if not case.is_calibration:
+            raise NotApplicable("calibration cases only")
+        _, q, steps = dpsgd_parameters(case)
+        if q != 1.0 or steps != 1:
+            raise NotApplicable("get_sigma_gaussian calibrates one Gaussian (no composition, no sampling)")
+        assert case.target is not None
+        sigma = gaussian_mechanism.get_sigma_gaussian(to_float(case.target), to_float(case.at))
+        return calibrated_claim(sigma, q, steps, case, "gaussian_mechanism.get_sigma_gaussian(eps, delta)")
+
+    return [
+        Api("dp_accounting", "gaussian_mechanism.get_sigma_gaussian", sigma_gaussian),
+        Api("dp_accounting", "PLDAccountant(DpEvent, the case's relation)", accountant_with("pld")),
+        Api("dp_accounting", "RdpAccountant(DpEvent, the case's relation)", accountant_with("rdp")),
+        Api("dp_accounting", "pld.from_discrete_laplace/mixture_gaussian_mechanism+self_compose", pld_module),
+        Api("dp_accounting", "pld.from_discrete_gaussian_mechanism+self_compose", discrete_gaussian),
     ]
 
 

@@ -14,8 +14,8 @@ from fractions import Fraction
 from typing import Any
 
 from exactdp.core.numbers import ExactReal
-from exactdp.crosscheck.adapters.base import NotApplicable, Reported
-from exactdp.crosscheck.cases import Case, mechanism_parts
+from exactdp.crosscheck.adapters.base import NotApplicable, Reported, Unsupported
+from exactdp.crosscheck.cases import Case, NoPeerForm, mechanism_parts
 from exactdp.model.composition import Composition
 from exactdp.model.mechanisms import Gaussian, Laplace, PoissonSampled
 
@@ -31,6 +31,7 @@ __all__ = [
     "given_composition",
     "max_total_eps",
     "parts_of",
+    "require_events",
     "require_generic",
     "require_mechanisms",
     "require_mechanisms_or_calibration",
@@ -86,6 +87,13 @@ def require_generic(case: Case) -> None:
         raise NotApplicable("this API models generic (eps, delta)-DP mechanisms only")
 
 
+def require_events(case: Case) -> None:
+    """Decline (NotApplicable) a case that is not one of the new events and relations (the ``events``
+    cases of the sweep, issue 27 §6): the APIs built for those run on them only."""
+    if "events" not in case.tags:
+        raise NotApplicable("this API is run on the events-and-relations cases")
+
+
 def require_mechanisms(case: Case) -> None:
     """Decline (NotApplicable) a generic case or a calibration: the API models specific mechanisms."""
     if case.is_generic or case.is_calibration:
@@ -114,9 +122,21 @@ class Part:
         return PoissonSampled(m, exact_value(self.q)) if self.q is not None and self.q != 1.0 else m
 
 
-def parts_of(case: Case) -> list[Part]:
-    """The mechanisms of a mechanism case as handed to a library (floats)."""
-    return [Part(k, to_float(p), None if q is None else to_float(q), c) for k, p, q, c in mechanism_parts(case)]
+def parts_of(case: Case, events: bool = False) -> list[Part]:
+    """The mechanisms of a mechanism case as handed to a library (floats).
+
+    An events-and-relations case (issue 27 §6) is declined (NotApplicable) unless ``events`` is set:
+    one API per library (``events=True``) answers it, or says :class:`Unsupported` for a mechanism,
+    sampling scheme or relation the classic forms do not express."""
+    if "events" in case.tags and not events:
+        raise NotApplicable("the events-and-relations cases are run by the library's event API")
+    try:
+        rows = mechanism_parts(case)
+    except NoPeerForm as exc:
+        raise Unsupported(str(exc)) from None
+    if case.relation != "add-remove":
+        raise Unsupported(f"the classic forms are accounted under add/remove, the case under {case.relation}")
+    return [Part(k, to_float(p), None if q is None else to_float(q), c) for k, p, q, c in rows]
 
 
 def given_composition(parts: list[Part]) -> Composition:

@@ -8,12 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from exactdp.core.numbers import ExactReal
-from exactdp.crosscheck.adapters.base import Api, NotApplicable, Reported
+from exactdp.crosscheck.adapters.base import Api, NotApplicable, Reported, Unsupported
 from exactdp.crosscheck.adapters.given import (
     Part,
     exact_value,
     given_composition,
     parts_of,
+    require_events,
     require_mechanisms,
     require_pure,
     rr_noise,
@@ -116,7 +117,51 @@ def apis() -> list[Api]:
         return Reported(dp.c.make_composition(ms).map(1.0), given_composition(parts), exact_value(to_float(case.at)),
                         "make_composition of make_laplace (MaxDivergence): eps at any delta")
 
+    # -- the events-and-relations cases (issue 27 §6): integer measurements, sensitivity d_in -------------
+    def integer_measurement(case: Case) -> tuple[Any, Composition, Any, str]:
+        """(measurement, the exact composition it stands for, d_in, its output measure) of a one-group
+        events case: the discrete Laplace and Gaussian on integers, and a Gaussian of any sensitivity
+        (a relation's sensitivity is d_in; OpenDP has no subsampling); Unsupported otherwise."""
+        from exactdp.model.mechanisms import DiscreteGaussian, DiscreteLaplace, Gaussian
+
+        require_events(case)
+        if len(case.mechanisms) != 1:
+            raise Unsupported("one measurement, composed k times")
+        m, count = case.mechanisms[0]
+        if count > 2000:
+            raise NotApplicable("too many measurements")
+        ints = (dp.vector_domain(dp.atom_domain(T=int)),)
+        if isinstance(m, DiscreteLaplace):
+            scale = to_float(1 / m.noise)  # OpenDP's discrete Laplace has pmf proportional to e^{-|x|/scale}
+            meas = dp.m.make_laplace(*ints, dp.l1_distance(T=int), scale=scale)
+            exact: Any = DiscreteLaplace(1 / exact_value(scale), m.sensitivity)
+            return meas, Composition(((exact, count),)), m.sensitivity, "pure"
+        if isinstance(m, DiscreteGaussian):
+            scale = to_float(m.sigma)
+            meas = dp.m.make_gaussian(*ints, dp.l2_distance(T=int), scale=scale)
+            return meas, Composition(((DiscreteGaussian(exact_value(scale), m.sensitivity), count),)), m.sensitivity, "zcdp"
+        if isinstance(m, Gaussian) and m.sigma is not None and m.sensitivity.denominator == 1:
+            scale = to_float(m.sigma)
+            meas = dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float),
+                                      scale=scale)
+            d_in: Any = float(m.sensitivity)  # float ok: an integral sensitivity, exactly a float
+            return meas, Composition(((Gaussian(exact_value(scale), m.sensitivity), count),)), d_in, "zcdp"
+        raise Unsupported(f"OpenDP has no measurement for {m} (no subsampling, no mixtures)")
+
+    def events(case: Case) -> Reported:
+        meas, comp, d_in, kind = integer_measurement(case)
+        count = comp.groups[0][1]
+        at = exact_value(to_float(case.at))
+        if kind == "pure":
+            eps = dp.c.make_composition([meas] * count).map(d_in)
+            return Reported(eps, comp, at, f"make_composition of make_laplace on integers (MaxDivergence), map({d_in})")
+        prof = dp.c.make_zCDP_to_approxDP(dp.c.make_composition([meas] * count)).map(d_in)
+        return Reported(prof.epsilon(to_float(at)), comp, at,
+                        f"make_zCDP_to_approxDP(make_composition(make_gaussian)) profile at map({d_in}); "
+                        "integer domain for the discrete Gaussian")
+
     return [
+        Api("opendp", "make_laplace/make_gaussian on integers [events and relations]", events),
         Api("opendp", "make_composition(make_randomized_response_bool)", basic),
         Api("opendp", "zCDP route: make_zCDP_to_approxDP(make_composition(make_pureDP_to_zCDP(RR)))", zcdp_route),
         Api("opendp", "make_zCDP_to_approxDP(make_composition(make_gaussian/make_laplace)) profile", profile),

@@ -59,7 +59,7 @@ def apis() -> list[Api]:
     def mech_with(pick: int) -> Callable[[Case], Reported]:
         def run(case: Case) -> Reported:
             require_mechanisms(case)
-            parts = parts_of(case)
+            parts = parts_of(case, events=pick == 2)  # the upper API says which new events it cannot take
             prvs = []
             for p in parts:
                 if p.kind == "gaussian":
