@@ -197,8 +197,8 @@ def run_api(api: Any, case: Case, oracle: Oracle, limits: Limits | None = None) 
     elif verdict == "unsound" and case.query == "epsilon" and not isinstance(v.claim, float) and v.claim <= 0:
         at = format_fraction(rep.at)
         note += (f"; eps <= 0 at delta_g={at} where the certified optimum is above 0" if v.optimum.lower > 0 else
-                 f"; a negative eps at delta_g={at}, where the optimum eps >= 0 is 0: exactdp's eps is >= 0 "
-                 "(docs/contracts.md), so the claim is outside its domain rather than shown false")
+                 f"; a negative eps at delta_g={at}: the certified delta at that eps (below 0, "
+                 "docs/mathematics.md §9) is above delta_g")
     return Finding(**base, reported=_reported_str(rep.value), exact_lower=v.optimum.lower_str(),
                    exact_upper=v.optimum.upper_str(), verdict=verdict, relative_gap=v.relative_gap,
                    note=note, seconds=round(secs, 3), digits=v.optimum.certified_digits())

@@ -213,6 +213,19 @@ def _refined(oracle: Oracle, comp: Composition, query: str, at: Any, claim: Frac
     return Enclosure(lo, hi, digits=digits, algorithm=opt.algorithm)
 
 
+def _negative_claim(comp: Any, claim: Fraction, delta_g: Fraction, out: Any) -> Judgement:
+    """The verdict on an eps claim below 0 at ``delta_g`` when the optimum is 0: sound exactly when the
+    certified delta at that eps (below 0, docs/mathematics.md §9) is at most delta_g."""
+    from exactdp.api.optimal import optimal_delta
+
+    d = optimal_delta(comp, f"-{format_fraction(-claim)}", digits=12)
+    if d.upper <= delta_g:
+        return out("sound", note=f"a negative eps: the certified delta there is at most {d.upper_str()} <= delta_g")
+    if d.lower > delta_g:
+        return out("unsound", note=f"a negative eps: the certified delta there is at least {d.lower_str()} > delta_g")
+    return out("undecided", note=f"a negative eps: the certified delta there, {d}, straddles delta_g")
+
+
 def judge(
     reported: Any,
     composition: Any,
@@ -279,6 +292,10 @@ def judge(
     if claim >= opt.upper:
         lo, hi = _excess(opt, claim)
         return out("loose" if lo is not None and lo > LOOSE_REL else "sound", lo, hi)
+    if claim < 0 and query == "epsilon" and opt.lower <= 0 and not isinstance(at, ExactReal):
+        # a negative eps at delta_g claims delta(claim) <= delta_g, the hockey-stick divergence below 0
+        # (docs/mathematics.md §9): decided from the certified delta at that eps, not called unsound
+        return _negative_claim(comp, claim, at, out)
     if claim < 0 or claim < opt.lower:
         ok: bool | None = False
     else:
