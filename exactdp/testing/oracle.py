@@ -12,7 +12,7 @@ Nothing here imports hypothesis, pytest or a peer library.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import nullcontext as _nullcontext
 from dataclasses import dataclass
 from decimal import Decimal
@@ -33,6 +33,7 @@ __all__ = [
     "Oracle",
     "Verdict",
     "as_composition",
+    "curve_points",
     "exact_of_reported",
     "judge_delta",
     "judge_epsilon",
@@ -461,3 +462,33 @@ def judge_delta(reported: Any, composition: Any, eps_g: Any, *, oracle: Oracle |
         return Verdict("delta", comp, eg, rep, opt, False, _relative(opt.lower, rep))
     ok = oracle.is_private(comp, eg, rep)
     return Verdict("delta", comp, eg, rep, opt, ok, None if ok else _relative(opt.upper, rep))
+
+
+def curve_points(reported: Any, values: Any, key: str) -> list[tuple[Any, Any]]:
+    """The ``(key, value)`` points of a reported curve: a mapping ``{key: value}``, a list of pairs, or the
+    keys with ``values=`` (the RDP and trade-off curve assertions; ``key`` names the abscissa in messages).
+
+    >>> curve_points({2: 0.5}, None, "order"), curve_points([2, 3], [0.5, 0.7], "order")
+    ([(2, 0.5)], [(2, 0.5), (3, 0.7)])
+    """
+    if values is not None:
+        if isinstance(reported, (str, bytes, Mapping)) or not isinstance(reported, Iterable) \
+                or isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise InvalidParameterError(f"with values=, the first argument must be the sequence of {key}s")
+        keys, vals = list(reported), list(values)
+        if len(keys) != len(vals):
+            raise InvalidParameterError(f"{len(keys)} {key}s but {len(vals)} values: each {key} needs its value")
+        pts = list(zip(keys, vals))
+    elif isinstance(reported, Mapping):
+        pts = list(reported.items())
+    elif isinstance(reported, (str, bytes)) or not isinstance(reported, Iterable):
+        raise InvalidParameterError(f"curve={short_repr(reported)} must be a mapping {{{key}: value}}, a list of "
+                                    f"({key}, value) pairs, or the {key}s with values=")
+    else:
+        pts = list(reported)
+        for p in pts:
+            if not (isinstance(p, (tuple, list)) and len(p) == 2):
+                raise InvalidParameterError(f"curve point {short_repr(p)} must be an ({key}, value) pair")
+    if not pts:
+        raise InvalidParameterError(f"an empty curve checks nothing: give at least one {key}")
+    return pts

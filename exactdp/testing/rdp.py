@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -33,7 +33,14 @@ from exactdp.engines.rdp import DIRECTIONS
 from exactdp.model.composition import Composition
 from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError
 from exactdp.testing.judge import FP_ULPS, ulp_of_claim
-from exactdp.testing.oracle import InvalidClaimError, exact_of_reported, parse_rel_tol, read_composition, short_repr
+from exactdp.testing.oracle import (
+    InvalidClaimError,
+    curve_points,
+    exact_of_reported,
+    parse_rel_tol,
+    read_composition,
+    short_repr,
+)
 
 __all__ = [
     "RDP_SECONDS",
@@ -295,30 +302,6 @@ def assert_rdp_sound(
                             max_seconds=max_seconds, exact_floats=exact_floats, relation=relation), tol)
 
 
-def _pairs(reported_by_order: Any, values: Any) -> list[tuple[Any, Any]]:
-    if values is not None:
-        if isinstance(reported_by_order, (str, bytes, Mapping)) or not isinstance(reported_by_order, Iterable) \
-                or isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-            raise InvalidParameterError("with values=, reported_by_order must be the sequence of orders")
-        orders, vals = list(reported_by_order), list(values)
-        if len(orders) != len(vals):
-            raise InvalidParameterError(f"{len(orders)} orders but {len(vals)} values: each order needs its value")
-        pts = list(zip(orders, vals))
-    elif isinstance(reported_by_order, Mapping):
-        pts = list(reported_by_order.items())
-    elif isinstance(reported_by_order, (str, bytes)) or not isinstance(reported_by_order, Iterable):
-        raise InvalidParameterError(f"reported_by_order={short_repr(reported_by_order)} must be a mapping "
-                                    "{order: value}, a list of (order, value) pairs, or the orders with values=")
-    else:
-        pts = list(reported_by_order)
-        for p in pts:
-            if not (isinstance(p, (tuple, list)) and len(p) == 2):
-                raise InvalidParameterError(f"curve point {short_repr(p)} must be an (order, value) pair")
-    if not pts:
-        raise InvalidParameterError("an empty curve checks nothing: give at least one order")
-    return pts
-
-
 def assert_rdp_curve_sound(
     reported_by_order: Any,
     values: Any = None,
@@ -347,7 +330,7 @@ def assert_rdp_curve_sound(
     comp = _composition(composition, exact_floats, relation)
     cache: dict[Any, Enclosure] = {}
     out, bad = [], []
-    for order, value in _pairs(reported_by_order, values):
+    for order, value in curve_points(reported_by_order, values, "order"):
         v = judge_rdp(value, order=order, composition=comp, direction=direction, digits=digits,
                       max_seconds=max_seconds, cache=cache)
         out.append(v)

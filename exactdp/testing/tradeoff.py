@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -36,6 +35,7 @@ from exactdp.testing.judge import FP_ULPS, LOOSE_REL, ulp_of_claim
 from exactdp.testing.oracle import (
     MECHANISM_SECONDS,
     InvalidClaimError,
+    curve_points,
     exact_of_reported,
     parse_rel_tol,
     read_composition,
@@ -255,29 +255,6 @@ def assert_tradeoff_sound(reported_beta: Any, *, alpha: Any, composition: Any, r
                                  exact_floats=exact_floats, relation=relation), tol)
 
 
-def _pairs(reported: Any, values: Any) -> list[tuple[Any, Any]]:
-    if values is not None:
-        if isinstance(reported, (str, bytes, Mapping)) or not isinstance(reported, Iterable) \
-                or isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-            raise InvalidParameterError("with values=, the first argument must be the sequence of alphas")
-        al, vs = list(reported), list(values)
-        if len(al) != len(vs):
-            raise InvalidParameterError(f"{len(al)} alphas but {len(vs)} values")
-        pts = list(zip(al, vs))
-    elif isinstance(reported, Mapping):
-        pts = list(reported.items())
-    elif isinstance(reported, (str, bytes)) or not isinstance(reported, Iterable):
-        raise InvalidParameterError(f"curve={short_repr(reported)} must be a mapping {{alpha: beta}}, a list of "
-                                    "(alpha, beta) pairs, or alphas with values=")
-    else:
-        pts = list(reported)
-        if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pts):
-            raise InvalidParameterError("every point of the curve must be an (alpha, beta) pair")
-    if not pts:
-        raise InvalidParameterError("an empty curve checks nothing: give at least one alpha")
-    return pts
-
-
 def assert_tradeoff_curve_sound(reported: Any, values: Any = None, *, composition: Any, rel_tol: Any = 0,
                                 max_seconds: Any = None, exact_floats: bool | None = None,
                                 relation: Any = None) -> list[TradeoffJudgement]:
@@ -294,7 +271,7 @@ def assert_tradeoff_curve_sound(reported: Any, values: Any = None, *, compositio
     tol = parse_rel_tol(rel_tol)
     comp = _composition(composition, exact_floats, relation)
     budget = _budget(max_seconds)
-    pts = [(_alpha(a), r) for a, r in _pairs(reported, values)]
+    pts = [(_alpha(a), r) for a, r in curve_points(reported, values, "alpha")]
     claims = [(_claim(r, a), _is_float(r)) for a, r in pts]
     encs = _betas(comp, sorted({a for a, _ in pts}), _first_digits(comp), budget)
     by_alpha = dict(zip(sorted({a for a, _ in pts}), encs))
