@@ -116,7 +116,7 @@ def add_budget(p: argparse.ArgumentParser) -> None:
 def add_memory(p: argparse.ArgumentParser) -> None:
     """The --max-memory option (exactdp.core.memory)."""
     p.add_argument("--max-memory", metavar="SIZE", default=None,
-                   help="memory bound of the whole process, e.g. 500M or 4G (default 2G). Each large step is "
+                   help="memory bound of the whole process, e.g. 500M or 4G (default: 2G for each large step). Each large step is "
                         "predicted before it allocates: an exact route that would pass the bound hands the query to "
                         "the certified PLD bracket, whose grids stop at the finest that fits (fewer digits, said so)")
 

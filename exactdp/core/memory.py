@@ -7,9 +7,11 @@ takes a route that fits (docs/architecture.md, the dispatch table), and a refine
 finest grid that fits and answers the bracket it reached.  So no input makes exactdp allocate past
 the bound, and nothing dies of an allocation failure inside a C library.
 
-The bound is the whole process's resident memory: what the process holds already (the
-interpreter, the inputs) counts against it.  Default :data:`DEFAULT_BYTES` (2 GiB); the command
-line's ``--max-memory SIZE`` and :func:`bounded` change it for one computation.
+A bound given (the command line's ``--max-memory SIZE``, :func:`bounded`) is the whole process's
+resident memory: what the process holds already (the interpreter, the inputs) counts against it.
+Without one, each large step may take :data:`DEFAULT_BYTES` (2 GiB) beyond what the process holds,
+so a long-lived process (a notebook, a test run, a Dask worker) answers the same query the same
+way whatever it did before.
 
 >>> parse_bytes("1.5G"), parse_bytes("300M"), parse_bytes("104857600")
 (1610612736, 314572800, 104857600)
@@ -46,6 +48,8 @@ _UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 
 _SIZE_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([A-Za-z]*)\s*$")
 
 _bound: ContextVar[int] = ContextVar("exactdp_memory_bound", default=DEFAULT_BYTES)
+#: the bound given by the caller (None: the default, a per-step allowance)
+_given: ContextVar[int | None] = ContextVar("exactdp_memory_given", default=None)
 
 
 def parse_bytes(x: object, name: str = "max_memory") -> int:
@@ -104,10 +108,12 @@ def bounded(max_memory: object, name: str = "max_memory") -> Iterator[None]:
     if max_memory is None:
         yield
         return
-    token = _bound.set(parse_bytes(max_memory, name))
+    n = parse_bytes(max_memory, name)
+    token, given = _bound.set(n), _given.set(n)
     try:
         yield
     finally:
+        _given.reset(given)
         _bound.reset(token)
 
 
@@ -121,7 +127,10 @@ def resident() -> int:
 
 
 def available() -> int:
-    """The bytes a new allocation may still take: the bound less what the process holds now."""
+    """The bytes a new allocation may still take: a given bound less what the process holds now, or
+    :data:`DEFAULT_BYTES` when none is given (module docstring)."""
+    if _given.get() is None:
+        return DEFAULT_BYTES
     return max(0, bound() - resident())
 
 
