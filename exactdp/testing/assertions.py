@@ -50,6 +50,7 @@ __all__ = [
     "assert_sound_pair",
     "assert_tight",
     "looseness_report",
+    "raise_failures",
 ]
 
 
@@ -106,6 +107,18 @@ def _check(v: Judgement, tol: Fraction) -> Judgement:
     if tol > 0 and v.gap_upper is not None and v.gap_upper <= tol:
         return v  # certified to be at most rel_tol below
     raise UnsoundClaimError(v)
+
+
+def raise_failures(bad: list[Any], total: int, what: str) -> None:
+    """Raise for the failing points of a reported curve (``what``: "orders of the RDP curve", ...):
+    :class:`UndecidedClaimError` when every failure is undecided, else :class:`UnsoundClaimError`
+    for the first unsound one, the message naming each failing point on one line."""
+    if not bad:
+        return
+    if all(v.verdict == "undecided" for v in bad):
+        raise UndecidedClaimError(bad[0]) from None
+    msg = f"{len(bad)} of {total} {what} fail: " + "; ".join(v.describe() for v in bad)
+    raise UnsoundClaimError(next(v for v in bad if v.verdict != "undecided"), msg)
 
 
 def assert_sound(

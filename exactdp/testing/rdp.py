@@ -31,7 +31,7 @@ from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import exact_floats, format_fraction, parse_digits
 from exactdp.engines.rdp import DIRECTIONS
 from exactdp.model.composition import Composition
-from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError
+from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError, raise_failures
 from exactdp.testing.judge import FP_ULPS, ulp_of_claim
 from exactdp.testing.oracle import (
     InvalidClaimError,
@@ -338,11 +338,7 @@ def assert_rdp_curve_sound(
             _check(v, tol)
         except (UnsoundClaimError, UndecidedClaimError):
             bad.append(v)
-    if bad:
-        msg = f"{len(bad)} of {len(out)} orders of the RDP curve fail: " + "; ".join(v.describe() for v in bad)
-        if all(v.verdict == "undecided" for v in bad):
-            raise UndecidedClaimError(bad[0]) from None
-        raise UnsoundClaimError(next(v for v in bad if v.verdict != "undecided"), msg)
+    raise_failures(bad, len(out), "orders of the RDP curve")
     return out
 
 

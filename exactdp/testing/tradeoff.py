@@ -30,7 +30,7 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.numbers import exact_floats, format_fraction
 from exactdp.model.composition import Composition
-from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError
+from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError, raise_failures
 from exactdp.testing.judge import FP_ULPS, LOOSE_REL, ulp_of_claim
 from exactdp.testing.oracle import (
     MECHANISM_SECONDS,
@@ -283,9 +283,5 @@ def assert_tradeoff_curve_sound(reported: Any, values: Any = None, *, compositio
             _check(v, tol)
         except (UnsoundClaimError, UndecidedClaimError):
             bad.append(v)
-    if bad:
-        msg = f"{len(bad)} of {len(out)} points of the trade-off curve fail: " + "; ".join(v.describe() for v in bad)
-        if all(v.verdict == "undecided" for v in bad):
-            raise UndecidedClaimError(bad[0]) from None
-        raise UnsoundClaimError(next(v for v in bad if v.verdict != "undecided"), msg)
+    raise_failures(bad, len(out), "points of the trade-off curve")
     return out
