@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "Verdicts: sound, loose (> 1% above), unsound-fp (<= 4 ulps below), unsound (material),\n"
                     "undecided (inside the certified bracket, budget spent), lower-estimate, error, skipped,\n"
                     "unsupported (the library has no form for an event of the case).",
-        epilog="examples:\n  exactdp crosscheck --quick --json crosscheck.json --markdown crosscheck.md --html crosscheck.html\n"
+        epilog="examples:\n  exactdp crosscheck --quick --jobs 2 --json crosscheck.json --markdown crosscheck.md --html crosscheck.html\n"
                "  exactdp crosscheck autodp opendp --quick --markdown -\n\n"
                f"libraries: {', '.join(adapter_names())} (each skipped with a note when not installed;\n"
                "install them with: pip install 'exactdp[peers]'; Opacus: pip install 'torch==2.13.0+cpu' 'exactdp[opacus]')\n\n"
