@@ -4,7 +4,7 @@
     python benchmarks/bench_memory.py           # 7 builds, each in a fresh interpreter (about 1 minute)
     python benchmarks/bench_memory.py --quick   # 3 builds
 
-Each build runs in its own process; its peak resident memory less the interpreter's before the
+Each build runs in its own process; its peak resident memory (VmHWM) less the interpreter's before the
 build is the measured cost.  The prediction must stay above the measurement on every row (the
 "ratio" column >= 1), or a refinement could pass the bound.
 """
@@ -17,20 +17,22 @@ import subprocess
 import sys
 
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 from fractions import Fraction
 from exactdp.engines.pld.build import build
 from exactdp.engines.pld.plan import build_bytes, grid_for, grid_points, on_lattice, op_count, plan, prec_for, tau_for
 from exactdp.model.composition import Composition
 spec, points, digits = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+def hwm():  # VmHWM: this process image's peak (ru_maxrss would keep the forking parent's peak across exec)
+    return 1024 * int([l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0].split()[1])
 pl = plan(Composition.of(spec.split(";")))
 h = on_lattice(pl, grid_for(pl, points))
 scale = Fraction(1, 10**5)
 prec, tau = prec_for(digits, scale), tau_for(digits, scale, op_count(pl))
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+before = hwm()
 t = time.monotonic()
 build(pl, h, tau, prec)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = hwm()
 print(json.dumps({"points": grid_points(pl, h), "prec": prec, "measured": peak - before,
                   "predicted": build_bytes(pl, h, prec), "seconds": time.monotonic() - t}))
 """
