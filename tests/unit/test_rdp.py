@@ -11,6 +11,7 @@ import pytest
 from exactdp.api.rdp import rdp_curve
 from exactdp.core.errors import InvalidParameterError
 
+from mpref import inside, mp, renyi  # tests/unit/mpref.py
 
 
 @pytest.fixture(autouse=True)
@@ -20,60 +21,42 @@ def _forty_digits() -> object:
         yield
 
 
-def _mp(x: Fraction | str | int) -> mpmath.mpf:
-    f = Fraction(x)
-    return mpmath.mpf(f.numerator) / f.denominator
-
-
-def _inside(e: object, truth: mpmath.mpf) -> bool:
-    lo, hi = _mp(e.lower), _mp(e.upper)  # type: ignore[attr-defined]
-    tol = abs(truth) * mpmath.mpf(10) ** -25  # the quadrature's own error, far below the 10-digit bracket
-    return lo - tol <= truth <= hi + tol
-
-
-def _renyi_quad(p, q, alpha: mpmath.mpf) -> mpmath.mpf:  # type: ignore[no-untyped-def]
-    """1/(alpha-1) log of the integral of p^alpha q^(1-alpha) over the line, by mpmath's quadrature
-    (split at the kinks 0 and 1 of the Laplace densities)."""
-    f = lambda x: p(x) ** alpha * q(x) ** (1 - alpha)  # noqa: E731
-    return mpmath.log(mpmath.quad(f, [-mpmath.inf, 0, 1, mpmath.inf])) / (alpha - 1)
-
-
 @pytest.mark.parametrize(("sigma", "alpha"), [("1", "2"), ("0.7", "3.5"), ("3", "1.25")])
 def test_gaussian_against_quadrature(sigma: str, alpha: str) -> None:
-    s, a = _mp(sigma), _mp(alpha)
-    truth = _renyi_quad(lambda x: mpmath.npdf(x, 1, s), lambda x: mpmath.npdf(x, 0, s), a)
+    s, a = mp(sigma), mp(alpha)
+    truth = renyi(lambda x: mpmath.npdf(x, 1, s), lambda x: mpmath.npdf(x, 0, s), a)
     (e,) = rdp_curve(f"gaussian:sigma={sigma}", [alpha], digits=10)
-    assert e.exact is not None and _inside(e, truth)
+    assert e.exact is not None and inside(e, truth)
 
 
 @pytest.mark.parametrize(("scale", "alpha"), [("1", "2"), ("0.5", "3.5"), ("4", "1.5")])
 def test_laplace_against_quadrature(scale: str, alpha: str) -> None:
-    b, a = _mp(scale), _mp(alpha)
+    b, a = mp(scale), mp(alpha)
     lap = lambda x, mu: mpmath.exp(-abs(x - mu) / b) / (2 * b)  # noqa: E731
-    truth = _renyi_quad(lambda x: lap(x, 1), lambda x: lap(x, 0), a)
+    truth = renyi(lambda x: lap(x, 1), lambda x: lap(x, 0), a)
     (e,) = rdp_curve(f"laplace:scale={scale}", [alpha], digits=10)
-    assert _inside(e, truth)
+    assert inside(e, truth)
 
 
 @pytest.mark.parametrize(("eps", "k", "alpha"), [("1", 2, "2"), ("log(3)", 4, "3"), ("0.5", 10, "1.5")])
 def test_randomized_response_against_the_sum_over_outputs(eps: str, k: int, alpha: str) -> None:
-    x = mpmath.e ** (_mp(eps) if not eps.startswith("log") else mpmath.log(3))
+    x = mpmath.e ** (mp(eps) if not eps.startswith("log") else mpmath.log(3))
     z = x + k - 1
     p = [x / z] + [1 / z] * (k - 1)           # the output distribution on x: the true value first
     q = [1 / z, x / z] + [1 / z] * (k - 2)    # on x' (the second output is x')
-    a = _mp(alpha)
+    a = mp(alpha)
     truth = mpmath.log(mpmath.fsum(pi ** a * qi ** (1 - a) for pi, qi in zip(p, q))) / (a - 1)
     (e,) = rdp_curve(f"rr:eps={eps},categories={k}", [alpha], digits=10)
-    assert _inside(e, truth)
+    assert inside(e, truth)
 
 
 @pytest.mark.parametrize(("sigma", "q", "alpha"), [("1", "0.01", 2), ("0.8", "0.125", 8), ("2", "0.5", 3)])
 def test_subsampled_gaussian_remove_direction_against_quadrature(sigma: str, q: str, alpha: int) -> None:
-    s, qq, a = _mp(sigma), _mp(q), mpmath.mpf(alpha)
+    s, qq, a = mp(sigma), mp(q), mpmath.mpf(alpha)
     mix = lambda x: (1 - qq) * mpmath.npdf(x, 0, s) + qq * mpmath.npdf(x, 1, s)  # noqa: E731
-    truth = _renyi_quad(mix, lambda x: mpmath.npdf(x, 0, s), a)
+    truth = renyi(mix, lambda x: mpmath.npdf(x, 0, s), a)
     (e,) = rdp_curve(f"gaussian:sigma={sigma},q={q}", [alpha], digits=10, direction="remove")
-    assert _inside(e, truth)
+    assert inside(e, truth)
 
 
 def test_composition_adds_at_each_order() -> None:
@@ -81,8 +64,8 @@ def test_composition_adds_at_each_order() -> None:
     for a in ("2", "5.5"):
         (whole,) = rdp_curve(comp, [a], digits=12)
         parts = [rdp_curve(c, [a], digits=20)[0] for c in ("gaussian:sigma=2", "laplace:scale=1", "rr:eps=1,categories=3")]
-        mid = 3 * _mp(parts[0].lower) + 2 * _mp(parts[1].lower) + _mp(parts[2].lower)
-        assert _inside(whole, mid)
+        mid = 3 * mp(parts[0].lower) + 2 * mp(parts[1].lower) + mp(parts[2].lower)
+        assert inside(whole, mid)
 
 
 def test_infinite_and_refused() -> None:

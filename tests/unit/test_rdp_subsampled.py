@@ -17,6 +17,8 @@ from exactdp.cli import main
 from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
 from exactdp.engines.rdp_subsampled import gaussian_moment, gaussian_tail_bound, subsampled_gaussian_binomial
 
+from mpref import inside, mp, renyi  # tests/unit/mpref.py
+
 
 @pytest.fixture(autouse=True)
 def _forty_digits() -> object:
@@ -25,32 +27,13 @@ def _forty_digits() -> object:
         yield
 
 
-def _mp(x: Fraction | str | int) -> mpmath.mpf:
-    f = Fraction(x)
-    return mpmath.mpf(f.numerator) / f.denominator
-
-
-def _inside(e: object, truth: mpmath.mpf) -> bool:
-    lo, hi = _mp(e.lower), _mp(e.upper)  # type: ignore[attr-defined]
-    tol = abs(truth) * mpmath.mpf(10) ** -25  # the quadrature's own error, far below the 20-digit bracket
-    return lo - tol <= truth <= hi + tol
-
-
-def _renyi(p, q, alpha: mpmath.mpf, points: list[mpmath.mpf]) -> mpmath.mpf:  # type: ignore[no-untyped-def]
-    """1/(alpha-1) log of the integral of p^alpha q^(1-alpha) over the line by mpmath.quad, split at
-    ``points`` (sorted, with the infinite ends added)."""
-    f = lambda x: p(x) ** alpha * q(x) ** (1 - alpha)  # noqa: E731
-    pts = [-mpmath.inf, *sorted(set(points)), mpmath.inf]
-    return mpmath.log(mpmath.quad(f, pts)) / (alpha - 1)
-
-
 def _gaussian_truth(sigma: str, q: str, alpha: str, direction: str) -> mpmath.mpf:
-    s, qq, a = _mp(sigma), _mp(q), _mp(alpha)
+    s, qq, a = mp(sigma), mp(q), mp(alpha)
     base = lambda x: mpmath.npdf(x, 0, s)  # noqa: E731
     mix = lambda x: (1 - qq) * mpmath.npdf(x, 0, s) + qq * mpmath.npdf(x, 1, s)  # noqa: E731
     centres = [mpmath.mpf(0), mpmath.mpf(1), a]  # a = alpha D: where the remove integrand peaks
     points = [c + k * s for c in centres for k in (-8, -4, -2, 0, 2, 4, 8)]
-    return _renyi(mix, base, a, points) if direction == "remove" else _renyi(base, mix, a, points)
+    return renyi(mix, base, a, points) if direction == "remove" else renyi(base, mix, a, points)
 
 
 GAUSSIAN_CASES = [
@@ -65,14 +48,14 @@ GAUSSIAN_CASES = [
 def test_subsampled_gaussian_against_quadrature(sigma: str, q: str, alpha: str, direction: str) -> None:
     truth = _gaussian_truth(sigma, q, alpha, direction)
     (e,) = rdp_curve(f"gaussian:sigma={sigma},q={q}", [alpha], digits=20, direction=direction)
-    assert _inside(e, truth)
+    assert inside(e, truth)
 
 
 @pytest.mark.parametrize(("sigma", "q", "alpha"), [("1", "0.01", "2.5"), ("0.5", "0.05", "10.5"), ("4", "0.001", "1.25")])
 def test_max_is_the_larger_direction(sigma: str, q: str, alpha: str) -> None:
     truth = max(_gaussian_truth(sigma, q, alpha, "remove"), _gaussian_truth(sigma, q, alpha, "add"))
     (e,) = rdp_curve(f"gaussian:sigma={sigma},q={q}", [alpha], digits=20)  # the default: max
-    assert _inside(e, truth)
+    assert inside(e, truth)
 
 
 def test_max_of_a_composition_is_the_max_of_the_two_sums() -> None:
@@ -85,11 +68,11 @@ def test_max_of_a_composition_is_the_max_of_the_two_sums() -> None:
     mix = lambda x: mpmath.mpf("0.9") * lap(x, 0) + mpmath.mpf("0.1") * lap(x, 1)  # noqa: E731
     sums = []
     for d in ("remove", "add"):
-        lap_d = (_renyi(mix, lambda x: lap(x, 0), a, [0, 1]) if d == "remove"
-                 else _renyi(lambda x: lap(x, 0), mix, a, [0, 1]))
+        lap_d = (renyi(mix, lambda x: lap(x, 0), a, [0, 1]) if d == "remove"
+                 else renyi(lambda x: lap(x, 0), mix, a, [0, 1]))
         sums.append(3 * _gaussian_truth("1", "0.01", "2.5", d) + 2 * lap_d)
     (e,) = rdp_curve(comp, ["2.5"], digits=20)
-    assert _inside(e, max(sums))
+    assert inside(e, max(sums))
 
 
 @pytest.mark.parametrize(("mu", "q", "n"), [(Fraction(1), Fraction(1, 100), 2), (Fraction(2), Fraction(1, 100), 7),
@@ -102,11 +85,11 @@ def test_integral_meets_the_exact_binomial_sum_at_integer_orders(mu: Fraction, q
         binomial = subsampled_gaussian_binomial(mu, q, n)
     assert integral.is_finite() and integral.overlaps(binomial)
     assert integral.rad() < abs(integral.mid()) * arb(2) ** -100
-    m, qq = _mp(mu), _mp(q)
+    m, qq = mp(mu), mp(q)
     ref = mpmath.fsum(mpmath.binomial(n, k) * (1 - qq) ** (n - k) * qq ** k * mpmath.exp((k * k - k) * m * m / 2)
                       for k in range(n + 1)) - 1
     lo, hi = fraction_of_arb_endpoints(binomial)
-    assert _mp(lo) <= ref * (1 + mpmath.mpf(10) ** -35) and ref <= _mp(hi) * (1 + mpmath.mpf(10) ** -35)
+    assert mp(lo) <= ref * (1 + mpmath.mpf(10) ** -35) and ref <= mp(hi) * (1 + mpmath.mpf(10) ** -35)
 
 
 @pytest.mark.parametrize(("mu", "q", "beta", "left", "right"), [
@@ -114,7 +97,7 @@ def test_integral_meets_the_exact_binomial_sum_at_integer_orders(mu: Fraction, q
 def test_the_tail_bound_holds(mu: str, q: str, beta: str, left: int, right: int) -> None:
     """docs/rdp.md §5.3: the integral of g_beta phi over t <= -left and t >= right, by mpmath, is
     below the bound (at cuts small enough for the tails to be large)."""
-    m, qq, b = _mp(mu), _mp(q), _mp(beta)
+    m, qq, b = mp(mu), mp(q), mp(beta)
 
     def g(t: mpmath.mpf) -> mpmath.mpf:
         w = qq * mpmath.expm1(m * t - m * m / 2)
@@ -123,20 +106,20 @@ def test_the_tail_bound_holds(mu: str, q: str, beta: str, left: int, right: int)
     truth = mpmath.quad(g, [-mpmath.inf, -left]) + mpmath.quad(g, [right, right + 10, mpmath.inf])
     bound = gaussian_tail_bound(arb_of_fraction(Fraction(mu)), arb_of_fraction(Fraction(q)),
                                 arb_of_fraction(Fraction(beta)), arb(left), arb(right))
-    assert 0 < truth <= _mp(fraction_of_arb_endpoints(bound)[1])
+    assert 0 < truth <= mp(fraction_of_arb_endpoints(bound)[1])
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])
 @pytest.mark.parametrize(("scale", "q", "alpha"), [("1", "0.1", "2"), ("0.5", "0.01", "1.25"), ("4", "0.001", "10.5"),
                                                    ("1", "0.5", "64"), ("2", "0.2", "3.5")])
 def test_subsampled_laplace_against_quadrature(scale: str, q: str, alpha: str, direction: str) -> None:
-    b, qq, a = _mp(scale), _mp(q), _mp(alpha)
+    b, qq, a = mp(scale), mp(q), mp(alpha)
     lap = lambda x, mu: mpmath.exp(-abs(x - mu) / b) / (2 * b)  # noqa: E731
     mix = lambda x: (1 - qq) * lap(x, 0) + qq * lap(x, 1)  # noqa: E731
     base = lambda x: lap(x, 0)  # noqa: E731
-    truth = _renyi(mix, base, a, [0, 1]) if direction == "remove" else _renyi(base, mix, a, [0, 1])
+    truth = renyi(mix, base, a, [0, 1]) if direction == "remove" else renyi(base, mix, a, [0, 1])
     (e,) = rdp_curve(f"laplace:scale={scale},q={q}", [alpha], digits=20, direction=direction)
-    assert _inside(e, truth)
+    assert inside(e, truth)
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])
@@ -145,16 +128,16 @@ def test_subsampled_laplace_against_quadrature(scale: str, q: str, alpha: str, d
 @pytest.mark.parametrize(("q", "alpha"), [("0.1", "2"), ("0.001", "1.5"), ("0.5", "64")])
 def test_subsampled_randomized_response_against_the_sum_over_outputs(spec: str, eps: str, k: int, q: str, alpha: str,
                                                                     direction: str) -> None:
-    x = mpmath.mpf(3) if eps == "log3" else mpmath.exp(_mp(eps))
+    x = mpmath.mpf(3) if eps == "log3" else mpmath.exp(mp(eps))
     z = x + k - 1
     on_x = [x / z] + [1 / z] * (k - 1)           # A: the record's value x first
     on_y = [1 / z, x / z] + [1 / z] * (k - 2)    # B: the neighbour's value x' second
-    qq, a = _mp(q), _mp(alpha)
+    qq, a = mp(q), mp(alpha)
     p = [(1 - qq) * bb + qq * aa for aa, bb in zip(on_x, on_y)]
     pairs = zip(p, on_y) if direction == "remove" else zip(on_y, p)
     truth = mpmath.log(mpmath.fsum(u ** a * v ** (1 - a) for u, v in pairs)) / (a - 1)
     (e,) = rdp_curve(f"{spec},q={q}", [alpha], digits=20, direction=direction)
-    assert _inside(e, truth)
+    assert inside(e, truth)
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])
@@ -197,7 +180,7 @@ def test_subsampled_generic_pair_with_delta_is_finite_in_the_add_direction_only(
     """The (eps, delta) pair: A = (delta, (1-delta) e^eps/Z, (1-delta)/Z, 0), B the reverse (Z = 1 + e^eps).
     Removing the record, P = (1-q) B + q A has A's atom where B has none: +inf; adding it,
     D(B || P) is finite, against the direct sum over B's outputs."""
-    x, d, qq, a = mpmath.exp(_mp(eps)), _mp(delta), _mp(q), _mp(alpha)
+    x, d, qq, a = mpmath.exp(mp(eps)), mp(delta), mp(q), mp(alpha)
     z = 1 + x
     on_a = [d, (1 - d) * x / z, (1 - d) / z, mpmath.mpf(0)]
     on_b = [mpmath.mpf(0), (1 - d) / z, (1 - d) * x / z, d]
@@ -205,7 +188,7 @@ def test_subsampled_generic_pair_with_delta_is_finite_in_the_add_direction_only(
     truth = mpmath.log(mpmath.fsum(bb ** a * pp ** (1 - a) for bb, pp in zip(on_b, p) if bb > 0)) / (a - 1)
     spec = f"approx:eps={eps},delta={delta},q={q}"
     (e,) = rdp_curve(spec, [alpha], digits=20, direction="add")
-    assert not e.is_infinite and _inside(e, truth)
+    assert not e.is_infinite and inside(e, truth)
     assert rdp_curve(spec, [alpha], direction="remove")[0].is_infinite and rdp_curve(spec, [alpha])[0].is_infinite
 
 
@@ -220,9 +203,9 @@ def test_the_add_direction_bound_holds(sigma: str, q: str, alpha: str) -> None:
     m = PoissonSampled(Gaussian(sigma), q)
     with ctx.workprec(128):
         bound = add_upper_arb(m, Fraction(alpha))
-    hi = _mp(fraction_of_arb_endpoints(bound)[1])
+    hi = mp(fraction_of_arb_endpoints(bound)[1])
     truth = _gaussian_truth(sigma, q, alpha, "add")
-    assert truth <= hi <= -mpmath.log(1 - _mp(q)) * (1 + mpmath.mpf(10) ** -30)
+    assert truth <= hi <= -mpmath.log(1 - mp(q)) * (1 + mpmath.mpf(10) ** -30)
     if hi < _gaussian_truth(sigma, q, alpha, "remove"):
         (mx,) = rdp_curve(f"gaussian:sigma={sigma},q={q}", [alpha], digits=20)
         assert mx == rdp_curve(f"gaussian:sigma={sigma},q={q}", [alpha], digits=20, direction="remove")[0]
