@@ -27,6 +27,8 @@ from exactdp.model.mechanisms import (
     parse_relation,
     with_direction,
 )
+from exactdp.model.special import SpecialRandomizedResponse
+from exactdp.model.truncation import TruncatedSubsampledGaussian
 
 __all__ = ["MECHANISM_KINDS", "ONE_OF", "SYNONYMS", "parse_mechanism_spec", "split_list"]
 
@@ -43,6 +45,7 @@ MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
     "dgaussian": ("sigma", "sensitivity", "q", "count") + _SAMPLING,
     "mog": ("sigma", "sensitivities", "probs", "q", "count") + _SAMPLING,
 }
+MECHANISM_KINDS["gaussian"] += ("truncate",)  # the truncated subsampled Gaussian (docs/mathematics.md §9)
 
 #: the keys of which a kind needs exactly one (every other kind needs its first key)
 ONE_OF: dict[str, tuple[str, ...]] = {"gaussian": ("sigma", "mu2", "rho"), "mog": ("sigma",)}
@@ -58,6 +61,7 @@ SYNONYMS: dict[str, dict[str, str]] = {
     "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count", "sample_size": "sample",
           "source_dataset_size": "of", "neighboring_relation": "relation"},
 }
+SYNONYMS["gaussian"].update({"truncated_batch_size": "truncate", "dataset_size": "of"})  # dp_accounting's names
 
 _SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
 
@@ -156,9 +160,18 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     if kind == "mog" and not {"sensitivities", "probs"} <= set(vals):
         raise InvalidParameterError(f"mechanism={spec!r}: mog needs sensitivities=S1/S2/... and probs=P1/P2/...")
     count = parse_k(vals.pop("count", "1"), "count")
+    if "truncate" in vals:
+        return _truncated(spec, vals), count
     q = vals.pop("q", None)
     rel_given = "relation" in vals
-    relation = parse_relation(vals.pop("relation", "add-remove"), f"mechanism={spec!r}: relation")
+    relation = parse_relation(vals.pop("relation", "add-remove"), f"mechanism={spec!r}: relation",
+                              special=kind == "rr" and q is None and "sample" not in vals)
+    if relation == "replace-special":  # randomized response against the special record's uniform output
+        if "with-replacement" in vals:
+            raise InvalidParameterError(f"mechanism={spec!r}: relation=replace-special takes no sampling")
+        mech0 = SpecialRandomizedResponse(vals["eps"], vals.get("categories", "2"),
+                                          parse_direction(vals.pop("direction", "max"), f"mechanism={spec!r}: direction"))
+        return normalise_mechanism(mech0), count
     sample, of = vals.pop("sample", None), vals.pop("of", None)
     wr = vals.pop("with-replacement", None)
     if wr is not None and wr.strip().lower() not in ("false", "0", "no"):
@@ -204,3 +217,22 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     if q is None and direction != "max":
         mech = with_direction(normalise_mechanism(mech), direction)  # a mixture refuses one order by name
     return normalise_mechanism(mech), count
+
+
+def _truncated(spec: str, vals: dict[str, str]) -> AnyMechanism:
+    """``gaussian:sigma=S,q=Q,truncate=B,of=N[,relation=R][,direction=D]``: the truncated subsampled
+    Gaussian (:mod:`exactdp.model.truncation`); the keys it cannot take are named."""
+    for bad, why in (("sample", "a fixed batch (sample=M) and a truncated Poisson batch are two sampling schemes"),
+                     ("with-replacement", "a truncated Poisson batch is drawn without replacement"),
+                     ("sensitivity", "its sensitivity is one record's bound, 1 (sigma is the noise multiplier)"),
+                     ("mu2", "it is given by sigma=S"), ("rho", "it is given by sigma=S")):
+        if bad in vals:
+            raise InvalidParameterError(f"mechanism={spec!r}: truncate=B takes no {bad}= ({why})")
+    for need in ("q", "of"):
+        if need not in vals:
+            raise InvalidParameterError(f"mechanism={spec!r}: truncate=B needs {need}=... (a Poisson rate q and the "
+                                        "dataset size of)")
+    relation = parse_relation(vals.get("relation", "add-remove"), f"mechanism={spec!r}: relation")
+    direction = parse_direction(vals.get("direction", "max"), f"mechanism={spec!r}: direction")
+    return normalise_mechanism(TruncatedSubsampledGaussian(vals["sigma"], vals["q"], vals["truncate"], vals["of"],
+                                                           relation, direction))
