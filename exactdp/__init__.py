@@ -50,6 +50,8 @@ from exactdp.model.mechanisms import (
     RandomizedResponse,
     SampledWithoutReplacement,
 )
+from exactdp.model.special import SpecialRandomizedResponse
+from exactdp.model.truncation import TruncatedSubsampledGaussian
 
 __all__ = [
     "DEFAULT_DIGITS",
@@ -79,8 +81,10 @@ __all__ = [
     "PureDP",
     "RandomizedResponse",
     "SampledWithoutReplacement",
+    "SpecialRandomizedResponse",
     "TimeBudgetError",
     "Tradeoff",
+    "TruncatedSubsampledGaussian",
     "__version__",
     "calibrate_eps",
     "calibrate_k",

@@ -106,7 +106,10 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     the same under both, its sensitivity stated for the relation in use), ``sample=M,of=N`` (a
     fixed batch of M out of N records without replacement: replace-one), ``with-replacement=true``
     (refused: no published pair is modelled), ``direction=max|remove|add`` (one order of a Poisson
-    subsample under add/remove; symmetric mechanisms ignore it); docs/mathematics.md §9.
+    subsample under add/remove; symmetric mechanisms ignore it); docs/mathematics.md §9.  A Gaussian
+    also takes ``q=Q,truncate=B,of=N`` (dp_accounting's truncated subsampled Gaussian, sigma the noise
+    multiplier: Theorem 9.4; ``truncated_batch_size`` and ``dataset_size`` are its names), and ``rr``
+    takes ``relation=replace-special`` (dp_accounting's special record: Theorem 9.5).
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
@@ -123,7 +126,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
     Traceback (most recent call last):
     ...
-    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, mu2, rho, relation, sample, of, with-replacement, direction
+    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, mu2, rho, relation, sample, of, with-replacement, direction, truncate
     """
     if not isinstance(spec, str):
         raise InvalidParameterError(f"mechanism={spec!r} must be a string such as 'gaussian:sigma=1'")
