@@ -33,6 +33,7 @@ from exactdp.model.mechanisms import (
     normalise_mechanism,
     parse_relation,
 )
+from exactdp.model.replacement import SampledWithReplacement
 from exactdp.model.special import SpecialRandomizedResponse
 from exactdp.model.truncation import TruncatedSubsampledGaussian
 
@@ -78,7 +79,7 @@ class Accountant:
         """``m`` accounted for under the accountant's relation (a Poisson subsample takes it)."""
         if isinstance(m, PoissonSampled) and m.relation != self.relation:
             return PoissonSampled(m.mechanism, m.q, self.relation)
-        if isinstance(m, SampledWithoutReplacement) and self.relation != "replace-one":
+        if isinstance(m, (SampledWithoutReplacement, SampledWithReplacement)) and self.relation != "replace-one":
             raise InvalidParameterError(f"{m}: a fixed-size batch is accounted for under the replace-one relation only "
                                         "(add/remove changes the dataset size): use Accountant(relation='replace-one')")
         if isinstance(m, TruncatedSubsampledGaussian) and m.relation != self.relation:

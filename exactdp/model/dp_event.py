@@ -67,6 +67,7 @@ from exactdp.model.mechanisms import (
     SampledWithoutReplacement,
     parse_relation,
 )
+from exactdp.model.replacement import SampledWithReplacement
 from exactdp.model.special import SpecialRandomizedResponse
 from exactdp.model.truncation import TruncatedSubsampledGaussian
 
@@ -248,7 +249,7 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
                 continue  # nothing is ever sampled: no privacy cost
             stack.append((ev.event, count, q * p))  # type: ignore[attr-defined]
             continue
-        if name == "SampledWithoutReplacementDpEvent":
+        if name in ("SampledWithoutReplacementDpEvent", "SampledWithReplacementDpEvent"):
             groups.append((_wor(ev, rel, q), count))
             continue
         if rel == "replace-special" and name != "RandomizedResponseDpEvent":
@@ -411,20 +412,24 @@ def _shared_subsample(name: str) -> InvalidParameterError:
                                  "understate the privacy loss; give one sampled event per mechanism run")
 
 
-def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement:
-    """A ``SampledWithoutReplacementDpEvent`` around one mechanism event (replace-one only)."""
+def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement | SampledWithReplacement:
+    """A ``SampledWithoutReplacementDpEvent`` or ``SampledWithReplacementDpEvent`` around one mechanism
+    event (replace-one only; with replacement a Gaussian only, docs/mathematics.md §9, Theorem 9.6)."""
+    name = type(ev).__name__
     if relation != "replace-one":
-        raise InvalidParameterError("SampledWithoutReplacementDpEvent is accounted for under the replace-one relation "
+        raise InvalidParameterError(f"{name} is accounted for under the replace-one relation "
                                     "only (add/remove changes the dataset size): use Accountant(relation='replace-one')")
     if q < 1:
-        raise InvalidParameterError("a SampledWithoutReplacementDpEvent inside a PoissonSampledDpEvent is not modelled")
+        raise InvalidParameterError(f"a {name} inside a PoissonSampledDpEvent is not modelled")
     inner = ev.event
     if not is_dp_event(inner) or type(inner).__name__ in ("ComposedDpEvent", "SelfComposedDpEvent", "NoOpDpEvent",
                                                           "PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent"):
-        raise InvalidParameterError(f"SampledWithoutReplacementDpEvent around {type(inner).__name__}: exactdp reads "
+        raise InvalidParameterError(f"{name} around {type(inner).__name__}: exactdp reads "
                                     "one mechanism event inside a fixed-size batch")
-    n = parse_k(ev.source_dataset_size, "SampledWithoutReplacementDpEvent.source_dataset_size")
-    m = parse_k(ev.sample_size, "SampledWithoutReplacementDpEvent.sample_size")
+    n = parse_k(ev.source_dataset_size, f"{name}.source_dataset_size")
+    m = parse_k(ev.sample_size, f"{name}.sample_size")
+    if name == "SampledWithReplacementDpEvent":
+        return SampledWithReplacement(_leaf(inner, type(inner).__name__, relation), m, n)
     return SampledWithoutReplacement(_leaf(inner, type(inner).__name__, relation), m, n)
 
 
@@ -504,6 +509,8 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
             return cls(m.of, float(m.q), m.truncate, float(m.sigma))  # float ok: dp_accounting's input
         if isinstance(m, SampledWithoutReplacement):
             return dp.SampledWithoutReplacementDpEvent(m.of, m.sample, one(m.mechanism))
+        if isinstance(m, SampledWithReplacement):
+            return dp.SampledWithReplacementDpEvent(m.of, m.sample, one(m.mechanism))
         if isinstance(m, PoissonSampled):
             return dp.PoissonSampledDpEvent(float(m.q), one(m.mechanism))  # float ok: dp_accounting's input
         if isinstance(m, Gaussian):

@@ -27,6 +27,7 @@ from exactdp.model.mechanisms import (
     parse_relation,
     with_direction,
 )
+from exactdp.model.replacement import SampledWithReplacement
 from exactdp.model.special import SpecialRandomizedResponse
 from exactdp.model.truncation import TruncatedSubsampledGaussian
 
@@ -105,7 +106,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     On any kind: ``relation=add-remove|replace-one`` (default add-remove; a mechanism's own pair is
     the same under both, its sensitivity stated for the relation in use), ``sample=M,of=N`` (a
     fixed batch of M out of N records without replacement: replace-one), ``with-replacement=true``
-    (refused: no published pair is modelled), ``direction=max|remove|add`` (one order of a Poisson
+    (a Gaussian's batch of M draws with replacement: Theorem 9.6), ``direction=max|remove|add`` (one order of a Poisson
     subsample under add/remove; symmetric mechanisms ignore it); docs/mathematics.md §9.  A Gaussian
     also takes ``q=Q,truncate=B,of=N`` (dp_accounting's truncated subsampled Gaussian, sigma the noise
     multiplier: Theorem 9.4; ``truncated_batch_size`` and ``dataset_size`` are its names), and ``rr``
@@ -177,10 +178,12 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         return normalise_mechanism(mech0), count
     sample, of = vals.pop("sample", None), vals.pop("of", None)
     wr = vals.pop("with-replacement", None)
-    if wr is not None and wr.strip().lower() not in ("false", "0", "no"):
-        raise InvalidParameterError(f"mechanism={spec!r}: with-replacement=true is not modelled (no dominating pair "
-                                    "of sampling with replacement is implemented); use sample=M,of=N without "
-                                    "replacement or q=Q")
+    with_repl = wr is not None and wr.strip().lower() not in ("false", "0", "no")
+    if with_repl and (kind != "gaussian" or sample is None or q is not None):
+        raise InvalidParameterError(f"mechanism={spec!r}: with-replacement=true is modelled for a Gaussian on a batch "
+                                    "of sample=M draws from of=N records (no q=), under relation=replace-one "
+                                    "(docs/mathematics.md §9, Theorem 9.6); use sample=M,of=N without replacement "
+                                    "or q=Q otherwise")
     if (sample is None) != (of is None):
         raise InvalidParameterError(f"mechanism={spec!r}: a fixed-size batch needs both sample=M and of=N")
     if sample is not None and q is not None:
@@ -216,6 +219,8 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     if q is not None:
         mech = PoissonSampled(mech, q, relation, direction)
     if sample is not None and of is not None:
+        if with_repl:  # a symmetric pair: no direction applies
+            return normalise_mechanism(SampledWithReplacement(mech, sample, of)), count
         mech = SampledWithoutReplacement(normalise_mechanism(mech), sample, of)
     if q is None and direction != "max":
         mech = with_direction(normalise_mechanism(mech), direction)  # a mixture refuses one order by name

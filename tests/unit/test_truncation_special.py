@@ -326,3 +326,93 @@ def test_round_trip_through_dp_accounting() -> None:
         assert from_dp_event(ev, relation=rel).groups == ((m, 2),)
     with pytest.raises(InvalidParameterError, match="relation='replace-special'"):
         to_dp_event([SpecialRandomizedResponse("log(5)", 4)], relation="add-remove")
+
+
+# -- a Gaussian batch drawn with replacement (Theorem 9.6) --------------------------------------------
+
+def _gauss_delta(mu: Any, a: Any) -> Any:
+    """The Gaussian pair's profile at a = e^eps (docs/mathematics.md §7.2), mu > 0."""
+    eps = mp.log(a)
+    return mp.ncdf(mu / 2 - eps / mu) - a * mp.ncdf(-mu / 2 - eps / mu)
+
+
+def _draws(recs: list[Fraction], m: int) -> dict[Fraction, Fraction]:
+    """The law of the sum of m uniform draws with replacement: {sum: probability}."""
+    out: dict[Fraction, Fraction] = {}
+    for seq in itertools.product(range(len(recs)), repeat=m):
+        s = sum((recs[i] for i in seq), F(0))
+        out[s] = out.get(s, F(0)) + F(1, len(recs) ** m)
+    return out
+
+
+@pytest.mark.parametrize(("m", "n"), [(2, 3), (3, 2), (40, 1000)])
+def test_with_replacement_weights(m: int, n: int) -> None:
+    from exactdp.model.replacement import TAIL_BITS, SampledWithReplacement, replacement_weights
+
+    ws = replacement_weights(SampledWithReplacement(Gaussian(1), m, n))
+    for j, w in enumerate(ws):  # the chance that the record is drawn exactly j times, by counting sequences
+        if m <= 3:
+            hits = sum(1 for seq in itertools.product(range(n), repeat=m) if seq.count(0) == j)
+            assert w == F(hits, n**m)
+    rest = 1 - sum(ws, F(0))
+    assert 0 <= rest < F(1, 2**TAIL_BITS) and (m > 3 or rest == 0)
+
+
+@pytest.mark.parametrize(("sigma", "sens", "m", "n", "eps"), [(F(1), F(1), 2, 3, "0.5"), (F(1, 2), F(1), 3, 2, "1"),
+                                                              (F(2), F(3), 40, 1000, "0.25")])
+def test_with_replacement_is_the_labelled_gaussian_pair(sigma: Fraction, sens: Fraction, m: int, n: int,
+                                                         eps: str) -> None:
+    """The enclosure holds sum_j P(j) delta_Gauss(j D / sigma) (closed form) plus the tail's mass."""
+    from exactdp.model.replacement import SampledWithReplacement, replacement_weights
+
+    mech = SampledWithReplacement(Gaussian(sigma, sens), m, n)
+    ws = replacement_weights(mech)
+    enc = optimal_delta([(mech, 1)], eps, digits=15)
+    with mp.workdps(40):
+        a = mp.exp(mp.mpf(eps))
+        ref = mp.fsum(_mpf(w) * _gauss_delta(j * _mpf(sens / sigma), a) for j, w in enumerate(ws) if j)
+        ref += _mpf(1 - sum(ws, F(0)))  # the pair without noise beyond the cut
+        assert _mpf(enc.lower) - mp.mpf("1e-30") <= ref <= _mpf(enc.upper) + mp.mpf("1e-30"), (ref, enc)
+
+
+def test_with_replacement_dominates_brute_force() -> None:
+    """Every dataset of 3 records in {0, 1} and each replacement of its last record: the sum of 2 draws with
+    replacement plus N(0, 1) noise, both orders, is at most the pair's upper end."""
+    from exactdp.model.replacement import SampledWithReplacement
+
+    eps = "0.5"
+    enc = optimal_delta([(SampledWithReplacement(Gaussian(1), 2, 3), 1)], eps, digits=12)
+    worst = mp.mpf(0)
+    with mp.workdps(20):
+        a = mp.exp(mp.mpf(eps))
+        for others in itertools.product((F(0), F(1)), repeat=2):
+            for x, y in ((F(0), F(1)), (F(1), F(0))):
+                worst = max(worst, _hockey_mixtures(_draws([*others, x], 2), _draws([*others, y], 2), a, F(1)))
+    assert worst <= _mpf(enc.upper) + mp.mpf("1e-12")
+    assert worst >= _mpf(F(1, 2) * enc.lower)  # not vacuous (the label j is not seen: not claimed tight)
+
+
+def test_with_replacement_specs_events_and_refusals() -> None:
+    from exactdp.model.replacement import SampledWithReplacement
+
+    spec = "gaussian:sigma=1,sensitivity=2,sample=256,of=60000,with-replacement=true"
+    m, _ = parse_mechanism_spec(spec)
+    assert m == SampledWithReplacement(Gaussian(1, 2), 256, 60000) and str(m) == spec
+    for bad, needle in (("laplace:scale=1,sample=2,of=3,with-replacement=true", "modelled for a Gaussian"),
+                        ("gaussian:sigma=1,q=0.5,with-replacement=true", "modelled for a Gaussian"),
+                        ("gaussian:sigma=1,sample=2,of=3,with-replacement=true,relation=add-remove", "replace-one only")):
+        with pytest.raises(InvalidParameterError, match=needle):
+            parse_mechanism_spec(bad)
+
+    class GaussianDpEvent:
+        def __init__(self, s: float) -> None:
+            self.noise_multiplier = s
+
+    class SampledWithReplacementDpEvent:
+        def __init__(self, n: int, m: int, event: Any) -> None:
+            self.source_dataset_size, self.sample_size, self.event = n, m, event
+
+    ev = SampledWithReplacementDpEvent(60000, 256, GaussianDpEvent(1.0))
+    assert from_dp_event(ev, relation="replace-one").groups == ((SampledWithReplacement(Gaussian(1, 2), 256, 60000), 1),)
+    with pytest.raises(InvalidParameterError, match="replace-one relation only"):
+        from_dp_event(ev)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import ExactReal
 from exactdp.engines.pld.models import (
     DiscreteGaussianPair,
     DiscreteLaplacePair,
@@ -34,6 +35,7 @@ from exactdp.model.mechanisms import (
     RandomizedResponse,
     SampledWithoutReplacement,
 )
+from exactdp.model.replacement import SampledWithReplacement, replacement_weights
 from exactdp.model.special import SpecialRandomizedResponse
 from exactdp.model.truncation import TruncatedSubsampledGaussian, truncation_weight_ints
 
@@ -92,6 +94,8 @@ def model_of(mech: object) -> Orders:
         return Orders(b if mech.gamma == 1 else Symmetrized(Subsampled(b, mech.gamma)), None)
     if isinstance(mech, TruncatedSubsampledGaussian):
         return _truncated(mech)
+    if isinstance(mech, SampledWithReplacement):
+        return Orders(_with_replacement(mech), None)
     if isinstance(mech, SpecialRandomizedResponse):
         rr = SpecialRR(mech.eps, mech.categories)
         if mech.direction != "max":
@@ -138,3 +142,20 @@ def _truncated(m: TruncatedSubsampledGaussian) -> Orders:
     if m.direction != "max":
         return Orders(rem if m.direction == "remove" else Reversed(rem), None)
     return Orders(rem, Reversed(rem))
+
+
+def _with_replacement(m: SampledWithReplacement) -> LossModel:
+    """The labelled mixture over the draws count j ~ Bin(M, 1/N) of the Gaussian pairs at j times the
+    sensitivity, the tail beyond the cut the pair without noise (docs/mathematics.md §9, Theorem 9.6)."""
+    g = m.mechanism
+    ws = replacement_weights(m)
+    parts: list[tuple[tuple[int, int], LossModel]] = []
+    for j, w in enumerate(ws):
+        if w:
+            pair: LossModel = (GenericPair(ExactReal.rational(Fraction(0)), Fraction(0)) if j == 0 else
+                               GaussianPair(j * g.mu) if g.sigma is not None else GaussianPair(mu2=j * j * g.mu2))
+            parts.append(((w.numerator, w.denominator), pair))
+    rest = 1 - sum(ws, Fraction(0))
+    if rest:
+        parts.append(((rest.numerator, rest.denominator), NonPrivatePair()))
+    return Labelled(tuple(parts))
