@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import gmpy2
 
@@ -62,6 +63,7 @@ def _tail_int(n: int, c: int, a: int, b: int) -> int:
     return int(s) if lo == c else int(gmpy2.mpz(b) ** n - s)
 
 
+@lru_cache(maxsize=64)  # a float q and a large dataset cost seconds; every query of the mechanism asks again
 def truncation_weight_ints(q: Fraction, batch: int, of: int) -> tuple[tuple[int, int], tuple[int, int]]:
     """``(t, g)`` of the module docstring, each as a reduced ``(numerator, denominator)`` of integers
     (huge ones stay cheap: reduced by GMP); t = 0 gives g = (0, 1).
