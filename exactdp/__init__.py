@@ -50,6 +50,7 @@ from exactdp.model.mechanisms import (
     RandomizedResponse,
     SampledWithoutReplacement,
 )
+from exactdp.model.replacement import SampledWithReplacement
 from exactdp.model.special import SpecialRandomizedResponse
 from exactdp.model.truncation import TruncatedSubsampledGaussian
 
@@ -80,6 +81,7 @@ __all__ = [
     "PrecisionError",
     "PureDP",
     "RandomizedResponse",
+    "SampledWithReplacement",
     "SampledWithoutReplacement",
     "SpecialRandomizedResponse",
     "TimeBudgetError",

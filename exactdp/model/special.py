@@ -58,9 +58,10 @@ class SpecialRandomizedResponse(SpecificMechanism):
         return PureDP(0) if self.eps.is_zero() else self
 
     def oriented(self, direction: str) -> SpecialRandomizedResponse:
-        if direction in ("max", self.direction):
+        d = parse_direction(direction)
+        if d in ("max", self.direction):
             return self
-        return SpecialRandomizedResponse(self.eps, self.categories, direction)
+        return SpecialRandomizedResponse(self.eps, self.categories, d)
 
     def spec(self) -> str:
         s = f"rr:eps={self.eps}" + (f",categories={self.categories}" if self.categories != 2 else "")

@@ -143,9 +143,10 @@ class TruncatedSubsampledGaussian(SpecificMechanism):
 
     def oriented(self, direction: str) -> TruncatedSubsampledGaussian:
         """The same mechanism with its profile taken in ``direction`` (add/remove only)."""
-        if self.relation != "add-remove" or direction in ("max", self.direction):
+        d = parse_direction(direction)
+        if self.relation != "add-remove" or d in ("max", self.direction):
             return self
-        return TruncatedSubsampledGaussian(self.sigma, self.q, self.truncate, self.of, self.relation, direction)
+        return TruncatedSubsampledGaussian(self.sigma, self.q, self.truncate, self.of, self.relation, d)
 
     def spec(self) -> str:
         rel = ",relation=replace-one" if self.relation == "replace-one" else ""
