@@ -50,6 +50,9 @@ from exactdp.model.mechanisms import (
     RandomizedResponse,
     SampledWithoutReplacement,
 )
+from exactdp.model.replacement import SampledWithReplacement
+from exactdp.model.special import SpecialRandomizedResponse
+from exactdp.model.truncation import TruncatedSubsampledGaussian
 
 __all__ = [
     "DEFAULT_DIGITS",
@@ -78,9 +81,12 @@ __all__ = [
     "PrecisionError",
     "PureDP",
     "RandomizedResponse",
+    "SampledWithReplacement",
     "SampledWithoutReplacement",
+    "SpecialRandomizedResponse",
     "TimeBudgetError",
     "Tradeoff",
+    "TruncatedSubsampledGaussian",
     "__version__",
     "calibrate_eps",
     "calibrate_k",

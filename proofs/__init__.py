@@ -57,6 +57,7 @@ def _registry() -> dict[str, Callable[[], Derivation]]:
         properties.post_processing,
         properties.poisson_subsampling,
         properties.replace_one_sampling,
+        properties.truncated_sampling,
         pld.pld_connect_the_dots,
         pld.pld_binning_and_truncation,
         pld.pld_fixed_point,

@@ -194,3 +194,57 @@ def exact_or_contains(enc: object, value: sp.Expr) -> str | None:
 
     why = exact_equals(enc, value)
     return None if why is None else enclosure_contains(enc, value)
+
+
+def truncated_sampling() -> Derivation:
+    """The identities behind docs/mathematics.md §9, Theorems 9.4 and 9.5: the batch T of the other
+    records is independent of K given K >= B, the conditional rate g in closed form, the linearity that
+    makes the replace-one pair one diluted pair, and dp_accounting's replace-special randomized response
+    written by eps; tied to the engine."""
+    m, k, q, b, n, t, g, a, A, r, kk = pos("m k q B N t g a A_E r K")
+    f = sp.factorial
+
+    def c(x: sp.Expr, y: sp.Expr) -> sp.Expr:
+        return f(x) / (f(y) * f(x - y))
+
+    def tie() -> str | None:
+        from fractions import Fraction
+
+        from exactdp import optimal_delta
+        from exactdp.model.special import SpecialRandomizedResponse
+        from exactdp.model.truncation import truncation_weights
+
+        if truncation_weights(Fraction(1, 2), 1, 3) != (Fraction(3, 4), Fraction(2, 9)):
+            return "the truncation weights of (q, B, N) = (1/2, 1, 3) are not (3/4, 2/9)"
+        # RR over 4 buckets with e^eps = 5 against the uniform output, at e^eps = 3/2: remove 5/8 - 3/8 = 1/4,
+        # add 3 (1/4 - 3/16) = 3/16; the larger is 1/4
+        return exact_or_contains(optimal_delta([SpecialRandomizedResponse("log(5)", 4)], "log(3/2)", digits=30),
+                                 sp.Rational(1, 4))
+
+    return Derivation(
+        "truncated_sampling",
+        "the truncated Poisson batch: P(T = tau, K = k) = P(K = k)/C(N-1, B) for |tau| = B; "
+        "q E[B/(K+1); K >= B] = B P(Bin(N, q) >= B+1)/N; the replace-one rate (1-t) q + t g; "
+        "replace-special randomized response",
+        "docs/mathematics.md §9, Theorems 9.4 and 9.5; dp_accounting's from_truncated_subsampled_gaussian_mechanism "
+        "and from_randomized_response",
+        [
+            Equal("a fixed B-subset tau of the N-1 others is the truncated batch with K = k others sampled with "
+                  "probability q^k (1-q)^(N-1-k) C(N-1-B, k-B) / C(k, B), which is P(K = k) / C(N-1, B): "
+                  "T is uniform and independent of K given K >= B",
+                  c(n - 1 - b, kk - b) / c(kk, b), c(n - 1, kk) / c(n - 1, b)),
+            Equal("each term of E[q B/(K+1); K >= B], K ~ Bin(m, q), m = N - 1, is B/(m+1) times the term k+1 of "
+                  "Bin(m+1, q): q C(m,k) q^k (1-q)^(m-k)/(k+1) = C(m+1,k+1) q^(k+1) (1-q)^(m-k)/(m+1)",
+                  q * c(m, k) * q**k * (1 - q)**(m - k) / (k + 1),
+                  c(m + 1, k + 1) * q**(k + 1) * (1 - q)**(m - k) / (m + 1)),
+            Equal("replace-one: the labelled mixture of the diluted pairs at rates q (weight 1-t) and g (weight t) "
+                  "has the profile of the diluted pair at rate (1-t) q + t g, on every event (a < 1 shown)",
+                  (1 - t) * ((1 - q) * (1 - a) + q * A) + t * ((1 - g) * (1 - a) + g * A),
+                  (1 - ((1 - t) * q + t * g)) * (1 - a) + ((1 - t) * q + t * g) * A),
+            Equal("replace-special: dp_accounting's randomized response (noise p, k buckets) keeps the bucket w.p. "
+                  "1 - p + p/k = e^eps/(e^eps + k - 1) with e^eps = 1 + k(1-p)/p = r",
+                  1 - (k / (r + k - 1)) + (k / (r + k - 1)) / k, r / (r + k - 1)),
+            Implementation("exactdp: the weights of (1/2, 1, 3) are (3/4, 2/9); RR(log 5, 4 buckets) against the "
+                           "uniform output at e^eps = 3/2 is 1/4", fn=tie),
+        ],
+    )

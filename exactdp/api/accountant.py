@@ -25,7 +25,17 @@ from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, parse_digits, parse_k
 from exactdp.model.composition import Composition
 from exactdp.model.dp_event import NonPrivateEvent, from_dp_event, is_dp_event
-from exactdp.model.mechanisms import RELATIONS, NonPrivate, PoissonSampled, SampledWithoutReplacement, parse_relation
+from exactdp.model.mechanisms import (
+    RELATIONS,
+    NonPrivate,
+    PoissonSampled,
+    SampledWithoutReplacement,
+    normalise_mechanism,
+    parse_relation,
+)
+from exactdp.model.replacement import SampledWithReplacement
+from exactdp.model.special import SpecialRandomizedResponse
+from exactdp.model.truncation import TruncatedSubsampledGaussian
 
 __all__ = ["RELATIONS", "Accountant"]
 
@@ -69,9 +79,14 @@ class Accountant:
         """``m`` accounted for under the accountant's relation (a Poisson subsample takes it)."""
         if isinstance(m, PoissonSampled) and m.relation != self.relation:
             return PoissonSampled(m.mechanism, m.q, self.relation)
-        if isinstance(m, SampledWithoutReplacement) and self.relation != "replace-one":
+        if isinstance(m, (SampledWithoutReplacement, SampledWithReplacement)) and self.relation != "replace-one":
             raise InvalidParameterError(f"{m}: a fixed-size batch is accounted for under the replace-one relation only "
                                         "(add/remove changes the dataset size): use Accountant(relation='replace-one')")
+        if isinstance(m, TruncatedSubsampledGaussian) and m.relation != self.relation:
+            return normalise_mechanism(TruncatedSubsampledGaussian(m.sigma, m.q, m.truncate, m.of, self.relation))
+        if isinstance(m, SpecialRandomizedResponse):
+            raise InvalidParameterError(f"{m}: randomized response under replace-special is composed as a mechanism "
+                                        "(optimal_delta, a spec list), not by an Accountant of another relation")
         return m
 
     @property

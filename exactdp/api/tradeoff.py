@@ -110,7 +110,8 @@ def tradeoff(composition: CompositionInput, alphas: Sequence[ExactInput], *, dig
     """
     comp = Composition.of(composition)
     d = parse_digits(digits)
-    one_way = [m for m, _ in comp.groups if isinstance(m, PoissonSampled) and m.direction != "max"]
+    one_way = [m for m, _ in comp.groups if isinstance(m, PoissonSampled) and m.direction != "max"
+               or getattr(m, "direction", "max") != "max"]  # also the two-order classes of exactdp.model.truncation, .special
     if one_way:
         # the curve is of the mechanism, both orders of the pair (docs/tradeoff.md §2); one order alone is not
         # closed under reversal, and the symmetric formula (*) would read the other order's profile from it

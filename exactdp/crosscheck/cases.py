@@ -30,6 +30,9 @@ from exactdp.model.mechanisms import (
     PoissonSampled,
     SampledWithoutReplacement,
 )
+from exactdp.model.replacement import SampledWithReplacement
+from exactdp.model.special import SpecialRandomizedResponse
+from exactdp.model.truncation import TruncatedSubsampledGaussian
 
 __all__ = ["DELTA_SWEEP", "SWEEP", "Case", "NoPeerForm", "is_tight", "mechanism_parts", "sweep"]
 
@@ -97,14 +100,16 @@ class NoPeerForm(ValueError):
 def is_tight(comp: Composition) -> bool:
     """Whether the certified value of ``comp`` is its optimum: False when it holds a fixed-size batch
     composed more than once, whose certified value is an upper bound (docs/mathematics.md §9, Thm 9.3),
-    so that an answer below it is not proven unsound.
+    so that an answer below it is not proven unsound; False too with a truncated subsampled Gaussian or
+    a batch drawn with replacement (upper bounds at any count, Theorems 9.4 and 9.6).
 
     >>> is_tight(Composition(((SampledWithoutReplacement(Gaussian(1), 6, 600), 2),)))
     False
     >>> is_tight(Composition(((SampledWithoutReplacement(Gaussian(1), 6, 600), 1), (Gaussian(2), 3))))
     True
     """
-    return not any(isinstance(m, SampledWithoutReplacement) and c > 1 for m, c in comp.groups)
+    return not any(isinstance(m, SampledWithoutReplacement) and c > 1 for m, c in comp.groups) and \
+        not any(isinstance(m, (TruncatedSubsampledGaussian, SampledWithReplacement)) for m, _ in comp.groups)
 
 
 def mechanism_parts(case: Case) -> list[tuple[str, Fraction, Fraction | None, int]]:
@@ -201,6 +206,12 @@ EVENTS: tuple[tuple[Case, ...], ...] = (
         "replace-one"),
     _ev("gaussian(sigma=1,sample=60,of=6000)", SampledWithoutReplacement(Gaussian(F(1)), 60, 6000), 1,
         "replace-one", ("1e-5",)),
+    # issue 27 (the last mechanisms and relations): docs/mathematics.md §9, Theorems 9.4-9.6
+    _ev("gaussian(sigma=1,q=0.01,truncate=115,of=10000)", TruncatedSubsampledGaussian(F(1), F(1, 100), 115, 10000),
+        100, quick=("1e-5",)),
+    _ev("rr(p=0.5,k=4)", SpecialRandomizedResponse("log(5)", 4), 3, "replace-special", ("1e-5",)),
+    _ev("gaussian(sigma=1,sensitivity=2,sample=256,of=60000,with-replacement)",
+        SampledWithReplacement(Gaussian(F(1), 2), 256, 60000), 10, "replace-one", ("1e-5",)),
 )
 
 SWEEP: tuple[Case, ...] = (

@@ -12,7 +12,10 @@ Events read today: ``GaussianDpEvent``, ``LaplaceDpEvent``, ``DiscreteLaplaceDpE
 dp_accounting 0.6.0, read by that name and those fields), ``RandomizedResponseDpEvent``,
 ``EpsilonDeltaDpEvent``, ``MixtureOfGaussiansDpEvent``, ``PoissonSampledDpEvent`` (around any of
 them), ``SampledWithoutReplacementDpEvent`` (around one of them, replace-one only),
-``SelfComposedDpEvent``, ``ComposedDpEvent`` and ``NoOpDpEvent``.  A mixture's probabilities
+``SelfComposedDpEvent``, ``ComposedDpEvent`` and ``NoOpDpEvent``; ``TruncatedSubsampledGaussianDpEvent``
+(add/remove or replace-one, docs/mathematics.md §9, Theorem 9.4) and, under dp_accounting's
+``REPLACE_SPECIAL`` relation (``relation="replace-special"``), ``RandomizedResponseDpEvent`` against the
+special record's uniform output (Theorem 9.5; no other event is read under that relation).  A mixture's probabilities
 are read at their exact binary values when those sum to exactly 1, else at the decimals they print
 as when those do (0.9 and 0.1 are a distribution, their binary values are not), else refused.
 ``ZCDpEvent`` (any mechanism satisfying rho-zCDP) is refused by name: it is *not* the Gaussian of
@@ -64,6 +67,9 @@ from exactdp.model.mechanisms import (
     SampledWithoutReplacement,
     parse_relation,
 )
+from exactdp.model.replacement import SampledWithReplacement
+from exactdp.model.special import SpecialRandomizedResponse
+from exactdp.model.truncation import TruncatedSubsampledGaussian
 
 __all__ = ["NonPrivateEvent", "from_accountant", "from_dp_event", "from_opacus_history", "is_accountant", "is_dp_event",
            "rr_eps", "rr_noise_parameter", "to_dp_event"]
@@ -206,7 +212,7 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
     non-private event (``NonPrivateDpEvent``, noise 0) as the mechanism :class:`NonPrivate` (eps = +inf
     at every delta < 1; a Poisson subsample of it is private at delta >= q) instead of raising
     :class:`NonPrivateEvent`: the exact reading an oracle needs."""
-    rel = parse_relation(relation)
+    rel = parse_relation(relation, special=True)
     if not isinstance(non_private, str) or non_private not in ("raise", "mechanism"):
         raise InvalidParameterError(f"non_private={_short(non_private)} must be 'raise' or 'mechanism'")
     groups: list[tuple[Any, int]] = []
@@ -243,8 +249,16 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
                 continue  # nothing is ever sampled: no privacy cost
             stack.append((ev.event, count, q * p))  # type: ignore[attr-defined]
             continue
-        if name == "SampledWithoutReplacementDpEvent":
+        if name in ("SampledWithoutReplacementDpEvent", "SampledWithReplacementDpEvent"):
             groups.append((_wor(ev, rel, q), count))
+            continue
+        if rel == "replace-special" and name != "RandomizedResponseDpEvent":
+            raise InvalidParameterError(f"{name} under the replace-special relation is not read: exactdp reads "
+                                        "RandomizedResponseDpEvent only under it (docs/mathematics.md §9)")
+        if name == "TruncatedSubsampledGaussianDpEvent":
+            tsg = _truncated(ev, rel, q)
+            if tsg is not None:
+                groups.append((tsg, count))
             continue
         leaf: Any
         try:
@@ -253,10 +267,34 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
             if non_private == "raise":
                 raise
             leaf = NonPrivate()
+        if rel == "replace-special":
+            if q < 1:
+                raise InvalidParameterError("a PoissonSampledDpEvent under the replace-special relation is not read "
+                                            "(docs/mathematics.md §9)")
+            if isinstance(leaf, RandomizedResponse):  # (one bucket is the (0, 0) pair under either relation)
+                leaf = SpecialRandomizedResponse(leaf.eps, leaf.categories)
         groups.append((PoissonSampled(leaf, q, rel) if q < 1 else leaf, count))
     if not groups:
         return Composition(((Mechanism(ExactReal.rational(Fraction(0))), 1),))
     return Composition(tuple(groups))
+
+
+def _truncated(ev: Any, relation: str, q: Fraction) -> TruncatedSubsampledGaussian | None:
+    """A ``TruncatedSubsampledGaussianDpEvent`` (None when nothing is ever sampled, as dp_accounting reads it)."""
+    name = "TruncatedSubsampledGaussianDpEvent"
+    if q < 1:
+        raise InvalidParameterError(f"a {name} inside a PoissonSampledDpEvent is not modelled")
+    n = parse_k(ev.dataset_size, f"{name}.dataset_size")
+    b = parse_k(ev.truncated_batch_size, f"{name}.truncated_batch_size")
+    p = _exact(ev.sampling_probability, f"{name}.sampling_probability")
+    if not 0 <= p <= 1:
+        raise InvalidParameterError(f"{name}.sampling_probability={p} must be in [0, 1]")
+    if p == 0 or b == 0 or n == 0:
+        return None
+    nm = _exact(ev.noise_multiplier, f"{name}.noise_multiplier")
+    if nm <= 0:
+        raise _non_private(f"{name} with noise_multiplier 0")
+    return TruncatedSubsampledGaussian(nm, p, b, n, relation)
 
 
 def from_opacus_history(history: Any) -> Composition:
@@ -321,7 +359,7 @@ def from_accountant(acc: object, relation: object = None) -> Composition:
     >>> str(from_accountant(RDPAccountant()))
     '100 x gaussian:sigma=1.5,q=0.25'
     """
-    want = None if relation is None else parse_relation(relation)
+    want = None if relation is None else parse_relation(relation, special=True)
 
     def agree(own: str, who: str) -> str:
         if want is not None and want != own:
@@ -334,7 +372,7 @@ def from_accountant(acc: object, relation: object = None) -> Composition:
         return from_dp_event(acc, want or "add-remove", non_private="mechanism")
     name = type(acc).__name__
     if hasattr(acc, "ledger") and hasattr(acc, "neighboring_relation"):  # dp_accounting's PrivacyAccountant
-        own = agree(parse_relation(acc.neighboring_relation), name)
+        own = agree(parse_relation(acc.neighboring_relation, special=True), name)
         return from_dp_event(acc.ledger, own, non_private="mechanism")
     if hasattr(acc, "history"):  # Opacus's IAccountant
         agree("add-remove", name)
@@ -374,20 +412,24 @@ def _shared_subsample(name: str) -> InvalidParameterError:
                                  "understate the privacy loss; give one sampled event per mechanism run")
 
 
-def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement:
-    """A ``SampledWithoutReplacementDpEvent`` around one mechanism event (replace-one only)."""
+def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement | SampledWithReplacement:
+    """A ``SampledWithoutReplacementDpEvent`` or ``SampledWithReplacementDpEvent`` around one mechanism
+    event (replace-one only; with replacement a Gaussian only, docs/mathematics.md §9, Theorem 9.6)."""
+    name = type(ev).__name__
     if relation != "replace-one":
-        raise InvalidParameterError("SampledWithoutReplacementDpEvent is accounted for under the replace-one relation "
+        raise InvalidParameterError(f"{name} is accounted for under the replace-one relation "
                                     "only (add/remove changes the dataset size): use Accountant(relation='replace-one')")
     if q < 1:
-        raise InvalidParameterError("a SampledWithoutReplacementDpEvent inside a PoissonSampledDpEvent is not modelled")
+        raise InvalidParameterError(f"a {name} inside a PoissonSampledDpEvent is not modelled")
     inner = ev.event
     if not is_dp_event(inner) or type(inner).__name__ in ("ComposedDpEvent", "SelfComposedDpEvent", "NoOpDpEvent",
                                                           "PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent"):
-        raise InvalidParameterError(f"SampledWithoutReplacementDpEvent around {type(inner).__name__}: exactdp reads "
+        raise InvalidParameterError(f"{name} around {type(inner).__name__}: exactdp reads "
                                     "one mechanism event inside a fixed-size batch")
-    n = parse_k(ev.source_dataset_size, "SampledWithoutReplacementDpEvent.source_dataset_size")
-    m = parse_k(ev.sample_size, "SampledWithoutReplacementDpEvent.sample_size")
+    n = parse_k(ev.source_dataset_size, f"{name}.source_dataset_size")
+    m = parse_k(ev.sample_size, f"{name}.sample_size")
+    if name == "SampledWithReplacementDpEvent":
+        return SampledWithReplacement(_leaf(inner, type(inner).__name__, relation), m, n)
     return SampledWithoutReplacement(_leaf(inner, type(inner).__name__, relation), m, n)
 
 
@@ -437,12 +479,38 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
     from exactdp.core.files import require_extra
 
     c = Composition.of(comp)
-    half = 2 if parse_relation(relation) == "replace-one" else 1
+    rel = parse_relation(relation, special=True)
+    half = 2 if rel == "replace-one" else 1
     dp = require_extra("dp_accounting", "to_dp_event")
 
+    def rr_event(eps: ExactReal, k: int) -> Any:
+        r = eps.exp_exact()
+        if r is not None:
+            p = float(rr_noise_parameter(r, k))  # float ok: dp_accounting's input
+        else:
+            with ctx.workprec(80):
+                p = float((arb(k) / (eps.exp_arb() + k - 1)).mid())  # float ok: dp_accounting's input
+        return dp.RandomizedResponseDpEvent(p, k)
+
     def one(m: Any) -> Any:
+        if rel == "replace-special" and not isinstance(m, SpecialRandomizedResponse):
+            raise InvalidParameterError(f"mechanism {m}: under the replace-special relation only randomized response "
+                                        "(rr:...,relation=replace-special) is written")
+        if isinstance(m, SpecialRandomizedResponse):
+            if rel != "replace-special" or m.direction != "max":
+                raise InvalidParameterError(f"mechanism {m} is written for an accountant under relation="
+                                            "'replace-special' (both orders, direction=max)")
+            return rr_event(m.eps, m.categories)
+        if isinstance(m, TruncatedSubsampledGaussian):
+            if m.relation != rel or m.direction != "max":
+                raise InvalidParameterError(f"mechanism {m}: written for an accountant under relation={m.relation!r} "
+                                            "(both orders, direction=max)")
+            cls = getattr(dp, "TruncatedSubsampledGaussianDpEvent", None) or dp.dp_event.TruncatedSubsampledGaussianDpEvent
+            return cls(m.of, float(m.q), m.truncate, float(m.sigma))  # float ok: dp_accounting's input
         if isinstance(m, SampledWithoutReplacement):
             return dp.SampledWithoutReplacementDpEvent(m.of, m.sample, one(m.mechanism))
+        if isinstance(m, SampledWithReplacement):
+            return dp.SampledWithReplacementDpEvent(m.of, m.sample, one(m.mechanism))
         if isinstance(m, PoissonSampled):
             return dp.PoissonSampledDpEvent(float(m.q), one(m.mechanism))  # float ok: dp_accounting's input
         if isinstance(m, Gaussian):
@@ -472,13 +540,7 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
             v = m.noise if isinstance(m, DiscreteLaplace) else m.sigma
             return cls(float(v), m.sensitivity)  # float ok: dp_accounting's input
         if isinstance(m, RandomizedResponse):
-            r = m.eps.exp_exact()
-            if r is not None:
-                p = float(rr_noise_parameter(r, m.categories))  # float ok: dp_accounting's input
-            else:
-                with ctx.workprec(80):
-                    p = float((arb(m.categories) / (m.eps.exp_arb() + m.categories - 1)).mid())  # float ok: as above
-            return dp.RandomizedResponseDpEvent(p, m.categories)
+            return rr_event(m.eps, m.categories)
         if isinstance(m, Mechanism):
             r = m.eps.exp_exact() if m.delta == 0 else None
             if m.eps.kind != "rational" and r is not None:  # eps = log r, delta 0: binary randomized response

@@ -89,12 +89,15 @@ DIRECTIONS = ("max", "remove", "add")
 RELATION_SYNONYMS = {"add_or_remove_one": "add-remove", "replace_one": "replace-one"}
 
 
-def parse_relation(relation: object, name: str = "relation") -> str:
+def parse_relation(relation: object, name: str = "relation", *, special: bool = False) -> str:
     """A neighbouring relation's name (``add-remove`` or ``replace-one``; dp_accounting's
     ``ADD_OR_REMOVE_ONE`` / ``REPLACE_ONE`` and its enum values read the same).
 
     >>> parse_relation("REPLACE_ONE")
     'replace-one'
+
+    ``special=True``: dp_accounting's ``REPLACE_SPECIAL`` reads as ``replace-special`` (where the caller
+    models it: randomized response, docs/mathematics.md §9, Theorem 9.5); else it is refused by name.
     """
     v = getattr(relation, "name", relation)  # an enum member (dp_accounting's NeighboringRelation)
     if isinstance(v, str):
@@ -102,9 +105,13 @@ def parse_relation(relation: object, name: str = "relation") -> str:
         key = RELATION_SYNONYMS.get(key, key)
         if key in RELATIONS:
             return key
-        if key == "replace_special":
+        if key in ("replace_special", "replace-special"):
+            if special:  # where the caller reads it (randomized response: docs/mathematics.md §9)
+                return "replace-special"
             raise InvalidParameterError(f"{name}={relation!r}: the replace-special relation is not modelled "
-                                        "(exactdp accounts for add-remove and replace-one)")
+                                        "here (exactdp accounts for add-remove and replace-one; randomized response "
+                                        "under replace-special is read by from_dp_event and the spec "
+                                        "rr:eps=E,relation=replace-special)")
     raise InvalidParameterError(f"{name}={relation!r} must be one of {', '.join(RELATIONS)}")
 
 
@@ -157,6 +164,14 @@ class SpecificMechanism:
     def is_symmetric(self) -> bool:
         """Whether the two orders of a neighbouring pair have the same privacy-loss law."""
         return True
+
+    def normal(self) -> object:
+        """This mechanism's normal form where its class has one (docs/mathematics.md §7.13); else itself."""
+        return self
+
+    def oriented(self, direction: str) -> object:
+        """This mechanism with its profile taken in ``direction`` where it has two orders; else itself."""
+        return self
 
 
 @dataclass(frozen=True, init=False)
@@ -591,8 +606,11 @@ def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
                                                           (1 - m.q,) + tuple(m.q * p for p in mix.probs)))
     if isinstance(m, SampledWithoutReplacement) and m.sample == m.of:
         return m.mechanism
-    if isinstance(m, (Mechanism, SpecificMechanism)):
-        return cast(AnyMechanism, m)  # the specific mechanisms are the classes above
+    if isinstance(m, SpecificMechanism):
+        n = m.normal()  # a class of another module (exactdp.model.truncation, ...) writes its own
+        return cast(AnyMechanism, m if n is m else normalise_mechanism(n, name))
+    if isinstance(m, Mechanism):
+        return m
     raise InvalidParameterError(f"{name}={m!r} must be a mechanism (Gaussian, Laplace, RandomizedResponse, "
                                 "DiscreteLaplace, DiscreteGaussian, MixtureOfGaussians, PoissonSampled, "
                                 "SampledWithoutReplacement, ApproxDP or PureDP)")
@@ -612,4 +630,6 @@ def with_direction(m: AnyMechanism, direction: str) -> AnyMechanism:
                                     "order of it alone is not modelled (direction=max)")
     if isinstance(m, PoissonSampled) and m.relation == "add-remove" and m.q < 1 and d not in ("max", m.direction):
         return PoissonSampled(m.mechanism, m.q, m.relation, d)
+    if isinstance(m, SpecificMechanism) and not isinstance(m, PoissonSampled):
+        return cast(AnyMechanism, m.oriented(d))  # a two-order class of another module (exactdp.model.truncation)
     return m

@@ -27,6 +27,9 @@ from exactdp.model.mechanisms import (
     parse_relation,
     with_direction,
 )
+from exactdp.model.replacement import SampledWithReplacement
+from exactdp.model.special import SpecialRandomizedResponse
+from exactdp.model.truncation import TruncatedSubsampledGaussian
 
 __all__ = ["MECHANISM_KINDS", "ONE_OF", "SYNONYMS", "parse_mechanism_spec", "split_list"]
 
@@ -43,6 +46,7 @@ MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
     "dgaussian": ("sigma", "sensitivity", "q", "count") + _SAMPLING,
     "mog": ("sigma", "sensitivities", "probs", "q", "count") + _SAMPLING,
 }
+MECHANISM_KINDS["gaussian"] += ("truncate",)  # the truncated subsampled Gaussian (docs/mathematics.md §9)
 
 #: the keys of which a kind needs exactly one (every other kind needs its first key)
 ONE_OF: dict[str, tuple[str, ...]] = {"gaussian": ("sigma", "mu2", "rho"), "mog": ("sigma",)}
@@ -58,6 +62,7 @@ SYNONYMS: dict[str, dict[str, str]] = {
     "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count", "sample_size": "sample",
           "source_dataset_size": "of", "neighboring_relation": "relation"},
 }
+SYNONYMS["gaussian"].update({"truncated_batch_size": "truncate", "dataset_size": "of"})  # dp_accounting's names
 
 _SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
 
@@ -101,8 +106,11 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     On any kind: ``relation=add-remove|replace-one`` (default add-remove; a mechanism's own pair is
     the same under both, its sensitivity stated for the relation in use), ``sample=M,of=N`` (a
     fixed batch of M out of N records without replacement: replace-one), ``with-replacement=true``
-    (refused: no published pair is modelled), ``direction=max|remove|add`` (one order of a Poisson
-    subsample under add/remove; symmetric mechanisms ignore it); docs/mathematics.md §9.
+    (a Gaussian's batch of M draws with replacement: Theorem 9.6), ``direction=max|remove|add`` (one order of a Poisson
+    subsample under add/remove; symmetric mechanisms ignore it); docs/mathematics.md §9.  A Gaussian
+    also takes ``q=Q,truncate=B,of=N`` (dp_accounting's truncated subsampled Gaussian, sigma the noise
+    multiplier: Theorem 9.4; ``truncated_batch_size`` and ``dataset_size`` are its names), and ``rr``
+    takes ``relation=replace-special`` (dp_accounting's special record: Theorem 9.5).
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
@@ -119,7 +127,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
     Traceback (most recent call last):
     ...
-    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, mu2, rho, relation, sample, of, with-replacement, direction
+    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, mu2, rho, relation, sample, of, with-replacement, direction, truncate
     """
     if not isinstance(spec, str):
         raise InvalidParameterError(f"mechanism={spec!r} must be a string such as 'gaussian:sigma=1'")
@@ -156,15 +164,26 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     if kind == "mog" and not {"sensitivities", "probs"} <= set(vals):
         raise InvalidParameterError(f"mechanism={spec!r}: mog needs sensitivities=S1/S2/... and probs=P1/P2/...")
     count = parse_k(vals.pop("count", "1"), "count")
+    if "truncate" in vals:
+        return _truncated(spec, vals), count
     q = vals.pop("q", None)
     rel_given = "relation" in vals
-    relation = parse_relation(vals.pop("relation", "add-remove"), f"mechanism={spec!r}: relation")
+    relation = parse_relation(vals.pop("relation", "add-remove"), f"mechanism={spec!r}: relation",
+                              special=kind == "rr" and q is None and "sample" not in vals)
+    if relation == "replace-special":  # randomized response against the special record's uniform output
+        if "with-replacement" in vals:
+            raise InvalidParameterError(f"mechanism={spec!r}: relation=replace-special takes no sampling")
+        mech0 = SpecialRandomizedResponse(vals["eps"], vals.get("categories", "2"),
+                                          parse_direction(vals.pop("direction", "max"), f"mechanism={spec!r}: direction"))
+        return normalise_mechanism(mech0), count
     sample, of = vals.pop("sample", None), vals.pop("of", None)
     wr = vals.pop("with-replacement", None)
-    if wr is not None and wr.strip().lower() not in ("false", "0", "no"):
-        raise InvalidParameterError(f"mechanism={spec!r}: with-replacement=true is not modelled (no dominating pair "
-                                    "of sampling with replacement is implemented); use sample=M,of=N without "
-                                    "replacement or q=Q")
+    with_repl = wr is not None and wr.strip().lower() not in ("false", "0", "no")
+    if with_repl and (kind != "gaussian" or sample is None or q is not None):
+        raise InvalidParameterError(f"mechanism={spec!r}: with-replacement=true is modelled for a Gaussian on a batch "
+                                    "of sample=M draws from of=N records (no q=), under relation=replace-one "
+                                    "(docs/mathematics.md §9, Theorem 9.6); use sample=M,of=N without replacement "
+                                    "or q=Q otherwise")
     if (sample is None) != (of is None):
         raise InvalidParameterError(f"mechanism={spec!r}: a fixed-size batch needs both sample=M and of=N")
     if sample is not None and q is not None:
@@ -200,7 +219,28 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     if q is not None:
         mech = PoissonSampled(mech, q, relation, direction)
     if sample is not None and of is not None:
+        if with_repl:  # a symmetric pair: no direction applies
+            return normalise_mechanism(SampledWithReplacement(mech, sample, of)), count
         mech = SampledWithoutReplacement(normalise_mechanism(mech), sample, of)
     if q is None and direction != "max":
         mech = with_direction(normalise_mechanism(mech), direction)  # a mixture refuses one order by name
     return normalise_mechanism(mech), count
+
+
+def _truncated(spec: str, vals: dict[str, str]) -> AnyMechanism:
+    """``gaussian:sigma=S,q=Q,truncate=B,of=N[,relation=R][,direction=D]``: the truncated subsampled
+    Gaussian (:mod:`exactdp.model.truncation`); the keys it cannot take are named."""
+    for bad, why in (("sample", "a fixed batch (sample=M) and a truncated Poisson batch are two sampling schemes"),
+                     ("with-replacement", "a truncated Poisson batch is drawn without replacement"),
+                     ("sensitivity", "its sensitivity is one record's bound, 1 (sigma is the noise multiplier)"),
+                     ("mu2", "it is given by sigma=S"), ("rho", "it is given by sigma=S")):
+        if bad in vals:
+            raise InvalidParameterError(f"mechanism={spec!r}: truncate=B takes no {bad}= ({why})")
+    for need in ("q", "of"):
+        if need not in vals:
+            raise InvalidParameterError(f"mechanism={spec!r}: truncate=B needs {need}=... (a Poisson rate q and the "
+                                        "dataset size of)")
+    relation = parse_relation(vals.get("relation", "add-remove"), f"mechanism={spec!r}: relation")
+    direction = parse_direction(vals.get("direction", "max"), f"mechanism={spec!r}: direction")
+    return normalise_mechanism(TruncatedSubsampledGaussian(vals["sigma"], vals["q"], vals["truncate"], vals["of"],
+                                                           relation, direction))

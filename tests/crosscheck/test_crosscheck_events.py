@@ -62,7 +62,7 @@ def test_the_sweep_covers_every_new_event_from_tiny_to_large_delta() -> None:
     assert F(DELTA_SWEEP[0]) == F(1, 10**30) and F(DELTA_SWEEP[-1]) == F(1, 2)
     for label in {c.name.split("@")[0] for c in events}:  # every event case at every delta_g of the sweep
         assert {c.at for c in events if c.name.split("@")[0] == label} == {F(d) for d in DELTA_SWEEP}
-    assert {c.relation for c in events} == {"add-remove", "replace-one"}
+    assert {c.relation for c in events} == {"add-remove", "replace-one", "replace-special"}
     assert any(c.relation == "replace-one" and isinstance(c.mechanisms[0][0], PoissonSampled) for c in events)
     quick = sweep(quick=True)
     assert any("events" in c.tags for c in quick) and any(c.at == F(1, 2) for c in quick if c.tags[0] != "events")
@@ -228,3 +228,27 @@ def test_autodp_calibrators_judged_against_the_closed_form() -> None:
     assert f.verdict in ("sound", "loose", "unsound", "unsound-fp")
     assert (f.verdict in ("sound", "loose")) == (sigma >= F(mpmath.nstr(_bw_sigma(1.0, 1e-5), 30)))
     assert by["calibrator_zoo.eps_delta_calibrator"].verdict in ("sound", "loose", "unsound", "unsound-fp")
+
+
+@pytest.mark.peers
+@pytest.mark.skipif(not _installed("dp_accounting"), reason="dp_accounting is not installed")
+def test_dp_accounting_on_the_last_mechanisms_and_relations() -> None:
+    """Issue 27: the truncated subsampled Gaussian is read by PLDAccountant (judged against exactdp's upper
+    bound: never called unsound, docs/mathematics.md §9, Thm 9.4) and not by RdpAccountant; randomized
+    response under REPLACE_SPECIAL (exact, Thm 9.5): RdpAccountant's eps is sound, PLDAccountant's is below
+    the certified optimum (it composes the event once whatever its count); a batch drawn with replacement
+    is read by neither."""
+    names = ("100xgaussian(sigma=1,q=0.01,truncate=115,of=10000)@dg=1e-5", "3xrr(p=0.5,k=4),replace-special@dg=1e-5",
+             "10xgaussian(sigma=1,sensitivity=2,sample=256,of=60000,with-replacement),replace-one@dg=1e-5")
+    cases = [c for c in SWEEP if c.name in names]
+    assert len(cases) == 3
+    rep = run_crosscheck([get_adapter("dp_accounting")], cases, progress=None, curves=False)
+    by = {(f.api.split("(")[0], f.case.split("@")[0]): f for f in rep.findings}
+    trunc = "100xgaussian(sigma=1,q=0.01,truncate=115,of=10000)"
+    assert by[("PLDAccountant", trunc)].verdict in ("sound", "loose", "undecided") and by[("PLDAccountant", trunc)].reported
+    assert by[("RdpAccountant", trunc)].verdict == "unsupported"
+    rr = "3xrr(p=0.5,k=4),replace-special"
+    assert by[("RdpAccountant", rr)].verdict in ("sound", "loose")
+    assert by[("PLDAccountant", rr)].verdict in ("unsound", "unsound-fp")
+    wr = "10xgaussian(sigma=1,sensitivity=2,sample=256,of=60000,with-replacement),replace-one"
+    assert by[("PLDAccountant", wr)].verdict == by[("RdpAccountant", wr)].verdict == "unsupported"

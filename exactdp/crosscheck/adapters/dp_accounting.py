@@ -314,6 +314,8 @@ def event_apis() -> list[Api]:
             raise Unsupported(f"no DpEvent in this dp_accounting: {exc}") from None
 
     def relation(case: Case) -> Any:
+        if case.relation == "replace-special":
+            return NR.REPLACE_SPECIAL
         return NR.REPLACE_ONE if case.relation == "replace-one" else NR.ADD_OR_REMOVE_ONE
 
     def accountant_with(make: str) -> Callable[[Case], Reported]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import ExactReal
 from exactdp.engines.pld.models import (
     DiscreteGaussianPair,
     DiscreteLaplacePair,
@@ -21,7 +22,7 @@ from exactdp.engines.pld.models import (
     Reversed,
     Subsampled,
 )
-from exactdp.engines.pld.relations import Diluted, Symmetrized
+from exactdp.engines.pld.relations import Diluted, Labelled, SpecialRR, Symmetrized
 from exactdp.model.generic import Mechanism
 from exactdp.model.mechanisms import (
     DiscreteGaussian,
@@ -34,6 +35,9 @@ from exactdp.model.mechanisms import (
     RandomizedResponse,
     SampledWithoutReplacement,
 )
+from exactdp.model.replacement import SampledWithReplacement, replacement_weights
+from exactdp.model.special import SpecialRandomizedResponse
+from exactdp.model.truncation import TruncatedSubsampledGaussian, truncation_weight_ints
 
 __all__ = ["Orders", "model_of"]
 
@@ -88,4 +92,70 @@ def model_of(mech: object) -> Orders:
     if isinstance(mech, SampledWithoutReplacement):
         b = base(mech.mechanism)
         return Orders(b if mech.gamma == 1 else Symmetrized(Subsampled(b, mech.gamma)), None)
+    if isinstance(mech, TruncatedSubsampledGaussian):
+        return _truncated(mech)
+    if isinstance(mech, SampledWithReplacement):
+        return Orders(_with_replacement(mech), None)
+    if isinstance(mech, SpecialRandomizedResponse):
+        rr = SpecialRR(mech.eps, mech.categories)
+        if mech.direction != "max":
+            return Orders(rr if mech.direction == "remove" else Reversed(rr), None)
+        return Orders(rr, Reversed(rr))
     return Orders(base(mech), None)
+
+
+#: a rate whose exact fraction has more bits than this is rounded up to a multiple of 2^-RATE_BITS
+#: (a larger rate dominates: docs/mathematics.md §9, Theorem 9.4), so that no huge Fraction is formed
+RATE_BITS = 256
+_MAX_EXACT_BITS = 1 << 17
+
+
+def _rate(num: int, den: int) -> Fraction:
+    """``num/den`` as a Fraction, or rounded up to a multiple of 2^-RATE_BITS when it is huge.
+
+    >>> _rate(1, 3), _rate(1, 3 << (1 << 17)) == Fraction(1, 1 << RATE_BITS)
+    (Fraction(1, 3), True)
+    """
+    if den.bit_length() <= _MAX_EXACT_BITS:
+        return Fraction(num, den)
+    return Fraction(-((-num << RATE_BITS) // den), 1 << RATE_BITS)
+
+
+def _truncated(m: TruncatedSubsampledGaussian) -> Orders:
+    """The pairs of a truncated subsampled Gaussian (docs/mathematics.md §9, Theorem 9.4): under add/remove
+    the labelled mixture of the subsampled Gaussians (sensitivity 1, rate q) and (sensitivity 2, rate g)
+    with weights 1 - t and t, both orders; under replace-one the diluted Gaussian of sensitivity 2 at
+    rate (1 - t) q + t g."""
+    (tn, td), (gn, gd) = truncation_weight_ints(m.q, m.truncate, m.of)
+    two = GaussianPair(2 / m.sigma)
+    if m.relation == "replace-one":
+        # (1 - t) q + t g = (td - tn)/td * a/b + tn/td * gn/gd, one exact ratio of integers
+        a, b = m.q.numerator, m.q.denominator
+        num, den = (td - tn) * a * gd + tn * gn * b, td * b * gd
+        return Orders(Diluted(two, _rate(num, den)), None)
+    parts: list[tuple[tuple[int, int], LossModel]] = []
+    if tn < td:
+        parts.append(((td - tn, td), Subsampled(GaussianPair(1 / m.sigma), m.q)))
+    if tn:
+        parts.append(((tn, td), Subsampled(two, _rate(gn, gd))))
+    rem: LossModel = Labelled(tuple(parts))
+    if m.direction != "max":
+        return Orders(rem if m.direction == "remove" else Reversed(rem), None)
+    return Orders(rem, Reversed(rem))
+
+
+def _with_replacement(m: SampledWithReplacement) -> LossModel:
+    """The labelled mixture over the draws count j ~ Bin(M, 1/N) of the Gaussian pairs at j times the
+    sensitivity, the tail beyond the cut the pair without noise (docs/mathematics.md §9, Theorem 9.6)."""
+    g = m.mechanism
+    ws = replacement_weights(m)
+    parts: list[tuple[tuple[int, int], LossModel]] = []
+    for j, w in enumerate(ws):
+        if w:
+            pair: LossModel = (GenericPair(ExactReal.rational(Fraction(0)), Fraction(0)) if j == 0 else
+                               GaussianPair(j * g.mu) if g.sigma is not None else GaussianPair(mu2=j * j * g.mu2))
+            parts.append(((w.numerator, w.denominator), pair))
+    rest = 1 - sum(ws, Fraction(0))
+    if rest:
+        parts.append(((rest.numerator, rest.denominator), NonPrivatePair()))
+    return Labelled(tuple(parts))
