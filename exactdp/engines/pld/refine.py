@@ -29,6 +29,8 @@ from exactdp.engines.pld.plan import (
     build_bytes,
     grid_for,
     grid_points,
+    lattice_bytes,
+    lattice_seconds,
     on_lattice,
     op_count,
     plan,
@@ -40,8 +42,8 @@ from exactdp.engines.pld.plan import (
 from exactdp.engines.pld.queries import delta_lower, delta_upper
 from exactdp.model.composition import Composition
 
-__all__ = ["DECISION_DIGITS", "DEFAULT_SECONDS", "LATTICE_POINTS", "MAX_POINTS", "STOPPED_BY", "UNDECIDED_WHY", "bracket_width",
-           "decide", "fits", "lower_rational", "refine", "time_budget", "unbounded"]
+__all__ = ["DECISION_DIGITS", "DEFAULT_SECONDS", "LATTICE_CAP", "LATTICE_POINTS", "LATTICE_SHARE", "MAX_POINTS", "STOPPED_BY", "UNDECIDED_WHY", "bracket_width",
+           "decide", "fits", "lattice_fits", "lower_rational", "refine", "time_budget", "unbounded"]
 
 #: default time budget (seconds) of a refinement when the caller sets none
 DEFAULT_SECONDS = 30.0
@@ -78,6 +80,24 @@ def fits(pl: Plan, h: Fraction, prec: int) -> bool:
     and the memory bound (its predicted bytes, :func:`exactdp.engines.pld.plan.build_bytes`, against
     what :func:`exactdp.core.memory.available` leaves)."""
     return grid_points(pl, h) <= MAX_POINTS and build_bytes(pl, h, prec) <= memory.available()
+
+
+#: the share of the time budget the exact lattice build is predicted to take at most to be chosen
+#: (the rest is the prediction's margin; past it the grids are refined, answering what they reach)
+LATTICE_SHARE = 0.5
+#: the share of what is left that a lattice build chosen by its prediction may take before it is
+#: abandoned for the grids
+LATTICE_CAP = 0.65
+
+
+def lattice_fits(pl: Plan, prec: int, digits: int, seconds: float) -> bool:  # float ok: seconds
+    """Whether the exact lattice of ``pl`` is built in one pass (docs/pld.md §7.1): at most
+    :data:`LATTICE_POINTS` points, its predicted bytes (:func:`~exactdp.engines.pld.plan.lattice_bytes`:
+    fixed point, not the grids' balls) within what the memory bound leaves, and its predicted time
+    (:func:`~exactdp.engines.pld.plan.lattice_seconds`) within :data:`LATTICE_SHARE` of ``seconds``."""
+    return (pl.lattice is not None and plan_lattice_points(pl) <= LATTICE_POINTS
+            and lattice_bytes(pl, prec) <= memory.available()
+            and lattice_seconds(pl, digits) <= LATTICE_SHARE * seconds)
 
 
 def time_budget(max_seconds: float | None) -> float:  # float ok: seconds, never a result
@@ -130,7 +150,7 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
         # measures it, and sets the precision and truncation of the passes that count
         h0 = on_lattice(pl, grid_for(pl, 256.0))
         tau0, prec0 = Fraction(1, 10**40), prec_for(4, Fraction(1, 10**40))
-        if pl.lattice is not None and plan_lattice_points(pl) <= LATTICE_POINTS and fits(pl, pl.lattice, prec0):
+        if pl.lattice is not None and lattice_fits(pl, prec0, 4, budget):
             h0 = pl.lattice
         f0 = _grid_floor(floor(lo), h0) if floor is not None and h0 != pl.lattice else None
         l0, u0 = bracket(build_cached(pl, h0, tau0, prec0, f0))
@@ -143,12 +163,19 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
     prec = prec_for(digits, scale)
     tau = tau_for(digits, scale, n_ops)
     # exact lattice: one build at the lattice answers to the truncation and radii
-    lat_pts = plan_lattice_points(pl)
-    if pl.lattice is not None and lat_pts <= LATTICE_POINTS and fits(pl, pl.lattice, prec):
-        with progress.task("pld lattice"):
-            b = build_cached(pl, pl.lattice, tau, prec)
-            l, u = bracket(b)
-        return l, u, True
+    left = budget - (time.monotonic() - start)
+    if pl.lattice is not None and lattice_fits(pl, prec, digits, left):
+        try:
+            # a prediction may be wrong (a loaded machine): the lattice gets LATTICE_CAP of what is
+            # left, and the grids the rest when it runs past that
+            with progress.task("pld lattice", max_seconds=LATTICE_CAP * left if math.isfinite(left) else None):
+                b = build_cached(pl, pl.lattice, tau, prec)
+                l, u = bracket(b)
+            return l, u, True
+        except TimeBudgetError:
+            outer = progress.remaining()
+            if outer is not None and outer <= 0:
+                raise
     points = 2048.0
     h = on_lattice(pl, grid_for(pl, points))
     hp = predicted_grid(pl, target if target is not None else 10.0 ** (-digits)) if predict else None
@@ -276,7 +303,8 @@ def decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction,
             return "fails"
         return None
 
-    if pl.lattice is not None and plan_lattice_points(pl) <= LATTICE_POINTS and fits(pl, pl.lattice, prec_for(30, scale)):
+    left = math.inf if deadline is None else deadline - time.monotonic()
+    if pl.lattice is not None and lattice_fits(pl, prec_for(30, scale), 30, left):
         # on the exact lattice only the truncation and the radii separate the ends
         for digits in (DECISION_DIGITS, 30):
             prec, tau = prec_for(digits, scale), tau_for(digits, scale, n_ops)
