@@ -30,6 +30,7 @@ import pytest
 from exactdp import Composition, optimal_epsilon
 from exactdp.engines import tails
 from exactdp.engines.pld.plan import build_bytes, lattice_bytes, lattice_seconds, plan, prec_for
+from exactdp.engines.pld.refine import fits, grid_seconds, lattice_fits
 from exactdp.route import route
 from exactdp.testing.families import mv_delta
 
@@ -97,3 +98,17 @@ def test_a_lattice_that_fits_in_fixed_point_is_composed_under_the_memory_bound(t
     assert tail["rc"] == 0 and tail["peak"] <= 250 << 20, (tail, r.stderr[-300:])
     assert out["algorithm"] == "pld-lattice" and out["digits"] == 10 and "stopped_by" not in out, out
     _contains(MEMORY_LATTICE, F(1, 10**6), F(out["lower"]), F(out["upper"]))
+
+
+def test_the_whole_lattice_only_when_it_beats_the_grids_for_the_width_asked() -> None:
+    # 5 values on 1/1000 with 10^4 .. 10^6 copies: about 1.9 x 10^6 lattice points, past the grids'
+    # memory prediction (build_bytes) but not the fixed-point one
+    comp = Composition.heterogeneous([(F(v, 1000), F(0), c) for v, c in
+                                      zip((13, 27, 41, 66, 100), (10**4, 10**5, 10**6, 3 * 10**4, 2 * 10**5))])
+    pl = plan(comp)
+    prec = prec_for(10, F(1))
+    assert not fits(pl, pl.lattice, prec) and lattice_bytes(pl, prec) < 1 << 30
+    assert grid_seconds(pl, 1e-10) > lattice_seconds(pl, 10) > grid_seconds(pl, 1e-5)
+    assert lattice_fits(pl, prec, 10, 108.0, 1e-10)       # 10 digits: the lattice, in one pass
+    assert not lattice_fits(pl, prec, 10, 108.0, 1e-5)    # a loose width: a coarse grid is faster
+    assert not lattice_fits(pl, prec, 10, 5.0, 1e-10)     # a short budget: the grids, whatever they reach
