@@ -123,7 +123,7 @@ def _check(seed: int, tmp_path: Path) -> None:
         return
     assert r.returncode == 0, (fl.name, r.returncode, r.stderr)
     out = json.loads(r.stdout)
-    assert out["route"] in ROWS and out["reason"] == ROWS[out["route"]], (fl.name, out)
+    assert out["route"] in ROWS and out["reason"].startswith(ROWS[out["route"]]), (fl.name, out)
     with mpmath.workdps(60):
         _against_the_oracle(fl, out)
 
