@@ -13,7 +13,8 @@ gaussian            Gaussian mechanisms only (no subsampling): mu^2 adds       `
 specific            any other specific mechanism (Laplace, RR, subsampling)   ``pld``
 homogeneous         k equal generic (eps, delta) mechanisms                    ``kov15``
 small-lattice       one huge group with few joint outcomes of the others, on   ``pld``
-                    a small common lattice (composed exactly in fixed point)
+                    a common lattice predicted faster than the tails (composed
+                    exactly in fixed point)
 tails               one huge group with few joint outcomes of the others      ``tails``
 exact-profile       an affordable exact profile (common grid or enumeration)  ``mv``
 otherwise           many distinct off-grid values, huge exact products, or a   ``pld``
@@ -36,18 +37,20 @@ T = TypeVar("T")
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, TypeVar
 
+from exactdp.core import memory
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import MemoryBoundError
 from exactdp.core.numbers import ExactReal
 from exactdp.engines import gaussian, kov15, kov15_decide, mv, tails
 from exactdp.engines.mv_profile import NoExactProfile
 from exactdp.engines.pld import engine as pld
-from exactdp.engines.pld.plan import lattice_points
+from exactdp.engines.pld.plan import lattice_bytes, lattice_points, lattice_seconds, plan, prec_for
 from exactdp.model.composition import Composition
 from exactdp.model.mechanisms import NonPrivate
 
@@ -56,11 +59,10 @@ T = TypeVar("T")
 # The engines are called through their modules (``kov15.kov15_delta``), so that a test that replaces
 # an engine function (tests/proofs: a wrong formula must fail a derivation) reaches every caller.
 
-__all__ = ["ENGINES", "FAST_LATTICE_POINTS", "MV_FIXED_POINT_ATOMS", "ROUTES", "Engine", "Route", "Row", "answer", "route"]
+__all__ = ["ENGINES", "MV_FIXED_POINT_ATOMS", "ROUTES", "ROUTE_DIGITS", "Engine", "Route", "Row", "answer", "route"]
 
-#: a lattice of at most this many points is composed (docs/pld.md §7.1) rather than summed as tails
-#: (measured: 2 x 10^4 points in 0.09 s where the tails took 3 s; 9.5 x 10^4 in 0.26 s against 0.19 s)
-FAST_LATTICE_POINTS = 50_000
+#: the digits the time predictions of the routes are made for (the default digits of a query)
+ROUTE_DIGITS = 10
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,8 @@ class Row:
     engine: str
     reason: str
     test: Callable[[Composition], Any]
+    #: the prediction that chose the row, appended to its reason (None: the shape alone chose it)
+    why: Callable[[Composition], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -155,8 +159,28 @@ def _homogeneous(comp: Composition) -> Any:
     return None if comp.is_homogeneous else NO
 
 
+def _lattice_vs_tails(comp: Composition) -> tuple[float, float, bool]:  # float ok: time predictions
+    """(predicted seconds of the exact lattice, of the binomial tails, whether the lattice's predicted
+    bytes fit the memory bound), at :data:`ROUTE_DIGITS` digits."""
+    pl = plan(comp)
+    fits = lattice_bytes(pl, prec_for(ROUTE_DIGITS, Fraction(1))) <= memory.available()
+    return lattice_seconds(pl, ROUTE_DIGITS), tails.tails_seconds(comp), fits
+
+
 def _small_lattice(comp: Composition) -> Any:
-    return None if tails.tails_applies(comp) and lattice_points(comp) <= FAST_LATTICE_POINTS else NO
+    if not tails.tails_applies(comp):
+        return NO
+    lat, tl, fits = _lattice_vs_tails(comp)
+    return None if fits and lat < tl else NO
+
+
+def _predicted(comp: Composition) -> str:
+    lat, tl, fits = _lattice_vs_tails(comp)
+    pts = lattice_points(comp)
+    where = "" if fits else ", past the memory bound"
+    lattice = f"the exact lattice of {pts:.2g} points {lat:.2g} s{where}" if math.isfinite(lat) else "no exact lattice"  # float ok: a message
+    return (f" (predicted at {ROUTE_DIGITS} digits: {lattice}; binomial tails over "
+            f"{tails.rest_outcomes(comp):,} outcomes of the small groups {tl:.2g} s)")
 
 
 def _tails(comp: Composition) -> Any:
@@ -191,9 +215,10 @@ ROUTES: tuple[Row, ...] = (
         _gaussian_only),
     Row("specific", "pld", "specific mechanisms: the certified PLD bracket (docs/pld.md)", _specific),
     Row("homogeneous", "kov15", "k equal (eps, delta) mechanisms: KOV15 Thm 3.3, constant time in k", _homogeneous),
-    Row("small-lattice", "pld", "one huge group on a small common lattice: composed exactly in fixed point "
-        "(docs/pld.md §7.1)", _small_lattice),
-    Row("tails", "tails", "one huge group, few joint outcomes of the others: binomial tails (MV Thm 1.5)", _tails),
+    Row("small-lattice", "pld", "one huge group on a common lattice predicted faster than the binomial tails: "
+        "composed exactly in fixed point (docs/pld.md §7.1)", _small_lattice, _predicted),
+    Row("tails", "tails", "one huge group, few joint outcomes of the others: binomial tails (MV Thm 1.5)", _tails,
+        _predicted),
     Row("exact-profile", "mv", "an affordable exact profile: Murtagh-Vadhan Thm 1.5 by exact counting or "
         "enumeration", _exact_profile),
     Row("otherwise", "pld", "many distinct off-grid values, huge exact products, or a large fixed-point lattice: "
@@ -206,7 +231,7 @@ def route(comp: Composition) -> Route:
     for row in ROUTES:
         payload = row.test(comp)
         if payload is not NO:
-            return Route(row.name, ENGINES[row.engine], row.reason, payload)
+            return Route(row.name, ENGINES[row.engine], row.reason + (row.why(comp) if row.why else ""), payload)
     raise AssertionError("the last row of ROUTES applies to every composition")  # pragma: no cover
 
 

@@ -41,7 +41,8 @@ from exactdp.core.numbers import DEFAULT_DIGITS, ExactReal, arb_of_fraction, fra
 from exactdp.core.roots import decreasing_root, sign_at
 from exactdp.model.composition import Composition
 
-__all__ = ["MIN_COUNT", "REST_CAP", "tails_applies", "tails_decide", "tails_delta", "tails_epsilon"]
+__all__ = ["MIN_COUNT", "REST_CAP", "TAILS_SECONDS_PER_OUTCOME", "TAILS_SECONDS_START", "rest_outcomes", "tails_applies",
+           "tails_decide", "tails_delta", "tails_epsilon", "tails_seconds"]
 
 #: the largest number of joint outcomes of the small groups that are enumerated
 REST_CAP = 20_000
@@ -70,6 +71,32 @@ def tails_applies(comp: Composition) -> bool:
         if combos > REST_CAP:
             return False
     return True
+
+
+#: seconds an eps query by binomial tails takes: a start plus a cost per joint outcome of the small
+#: groups (measured on the helpers' two-core machine under load, python benchmarks/bench_route_costs.py,
+#: 10 digits: 6 outcomes 0.2-1.0 s, 301 1.1 s, 501 1.2 s, 801 1.9 s, 4,221 5.6 s)
+TAILS_SECONDS_START, TAILS_SECONDS_PER_OUTCOME = 0.5, 1.2e-3  # float ok: a time estimate
+
+
+def rest_outcomes(comp: Composition) -> int:
+    """How many joint outcomes of the groups other than the largest the tails enumerate (before merging)."""
+    gs = sorted(_groups(comp), key=lambda g: -g[2])
+    out = 1
+    for e, _, c in gs[1:]:
+        out *= (c + 1) if not e.is_zero() else 1
+    return out
+
+
+def tails_seconds(comp: Composition) -> float:  # float ok: a time estimate
+    """About how many seconds an eps query by binomial tails takes (a prediction that only chooses a
+    route, :mod:`exactdp.route`).
+
+    >>> c = Composition.heterogeneous([("0.013", 0, 30000), ("0.027", 0, 200), ("0.1", 0, 20)])
+    >>> rest_outcomes(c), round(tails_seconds(c), 1)
+    (4221, 5.6)
+    """
+    return TAILS_SECONDS_START + TAILS_SECONDS_PER_OUTCOME * rest_outcomes(comp)
 
 
 class _Setup:

@@ -23,7 +23,7 @@ from exactdp.engines.pld import fixed, store
 from exactdp.engines.pld.discrete import binomial_law, discretize, discretize_binomial, tail_range
 from exactdp.engines.pld.laws import Built, Law, trim
 from exactdp.engines.pld.models import GenericPair, LossModel
-from exactdp.engines.pld.plan import Plan, binomial_group, build_bytes, grid_points, op_count, plan
+from exactdp.engines.pld.plan import Plan, binomial_group, build_bytes, grid_points, lattice_bytes, op_count, plan
 from exactdp.model.composition import Composition
 
 __all__ = ["Built", "build", "build_cached", "finest_build"]
@@ -122,7 +122,9 @@ def build(pl: Plan, h: Fraction, tau: Fraction, prec: int, floor: Fraction | Non
     lattice the partial products then keep only what can still reach it (docs/pld.md §7.3).  The
     laws stay certified at every eps, only looser below the floor.
     """
-    memory.require(build_bytes(pl, h, prec), f"a PLD grid of about {grid_points(pl, h):,.0f} points at {prec} bits")
+    # the exact lattice is composed in fixed point (docs/pld.md §7.1): far fewer bytes a point than balls
+    need = lattice_bytes(pl, prec) if pl.lattice is not None and h == pl.lattice else build_bytes(pl, h, prec)
+    memory.require(need, f"a PLD grid of about {grid_points(pl, h):,.0f} points at {prec} bits")
     start = time.monotonic()
     laws = []
     exact = True

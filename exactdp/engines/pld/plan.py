@@ -30,8 +30,8 @@ from exactdp.engines.pld.models import (
 from exactdp.engines.pld.orders import model_of
 from exactdp.model.composition import Composition
 
-__all__ = ["BINOMIAL_GROUP", "Plan", "binomial_group", "build_bytes", "grid_for", "grid_points", "lattice_points", "on_lattice",
-           "op_count", "plan", "plan_lattice_points", "prec_for", "predicted_grid", "tau_for"]
+__all__ = ["BINOMIAL_GROUP", "Plan", "binomial_group", "build_bytes", "grid_for", "grid_points", "lattice_bytes", "lattice_points",
+           "lattice_seconds", "on_lattice", "op_count", "plan", "plan_lattice_points", "prec_for", "predicted_grid", "tau_for"]
 
 
 @dataclass(frozen=True)
@@ -238,3 +238,41 @@ def build_bytes(pl: Plan, h: Fraction, prec: int) -> int:
     per = BYTES_A * prec * prec + BYTES_B  # float ok: a size estimate
     return int(min(points * per, 1e30))  # float ok: a size estimate
 
+
+
+#: bytes the exact lattice build (docs/pld.md §7.1: fixed-point integers, then one ball per point of
+#: the composed law) holds per lattice point: ``LATTICE_BYTES_A * prec + LATTICE_BYTES_B`` bounds the
+#: peaks measured (python benchmarks/bench_route_costs.py: 2.0 x 10^6 points at 94 bits peaked at
+#: 392 MB, 3.4 x 10^6 at 473 MB, about 175 and 130 bytes a point), a tenth of the ball-arithmetic
+#: grids' :data:`BYTES_A` prec^2 + :data:`BYTES_B`
+LATTICE_BYTES_A, LATTICE_BYTES_B = 1.5, 100  # float ok: a size estimate
+#: seconds the exact lattice build takes per lattice point, plus a fixed start (measured on the
+#: helpers' two-core machine under load, python benchmarks/bench_route_costs.py: 3 x 10^4 points
+#: 0.38 s, 7 x 10^4 0.62 s, 5 x 10^5 2.4 s, 2.0 x 10^6 15 s, 3.4 x 10^6 about 40 s at 10 digits)
+LATTICE_SECONDS_PER_POINT, LATTICE_SECONDS_START = 8e-6, 0.05  # float ok: a time estimate
+
+
+def lattice_bytes(pl: Plan, prec: int) -> int:
+    """About the most memory the exact lattice build of the plan holds at precision ``prec``
+    (bytes; docs/pld.md §7.1), or a huge number when the plan has no lattice.
+
+    >>> from exactdp.model.composition import Composition
+    >>> pl = plan(Composition.heterogeneous([("0.013", 0, 30000), ("0.027", 0, 200), ("0.1", 0, 20)]))
+    >>> 5e6 < lattice_bytes(pl, 94) < 5e7 < build_bytes(pl, pl.lattice, 94)
+    True
+    """
+    pts = plan_lattice_points(pl)
+    if not math.isfinite(pts):
+        return 1 << 62
+    return int(pts * (LATTICE_BYTES_A * prec + LATTICE_BYTES_B))  # float ok: a size estimate
+
+
+def lattice_seconds(pl: Plan, digits: int) -> float:  # float ok: a time estimate
+    """About how many seconds the exact lattice build of the plan takes for ``digits`` digits (inf
+    without a lattice): linear in the lattice points, a little more per point for more digits (the
+    fixed-point integers grow with them).  A prediction that only chooses a route.
+    """
+    pts = plan_lattice_points(pl)
+    if not math.isfinite(pts):
+        return math.inf
+    return LATTICE_SECONDS_START + LATTICE_SECONDS_PER_POINT * pts * (1 + max(digits - 10, 0) / 40)

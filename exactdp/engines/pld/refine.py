@@ -25,10 +25,14 @@ from exactdp.core.memory import format_bytes
 from exactdp.core.numbers import ExactReal, fraction_of_arb_endpoints
 from exactdp.engines.pld.build import Built, build_cached
 from exactdp.engines.pld.plan import (
+    LATTICE_SECONDS_PER_POINT,
+    LATTICE_SECONDS_START,
     Plan,
     build_bytes,
     grid_for,
     grid_points,
+    lattice_bytes,
+    lattice_seconds,
     on_lattice,
     op_count,
     plan,
@@ -40,8 +44,8 @@ from exactdp.engines.pld.plan import (
 from exactdp.engines.pld.queries import delta_lower, delta_upper
 from exactdp.model.composition import Composition
 
-__all__ = ["DECISION_DIGITS", "DEFAULT_SECONDS", "LATTICE_POINTS", "MAX_POINTS", "STOPPED_BY", "UNDECIDED_WHY", "bracket_width",
-           "decide", "fits", "lower_rational", "refine", "time_budget", "unbounded"]
+__all__ = ["DECISION_DIGITS", "DEFAULT_SECONDS", "GRID_SECONDS_PER_POINT", "LATTICE_CAP", "LATTICE_POINTS", "LATTICE_SHARE", "MAX_POINTS", "STOPPED_BY", "UNDECIDED_WHY", "bracket_width",
+           "decide", "fits", "grid_seconds", "lattice_fits", "lower_rational", "refine", "time_budget", "unbounded"]
 
 #: default time budget (seconds) of a refinement when the caller sets none
 DEFAULT_SECONDS = 30.0
@@ -78,6 +82,51 @@ def fits(pl: Plan, h: Fraction, prec: int) -> bool:
     and the memory bound (its predicted bytes, :func:`exactdp.engines.pld.plan.build_bytes`, against
     what :func:`exactdp.core.memory.available` leaves)."""
     return grid_points(pl, h) <= MAX_POINTS and build_bytes(pl, h, prec) <= memory.available()
+
+
+#: the share of the time budget the exact lattice build is predicted to take at most to be chosen
+#: (the rest is the prediction's margin; past it the grids are refined, answering what they reach)
+LATTICE_SHARE = 0.5
+#: the share of what is left that a lattice build chosen by its prediction may take before it is
+#: abandoned for the grids
+LATTICE_CAP = 0.65
+
+
+def lattice_fits(pl: Plan, prec: int, digits: int, seconds: float, aim: float | None = None) -> bool:  # float ok: seconds
+    """Whether the exact lattice of ``pl`` is built in one pass (docs/pld.md §7.1).
+
+    As before issue 29, when at most :data:`LATTICE_POINTS` points fit the grids' memory prediction
+    (:func:`fits`).  Past that, a lattice whose fixed-point build is predicted to fit
+    (:func:`~exactdp.engines.pld.plan.lattice_bytes`) is chosen by its predicted time
+    (:func:`~exactdp.engines.pld.plan.lattice_seconds`): within :data:`LATTICE_SHARE` of ``seconds``,
+    and, for a relative width ``aim``, below the predicted time of the grids that reach it
+    (:func:`grid_seconds`): a loose aim is met faster by a coarse grid than by the whole lattice.
+    """
+    if pl.lattice is None or plan_lattice_points(pl) > LATTICE_POINTS:
+        return False
+    if fits(pl, pl.lattice, prec):
+        return True
+    lat = lattice_seconds(pl, digits)
+    return (lattice_bytes(pl, prec) <= memory.available() and lat <= LATTICE_SHARE * seconds
+            and (aim is None or lat <= grid_seconds(pl, aim)))
+
+
+#: the predicted seconds of the refined grids per grid point: two chains (upper and lower) of the
+#: lattice's per-point cost, and about two passes (python benchmarks/bench_route_costs.py)
+GRID_SECONDS_PER_POINT = 4 * LATTICE_SECONDS_PER_POINT  # float ok: a time estimate
+
+
+def grid_seconds(pl: Plan, aim: float) -> float:  # float ok: a time estimate
+    """About how many seconds the refined grids take to reach the relative width ``aim`` (inf when
+    no grid is predicted): the predicted grid's points (:func:`~exactdp.engines.pld.plan.predicted_grid`)
+    at :data:`GRID_SECONDS_PER_POINT`.  A prediction that only chooses between the lattice and the grids.
+    """
+    hp = predicted_grid(pl, aim)
+    if hp is None or not hp > 0:
+        return math.inf
+    width = pl.hi - pl.lo if math.isfinite(pl.hi - pl.lo) else math.inf
+    span = min(width, 30 * pl.sd) if pl.sd > 0 else width
+    return LATTICE_SECONDS_START + GRID_SECONDS_PER_POINT * max(span, 1e-9) / hp
 
 
 def time_budget(max_seconds: float | None) -> float:  # float ok: seconds, never a result
@@ -130,7 +179,7 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
         # measures it, and sets the precision and truncation of the passes that count
         h0 = on_lattice(pl, grid_for(pl, 256.0))
         tau0, prec0 = Fraction(1, 10**40), prec_for(4, Fraction(1, 10**40))
-        if pl.lattice is not None and plan_lattice_points(pl) <= LATTICE_POINTS and fits(pl, pl.lattice, prec0):
+        if pl.lattice is not None and lattice_fits(pl, prec0, 4, budget):
             h0 = pl.lattice
         f0 = _grid_floor(floor(lo), h0) if floor is not None and h0 != pl.lattice else None
         l0, u0 = bracket(build_cached(pl, h0, tau0, prec0, f0))
@@ -143,12 +192,19 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
     prec = prec_for(digits, scale)
     tau = tau_for(digits, scale, n_ops)
     # exact lattice: one build at the lattice answers to the truncation and radii
-    lat_pts = plan_lattice_points(pl)
-    if pl.lattice is not None and lat_pts <= LATTICE_POINTS and fits(pl, pl.lattice, prec):
-        with progress.task("pld lattice"):
-            b = build_cached(pl, pl.lattice, tau, prec)
-            l, u = bracket(b)
-        return l, u, True
+    left = budget - (time.monotonic() - start)
+    if pl.lattice is not None and lattice_fits(pl, prec, digits, left, target if target is not None else 10.0 ** (-digits)):
+        try:
+            # a prediction may be wrong (a loaded machine): the lattice gets LATTICE_CAP of what is
+            # left, and the grids the rest when it runs past that
+            with progress.task("pld lattice", max_seconds=LATTICE_CAP * left if math.isfinite(left) else None):
+                b = build_cached(pl, pl.lattice, tau, prec)
+                l, u = bracket(b)
+            return l, u, True
+        except TimeBudgetError:
+            outer = progress.remaining()
+            if outer is not None and outer <= 0:
+                raise
     points = 2048.0
     h = on_lattice(pl, grid_for(pl, points))
     hp = predicted_grid(pl, target if target is not None else 10.0 ** (-digits)) if predict else None
@@ -276,7 +332,8 @@ def decide(comp: Composition, eps_g: ExactReal, delta_g: Fraction,
             return "fails"
         return None
 
-    if pl.lattice is not None and plan_lattice_points(pl) <= LATTICE_POINTS and fits(pl, pl.lattice, prec_for(30, scale)):
+    left = math.inf if deadline is None else deadline - time.monotonic()
+    if pl.lattice is not None and lattice_fits(pl, prec_for(30, scale), 30, left):
         # on the exact lattice only the truncation and the radii separate the ends
         for digits in (DECISION_DIGITS, 30):
             prec, tau = prec_for(digits, scale), tau_for(digits, scale, n_ops)
