@@ -102,7 +102,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     the same under both, its sensitivity stated for the relation in use), ``sample=M,of=N`` (a
     fixed batch of M out of N records without replacement: replace-one), ``with-replacement=true``
     (refused: no published pair is modelled), ``direction=max|remove|add`` (one order of a Poisson
-    subsample under add/remove; symmetric mechanisms ignore it); docs/mathematics.md §9.
+    subsample under add/remove or of a mixture of Gaussians; symmetric mechanisms ignore it); docs/mathematics.md §9.
 
     >>> parse_mechanism_spec("laplace:scale=10,count=100")
     (Laplace(scale=Fraction(10, 1), sensitivity=Fraction(1, 1)), 100)
@@ -202,5 +202,5 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     if sample is not None and of is not None:
         mech = SampledWithoutReplacement(normalise_mechanism(mech), sample, of)
     if q is None and direction != "max":
-        mech = with_direction(normalise_mechanism(mech), direction)  # a mixture refuses one order by name
+        mech = with_direction(normalise_mechanism(mech), direction)  # a mixture's one order, or unchanged
     return normalise_mechanism(mech), count
