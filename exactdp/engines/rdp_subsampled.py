@@ -20,10 +20,15 @@ no cancellation near q = 0.  Each mechanism:
   is one integral over a finite interval (§3.4);
 * randomized response and the generic (eps, delta) pair: a finite sum over the outputs (§3.5; with
   delta > 0 the remove direction is +inf, the add direction finite).
+
+A mixture of Gaussians P = sum_i p_i N(s_i, S^2) against Q = N(0, S^2) (the subsampled Gaussian is the
+mixture of 0 and D) has the same form, r = 1 + w with w = sum_i p_i expm1(mu_i t - mu_i^2/2): Arb's
+integrator with the proved tails of docs/rdp.md §5.6, in both directions and at every order.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import TypeVar
@@ -40,6 +45,8 @@ __all__ = [
     "gaussian_tail_bound",
     "generic_moment",
     "laplace_moment",
+    "mixture_moment",
+    "mixture_tail_bound",
     "moment_divergence",
     "pure_moment",
     "subsampled_gaussian_binomial",
@@ -144,6 +151,29 @@ def _integral(f: Callable[[acb, bool], acb], a: arb, b: arb) -> arb:
     return acb.integral(f, a, b, rel_tol=tol).real
 
 
+def _start_cut() -> int:
+    """The first cut T of the line: sqrt(2 log 2 (prec + 10)), where phi(T) is about 2^-prec."""
+    return int((2 * 0.7 * (ctx.prec + 10)) ** 0.5) + 1  # float ok: only picks the cut; the tails are bounded in Arb
+
+
+def _line_integral(f: Callable[[acb, bool], acb], tail: Callable[[arb, arb], arb], t: arb, shift: arb) -> arb:
+    """The integral over the line of a non-negative f: over [-T, T + shift] by Arb's integrator plus
+    [0, tail(T, T + shift)], a proved bound on the two tails; T grows (x 3/2) until the bound is below
+    the integral times 2^-prec, or MAX_WIDENINGS times (docs/rdp.md §5.3)."""
+    left, right = -t, t + shift
+    total = _integral(f, left, right)
+    bound = tail(-left, right)
+    for _ in range(MAX_WIDENINGS):
+        if bound.upper() < total.lower() * arb(2) ** (-ctx.prec):
+            break
+        t = t * 3 / 2
+        new_left, new_right = -t, t + shift
+        total += _integral(f, new_left, left) + _integral(f, right, new_right)
+        left, right = new_left, new_right
+        bound = tail(-left, right)
+    return total + arb(0).union(bound.upper())
+
+
 def gaussian_moment(mu: Fraction, q: Fraction, beta: Fraction) -> arb:
     """I = E_Q[r^beta] - 1 of the subsampled Gaussian (mu = D/sigma, 0 < q < 1, beta > 1 or beta < 0)
     at the current precision: the integral over [-T, T + max(beta mu, mu)] plus [0, the tails' bound]
@@ -153,21 +183,72 @@ def gaussian_moment(mu: Fraction, q: Fraction, beta: Fraction) -> arb:
     True
     """
     m, qa, b = arb_of_fraction(mu), arb_of_fraction(q), arb_of_fraction(beta)
-    f = _gaussian_integrand(m, qa, b)
-    shift = max(beta * mu, mu)
-    t = arb(int((2 * 0.7 * (ctx.prec + 10)) ** 0.5) + 1)  # float ok: only picks the cut; the tails are bounded in Arb
-    left, right = -t, t + arb_of_fraction(shift)
-    total = _integral(f, left, right)
-    tail = gaussian_tail_bound(m, qa, b, -left, right)
-    for _ in range(MAX_WIDENINGS):
-        if tail.upper() < total.lower() * arb(2) ** (-ctx.prec):
-            break
-        t = t * 3 / 2
-        new_left, new_right = -t, t + arb_of_fraction(shift)
-        total += _integral(f, new_left, left) + _integral(f, right, new_right)
-        left, right = new_left, new_right
-        tail = gaussian_tail_bound(m, qa, b, -left, right)
-    return total + arb(0).union(tail.upper())
+    return _line_integral(_gaussian_integrand(m, qa, b), lambda lo, hi: gaussian_tail_bound(m, qa, b, lo, hi),
+                          arb(_start_cut()), arb_of_fraction(max(beta * mu, mu)))
+
+
+Components = list[tuple[arb, arb]]
+
+
+def _mixture_integrand(comps: Components, beta: arb) -> Callable[[acb, bool], acb]:
+    """t -> g_beta(w(t)) phi(t) for the mixture, w = sum_i p_i expm1(mu_i t - mu_i^2/2) (docs/rdp.md §5.6),
+    with the analyticity check of §5.3 on r = 1 + w = sum_i p_i e^{mu_i t - mu_i^2/2}; log r is taken
+    as log1p(w) where |w| < 1/2 and as log(r) elsewhere (r may be tiny when no sensitivity is 0)."""
+    norm = 1 / (2 * arb.pi()).sqrt()
+    moving = [(mu, p, mu * mu / 2) for mu, p in comps if not mu.is_zero()]
+    still = sum((p for mu, p in comps if mu.is_zero()), arb(0))
+
+    def f(t: acb, analytic: bool) -> acb:
+        w, r = acb(0), acb(still)
+        for mu, p, h in moving:
+            u = mu * t - h
+            w += p * u.expm1()
+            r += p * u.exp()
+        if analytic and not r.real > 0:
+            return acb(arb("nan"))
+        lr = w.log1p() if abs(w) < arb(1) / 2 else r.log()
+        return ((beta * lr).expm1() - beta * w) * norm * (-t * t / 2).exp()
+
+    return f
+
+
+def mixture_tail_bound(comps: Components, beta: arb, left: arb, right: arb) -> arb:
+    """An upper bound on the integral of g_beta phi of the mixture over t <= -left and t >= right
+    (docs/rdp.md §5.6), for left > 0 and right >= max(beta, 1) max_i mu_i."""
+    p0 = sum((p for mu, p in comps if mu.is_zero()), arb(0))
+    moving = [(mu, p) for mu, p in comps if not mu.is_zero()]
+    if beta > 1:
+        hi = p0 * _upper_tail(right)
+        for mu, p in moving:
+            hi += p * (beta * (beta - 1) * mu * mu / 2).exp() * _upper_tail(right - beta * mu)
+        return beta * (1 - p0) * _upper_tail(left) + hi
+    k = -beta
+    m1 = sum((p * mu for mu, p in moving), arb(0))
+    m2 = sum((p * mu * mu for mu, p in moving), arb(0))
+    lo = (k * m2 / 2 + k * k * m1 * m1 / 2).exp() * _upper_tail(left - k * m1)
+    if p0 > 0:
+        lo = lo.min((p0 ** (-k) - 1) * _upper_tail(left))
+    return lo + k * sum((p * _upper_tail(right - mu) for mu, p in moving), arb(0))
+
+
+def mixture_moment(sigma: Fraction, sens: tuple[Fraction, ...], probs: tuple[Fraction, ...], beta: Fraction) -> arb:
+    """I = E_Q[r^beta] - 1 for P = sum_i p_i N(s_i, sigma^2) against Q = N(0, sigma^2) (s_i >= 0, beta > 1
+    or beta < 0) at the current precision: the integral over [-T, T + max(beta, 1) max mu_i] plus [0, the
+    tails' bound] (docs/rdp.md §5.6); with no sensitivity 0 and beta < 0 the cut starts -beta sum p_i mu_i
+    further left, where r^beta phi peaks.
+
+    >>> half = (Fraction(1, 2), Fraction(1, 2))
+    >>> mixture_moment(Fraction(1), (Fraction(0), Fraction(1)), half, Fraction(2)).overlaps((arb.const_e() - 1) / 4)
+    True
+    """
+    comps = [(arb_of_fraction(s / sigma), arb_of_fraction(p)) for s, p in zip(sens, probs)]
+    b = arb_of_fraction(beta)
+    top = max(sens) / sigma
+    t = _start_cut()
+    if beta < 0 and min(sens) > 0:
+        t += math.ceil(-beta * sum((p * s / sigma for s, p in zip(sens, probs)), Fraction(0)))
+    return _line_integral(_mixture_integrand(comps, b), lambda lo, hi: mixture_tail_bound(comps, b, lo, hi),
+                          arb(t), arb_of_fraction(max(beta * top, top)))
 
 
 def laplace_moment(eps: Fraction, q: Fraction, beta: Fraction) -> arb:
