@@ -326,3 +326,20 @@ def test_mixture_tail_bound_against_mpmath(mix: tuple, beta: str) -> None:  # ty
                 bound = mixture_tail_bound(comps, arb_of_fraction(Fraction(beta)), arb(left),
                                            arb(mpmath.nstr(right, 40)))
             assert _mp(Fraction(bound.upper().mid().str(40, radius=False))) >= tails * (1 - mpmath.mpf(10) ** -20)
+
+
+# -- DpEvents: the direction kept beside the event ---------------------------------------------------------
+def test_dp_events_keep_a_one_order_mechanism_by_the_direction_argument() -> None:
+    pytest.importorskip("dp_accounting")
+    from exactdp import Composition, from_dp_event, to_dp_event
+
+    for spec, d in [(_spec(("1", ["0", "1", "2"], ["0.5", "0.25", "0.25"]), 3, "add"), "add"),
+                    ("gaussian:sigma=1,q=0.5,count=2,direction=remove", "remove")]:
+        c = Composition.of(spec)
+        with pytest.raises(InvalidParameterError, match=f"direction='{d}'"):
+            to_dp_event(c)  # a DpEvent has no direction: never dropped silently
+        ev = to_dp_event(c, direction=d)
+        assert from_dp_event(ev, direction=d) == c
+        assert from_dp_event(ev) == Composition.of(spec.replace(f",direction={d}", ""))  # the pair: both orders
+    with pytest.raises(InvalidParameterError, match="direction"):
+        from_dp_event(to_dp_event(Composition.of("gaussian:sigma=1")), direction="sideways")
