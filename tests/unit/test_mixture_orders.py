@@ -343,3 +343,20 @@ def test_dp_events_keep_a_one_order_mechanism_by_the_direction_argument() -> Non
         assert from_dp_event(ev) == Composition.of(spec.replace(f",direction={d}", ""))  # the pair: both orders
     with pytest.raises(InvalidParameterError, match="direction"):
         from_dp_event(to_dp_event(Composition.of("gaussian:sigma=1")), direction="sideways")
+
+
+def test_rdp_add_at_a_high_order_without_a_sensitivity_0() -> None:
+    """No sensitivity 0: r^(1-alpha) phi peaks near -(alpha-1) mu_min = -255, spanning e^(+-30000) over
+    the line; Arb's integrator then needs the line in pieces (engines/rdp_subsampled.py: at once it
+    gives no finite ball), and the answer is still mpmath's quadrature of E_Q[(P/Q)^(1-alpha)] split
+    around that peak."""
+    mix = ("1", ["1", "2"], ["0.5", "0.5"])
+    ref = Pair(*mix)
+    a = mpmath.mpf(256)
+    f = lambda x: ref.Q(x) * mpmath.e ** ((1 - a) * ref.L(x))
+    with mpmath.workdps(30):
+        one, err = mpmath.quad(f, [-mpmath.inf, -350, -300, -270, -255, -240, -200, -120, 0, mpmath.inf], error=True)
+        assert err <= one * mpmath.mpf(10) ** -20
+        truth = mpmath.log(one) / (a - 1)
+    (e,) = rdp_curve(_spec(mix), [256], direction="add", digits=8)
+    assert _inside(e, truth, rel=20)
