@@ -31,7 +31,13 @@ from exactdp.core.numbers import (
     parse_eps,
 )
 from exactdp.model.composition import Composition, CompositionInput, directed
-from exactdp.model.mechanisms import PoissonSampled, SpecificMechanism, parse_direction
+from exactdp.model.mechanisms import (
+    MixtureOfGaussians,
+    PoissonSampled,
+    SpecificMechanism,
+    parse_direction,
+    with_direction,
+)
 from exactdp.route import Route, answer
 
 __all__ = ["is_private", "optimal_delta", "optimal_epsilon", "routed_delta", "routed_epsilon", "signed_eps"]
@@ -102,6 +108,8 @@ def _reversed_order(m: object) -> object:
     """A mechanism with its one order reversed (remove <-> add); symmetric ones and ``max`` unchanged."""
     if isinstance(m, PoissonSampled) and m.direction in ("remove", "add"):
         return PoissonSampled(m.mechanism, m.q, m.relation, "add" if m.direction == "remove" else "remove")
+    if isinstance(m, MixtureOfGaussians) and m.direction in ("remove", "add"):
+        return with_direction(m, "add" if m.direction == "remove" else "remove")
     d = getattr(m, "direction", "max")  # also the two-order classes of exactdp.model.truncation, .special
     if isinstance(m, SpecificMechanism) and d in ("remove", "add"):
         return m.oriented("add" if d == "remove" else "remove")

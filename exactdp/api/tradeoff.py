@@ -44,7 +44,7 @@ from exactdp.core.numbers import (
 from exactdp.engines.gaussian import gaussian_mu, gaussian_mu2, gaussian_tradeoff
 from exactdp.engines.pld.tradeoff import Point, hull_at, phi_inverse_of, pld_tradeoff
 from exactdp.model.composition import Composition, CompositionInput
-from exactdp.model.mechanisms import PoissonSampled
+from exactdp.model.mechanisms import MixtureOfGaussians, PoissonSampled
 
 __all__ = ["MAX_ALPHAS", "Tradeoff", "parse_alpha", "tradeoff", "true_positive_rates"]
 
@@ -110,7 +110,7 @@ def tradeoff(composition: CompositionInput, alphas: Sequence[ExactInput], *, dig
     """
     comp = Composition.of(composition)
     d = parse_digits(digits)
-    one_way = [m for m, _ in comp.groups if isinstance(m, PoissonSampled) and m.direction != "max"
+    one_way = [m for m, _ in comp.groups if isinstance(m, (PoissonSampled, MixtureOfGaussians)) and m.direction != "max"
                or getattr(m, "direction", "max") != "max"]  # also the two-order classes of exactdp.model.truncation, .special
     if one_way:
         # the curve is of the mechanism, both orders of the pair (docs/tradeoff.md §2); one order alone is not

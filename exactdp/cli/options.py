@@ -125,7 +125,8 @@ def add_direction(p: argparse.ArgumentParser) -> None:
     """--direction max|remove|add: which order of a neighbouring pair a profile takes."""
     p.add_argument("--direction", default="max", metavar="D",
                    help="max (default: both orders of a neighbouring pair, the larger), remove or add (that order "
-                        "only, for a Poisson subsample under add/remove; symmetric mechanisms answer the same)")
+                        "only, for a Poisson subsample under add/remove or a mixture of Gaussians; symmetric mechanisms "
+                        "answer the same)")
 
 
 def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:

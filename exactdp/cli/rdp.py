@@ -34,13 +34,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="The Rényi divergence D_alpha of the composition at each order alpha > 1, certified\n"
                     "(exact where rational): RDP adds at each order.  Gaussian, Laplace, discrete Laplace,\n"
                     "discrete Gaussian, randomized response and generic pure mechanisms, and the Poisson\n"
-                    "subsamples of Gaussian, Laplace, randomized response and generic pairs, at every order,\n"
-                    "in each direction (remove: the mixture first; max: the larger of the two sums).  docs/rdp.md.",
+                    "subsamples of Gaussian, Laplace, randomized response and generic pairs, and mixtures of\n"
+                    "Gaussians, at every order, in each direction (remove: the mixture first; max: the larger\n"
+                    "of the two sums).  docs/rdp.md.",
         epilog=("examples:\n"
                 "  exactdp rdp --mechanism gaussian:sigma=2,count=10 --orders 2,3.5,64\n"
                 "  exactdp rdp --mechanism gaussian:sigma=1,q=0.01,count=1000 --orders 2,8,32 --direction remove --json\n"
                 "  exactdp rdp --mechanism laplace:scale=1 --mechanism rr:eps=1,categories=4 --orders 1.5,2 --digits 12\n"
-                "  exactdp rdp --mechanism gaussian:sigma=1,q=0.01,count=1000 --orders 1.5,2.5,10.5 --digits 20\n\n"
+                "  exactdp rdp --mechanism gaussian:sigma=1,q=0.01,count=1000 --orders 1.5,2.5,10.5 --digits 20\n"
+                "  exactdp rdp --mechanism mog:sigma=1,sensitivities=0/1/2,probs=0.81/0.18/0.01 --orders 1.5,4 --direction add\n\n"
                 + EPILOG_NUMBERS),
     )
     add_composition(p)

@@ -23,7 +23,8 @@ in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2
 
 * a mixture of Gaussians at an integer order alpha, direction ``remove``: E_Q[(P/Q)^alpha] is the
   polynomial (sum_i p_i e^{-s_i^2/(2 S^2)} z^{s_i})^alpha with each z^T read as e^{T^2/(2 S^2)}
-  (docs/rdp.md §2), expanded exactly by its exponents T (refused past :data:`MAX_MIXTURE_TERMS`);
+  (docs/rdp.md §2), expanded exactly by its exponents T (up to :data:`MAX_MIXTURE_TERMS` of them);
+  every other order, and the add direction, by Arb's integrator with proved tails (docs/rdp.md §5.6);
 * the mechanism without noise: +inf (``add`` of a subsampled one is refused).
 
 A mechanism whose divergence is not computed is refused by name, never approximated.
@@ -44,6 +45,7 @@ from exactdp.engines.rdp_subsampled import (
     gaussian_moment,
     generic_moment,
     laplace_moment,
+    mixture_moment,
     moment_divergence,
     pure_moment,
     subsampled_gaussian_binomial,
@@ -80,14 +82,15 @@ def is_infinite(m: object, direction: str = "max") -> bool:
     return isinstance(m, NonPrivate) or (isinstance(m, Mechanism) and m.delta > 0)
 
 
-#: the most distinct exponents T the mixture's moment polynomial may hold before it is refused
+#: the most distinct exponents T the mixture's moment polynomial may hold before the integral answers
 MAX_MIXTURE_TERMS = 200_000
 
 
-def _mixture_moment(m: MixtureOfGaussians, n: int) -> arb:
+def _mixture_moment(m: MixtureOfGaussians, n: int) -> arb | None:
     """E_Q[(P/Q)^n] for P = sum_i p_i N(s_i, S^2), Q = N(0, S^2), an integer n >= 2: with
     c_i = p_i e^{-s_i^2/(2 S^2)}, (P/Q)(x)^n = sum over T of [z^T](sum_i c_i z^{s_i})^n e^{T x/S^2},
-    and E_Q[e^{T x/S^2}] = e^{T^2/(2 S^2)}: a finite sum of positive terms, T exact."""
+    and E_Q[e^{T x/S^2}] = e^{T^2/(2 S^2)}: a finite sum of positive terms, T exact; None past
+    :data:`MAX_MIXTURE_TERMS` distinct exponents (the integral answers then)."""
     s2 = arb_of_fraction(m.sigma) ** 2
     base = {s: arb_of_fraction(p) * (-arb_of_fraction(s) ** 2 / (2 * s2)).exp() for s, p in zip(m.sensitivities, m.probs)}
     poly: dict[Fraction, arb] = {Fraction(0): arb(1)}
@@ -97,10 +100,30 @@ def _mixture_moment(m: MixtureOfGaussians, n: int) -> arb:
             for s, b in base.items():
                 nxt[t + s] = nxt.get(t + s, arb(0)) + c * b
         if len(nxt) > MAX_MIXTURE_TERMS:
-            raise InvalidParameterError(f"order={n}: the mixture's moment has more than {MAX_MIXTURE_TERMS:,} distinct "
-                                        "exponents; use a smaller integer order")
+            return None
         poly = nxt
     return sum((c * (arb_of_fraction(t) ** 2 / (2 * s2)).exp() for t, c in poly.items()), arb(0))
+
+
+def _mixture(m: MixtureOfGaussians, alpha: Fraction, direction: str) -> arb:
+    """D_alpha of a mixture of Gaussians in ``direction``: remove at an integer order by the exact
+    polynomial sum, every other order and the add direction by the certified integral of
+    docs/rdp.md §5.6, max the larger of the two (the add one skipped under -log p_0)."""
+    if m.direction not in ("max", direction):
+        raise InvalidParameterError(f"direction={direction!r}: the mechanism {m} is taken in its {m.direction} "
+                                    "direction only")
+    a = arb_of_fraction(alpha)
+    if direction == "max":
+        remove = _mixture(m, alpha, "remove")
+        if remove.lower() >= add_upper_arb(m, alpha).upper():
+            return remove
+        return remove.max(_mixture(m, alpha, "add"))
+    if direction == "remove" and alpha.denominator == 1:
+        mom = _mixture_moment(m, alpha.numerator)
+        if mom is not None:
+            return mom.log() / (a - 1)
+    beta = alpha if direction == "remove" else 1 - alpha
+    return moment_divergence(mixture_moment(m.sigma, m.sensitivities, m.probs, beta), a)
 
 
 def _log_ratio_sum(terms: list[tuple[int, arb, arb]], alpha: arb) -> arb:
@@ -129,14 +152,7 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
     if isinstance(m, Gaussian):
         return a * arb_of_fraction(m.mu2) / 2
     if isinstance(m, MixtureOfGaussians):
-        if direction != "remove":
-            raise InvalidParameterError(f"direction={direction!r}: the Rényi divergence of a mixture of Gaussians is "
-                                        "computed in the remove direction (the mixture against N(0, sigma^2)); "
-                                        "use direction='remove'")
-        if alpha.denominator != 1:
-            raise InvalidParameterError(f"order={alpha}: a mixture's divergence is computed at integer orders (an exact "
-                                        "multinomial sum); fractional orders are not")
-        return _mixture_moment(m, alpha.numerator).log() / (a - 1)
+        return _mixture(m, alpha, direction)
     if isinstance(m, Laplace):
         e = arb_of_fraction(m.eps)
         return (a / (2 * a - 1) * ((a - 1) * e).exp() + (a - 1) / (2 * a - 1) * (-a * e).exp()).log() / (a - 1)

@@ -20,12 +20,18 @@ no cancellation near q = 0.  Each mechanism:
   is one integral over a finite interval (§3.4);
 * randomized response and the generic (eps, delta) pair: a finite sum over the outputs (§3.5; with
   delta > 0 the remove direction is +inf, the add direction finite).
+
+A mixture of Gaussians P = sum_i p_i N(s_i, S^2) against Q = N(0, S^2) (the subsampled Gaussian is the
+mixture of 0 and D) has the same form, r = 1 + w with w = sum_i p_i expm1(mu_i t - mu_i^2/2): Arb's
+integrator with the proved tails of docs/rdp.md §5.6, in both directions and at every order.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
+from itertools import pairwise
 from typing import TypeVar
 
 from flint import acb, arb, ctx, fmpz
@@ -40,6 +46,8 @@ __all__ = [
     "gaussian_tail_bound",
     "generic_moment",
     "laplace_moment",
+    "mixture_moment",
+    "mixture_tail_bound",
     "moment_divergence",
     "pure_moment",
     "subsampled_gaussian_binomial",
@@ -136,12 +144,44 @@ def gaussian_tail_bound(mu: arb, q: arb, beta: arb, left: arb, right: arb) -> ar
     return c * (_upper_tail(left) + _upper_tail(right)) + k * q * (_upper_tail(left + mu) + _upper_tail(right - mu))
 
 
-def _integral(f: Callable[[acb, bool], acb], a: arb, b: arb) -> arb:
+def _integral(f: Callable[[acb, bool], acb], a: arb, b: arb, piece: int = 0) -> arb:
     """The real integral of f over [a, b] by Arb's integrator (the ball encloses it), relative goal a
-    quarter of the working precision below it."""
+    quarter of the working precision below it; with ``piece`` > 0 and no finite ball at once, the sum
+    over pieces of at most that length (a wide interval whose integrand spans many orders of magnitude
+    can exhaust the integrator's evaluation limit at once, but not piece by piece)."""
     progress.tick(f"integrating at {ctx.prec} bits")
     tol = arb(2) ** (-(ctx.prec * 3 // 4))
-    return acb.integral(f, a, b, rel_tol=tol).real
+    whole = acb.integral(f, a, b, rel_tol=tol).real
+    if piece <= 0 or whole.is_finite():
+        return whole
+    n = int(float((b - a).upper())) // piece + 1  # float ok: how many pieces only
+    ends = [a + (b - a) * i / n for i in range(n)] + [b]
+    return sum((acb.integral(f, lo, hi, rel_tol=tol).real for lo, hi in pairwise(ends)), arb(0))
+
+
+def _start_cut() -> int:
+    """The first cut T of the line: sqrt(2 log 2 (prec + 10)), where phi(T) is about 2^-prec."""
+    return int((2 * 0.7 * (ctx.prec + 10)) ** 0.5) + 1  # float ok: only picks the cut; the tails are bounded in Arb
+
+
+def _line_integral(f: Callable[[acb, bool], acb], tail: Callable[[arb, arb], arb], t: arb, shift: arb,
+                   piece: int = 0) -> arb:
+    """The integral over the line of a non-negative f: over [-T, T + shift] by Arb's integrator plus
+    [0, tail(T, T + shift)], a proved bound on the two tails; T grows (x 3/2) until the bound is below
+    the integral times 2^-prec, or MAX_WIDENINGS times (docs/rdp.md §5.3); ``piece`` as for
+    :func:`_integral`."""
+    left, right = -t, t + shift
+    total = _integral(f, left, right, piece)
+    bound = tail(-left, right)
+    for _ in range(MAX_WIDENINGS):
+        if bound.upper() < total.lower() * arb(2) ** (-ctx.prec):
+            break
+        t = t * 3 / 2
+        new_left, new_right = -t, t + shift
+        total += _integral(f, new_left, left, piece) + _integral(f, right, new_right, piece)
+        left, right = new_left, new_right
+        bound = tail(-left, right)
+    return total + arb(0).union(bound.upper())
 
 
 def gaussian_moment(mu: Fraction, q: Fraction, beta: Fraction) -> arb:
@@ -153,21 +193,79 @@ def gaussian_moment(mu: Fraction, q: Fraction, beta: Fraction) -> arb:
     True
     """
     m, qa, b = arb_of_fraction(mu), arb_of_fraction(q), arb_of_fraction(beta)
-    f = _gaussian_integrand(m, qa, b)
-    shift = max(beta * mu, mu)
-    t = arb(int((2 * 0.7 * (ctx.prec + 10)) ** 0.5) + 1)  # float ok: only picks the cut; the tails are bounded in Arb
-    left, right = -t, t + arb_of_fraction(shift)
-    total = _integral(f, left, right)
-    tail = gaussian_tail_bound(m, qa, b, -left, right)
-    for _ in range(MAX_WIDENINGS):
-        if tail.upper() < total.lower() * arb(2) ** (-ctx.prec):
-            break
-        t = t * 3 / 2
-        new_left, new_right = -t, t + arb_of_fraction(shift)
-        total += _integral(f, new_left, left) + _integral(f, right, new_right)
-        left, right = new_left, new_right
-        tail = gaussian_tail_bound(m, qa, b, -left, right)
-    return total + arb(0).union(tail.upper())
+    return _line_integral(_gaussian_integrand(m, qa, b), lambda lo, hi: gaussian_tail_bound(m, qa, b, lo, hi),
+                          arb(_start_cut()), arb_of_fraction(max(beta * mu, mu)))
+
+
+Components = list[tuple[arb, arb]]
+
+#: the longest piece of the line Arb's integrator is given at once for a mixture (see :func:`_integral`)
+MIXTURE_PIECE = 32
+
+
+def _mixture_integrand(comps: Components, beta: arb) -> Callable[[acb, bool], acb]:
+    """t -> g_beta(w(t)) phi(t) for the mixture, w = sum_i p_i expm1(mu_i t - mu_i^2/2) (docs/rdp.md §5.6),
+    with the analyticity check of §5.3 on r = 1 + w = sum_i p_i e^{mu_i t - mu_i^2/2}; log r is taken
+    as log1p(w) where |w| < 1/2 and as log(r) elsewhere (r may be tiny when no sensitivity is 0)."""
+    norm = 1 / (2 * arb.pi()).sqrt()
+    moving = [(mu, p, mu * mu / 2) for mu, p in comps if not mu.is_zero()]
+    still = sum((p for mu, p in comps if mu.is_zero()), arb(0))
+
+    def f(t: acb, analytic: bool) -> acb:
+        w, r = acb(0), acb(still)
+        for mu, p, h in moving:
+            u = mu * t - h
+            w += p * u.expm1()
+            r += p * u.exp()
+        if analytic and not r.real > 0:
+            return acb(arb("nan"))
+        lr = w.log1p() if abs(w) < arb(1) / 2 else r.log()
+        return ((beta * lr).expm1() - beta * w) * norm * (-t * t / 2).exp()
+
+    return f
+
+
+def mixture_tail_bound(comps: Components, beta: arb, left: arb, right: arb) -> arb:
+    """An upper bound on the integral of g_beta phi of the mixture over t <= -left and t >= right
+    (docs/rdp.md §5.6), for left > 0 and right >= max(beta, 1) max_i mu_i."""
+    p0 = sum((p for mu, p in comps if mu.is_zero()), arb(0))
+    moving = [(mu, p) for mu, p in comps if not mu.is_zero()]
+    if beta > 1:
+        hi = p0 * _upper_tail(right)
+        for mu, p in moving:
+            hi += p * (beta * (beta - 1) * mu * mu / 2).exp() * _upper_tail(right - beta * mu)
+        return beta * (1 - p0) * _upper_tail(left) + hi
+    k = -beta
+    m1 = sum((p * mu for mu, p in moving), arb(0))
+    m2 = sum((p * mu * mu for mu, p in moving), arb(0))
+    lo = (k * m2 / 2 + k * k * m1 * m1 / 2).exp() * _upper_tail(left - k * m1)
+    for mu, p in moving:  # r >= p_j e^{u_j}: r^(-k) <= p_j^(-k) e^{-k u_j}
+        lo = lo.min(p ** (-k) * (k * mu * mu / 2 + k * k * mu * mu / 2).exp() * _upper_tail(left - k * mu))
+    if p0 > 0:
+        lo = lo.min((p0 ** (-k) - 1) * _upper_tail(left))
+    return lo + k * sum((p * _upper_tail(right - mu) for mu, p in moving), arb(0))
+
+
+def mixture_moment(sigma: Fraction, sens: tuple[Fraction, ...], probs: tuple[Fraction, ...], beta: Fraction) -> arb:
+    """I = E_Q[r^beta] - 1 for P = sum_i p_i N(s_i, sigma^2) against Q = N(0, sigma^2) (s_i >= 0, beta > 1
+    or beta < 0) at the current precision: the integral over [-T, T + max(beta, 1) max mu_i] plus [0, the
+    tails' bound] (docs/rdp.md §5.6); with no sensitivity 0 and beta < 0 the cut starts about
+    -beta mu_min further left, where r^beta phi peaks.
+
+    >>> half = (Fraction(1, 2), Fraction(1, 2))
+    >>> mixture_moment(Fraction(1), (Fraction(0), Fraction(1)), half, Fraction(2)).overlaps((arb.const_e() - 1) / 4)
+    True
+    """
+    comps = [(arb_of_fraction(s / sigma), arb_of_fraction(p)) for s, p in zip(sens, probs)]
+    b = arb_of_fraction(beta)
+    top = max(sens) / sigma
+    t = _start_cut()
+    if beta < 0 and min(sens) > 0:  # the peak of r^beta phi is near -k mu_min, the tail p_min^(-k) times larger
+        k, low = -beta, min(sens) / sigma
+        p_low = probs[sens.index(min(sens))]
+        t += math.ceil(k * low + math.sqrt(2 * float(k) * (math.log(p_low.denominator) - math.log(p_low.numerator))))  # float ok: the cut only
+    return _line_integral(_mixture_integrand(comps, b), lambda lo, hi: mixture_tail_bound(comps, b, lo, hi),
+                          arb(t), arb_of_fraction(max(beta * top, top)), piece=MIXTURE_PIECE)
 
 
 def laplace_moment(eps: Fraction, q: Fraction, beta: Fraction) -> arb:

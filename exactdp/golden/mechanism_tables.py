@@ -68,6 +68,9 @@ def _mixture_rows() -> list[RowSpec]:
             rows.append(_row("mixture", "epsilon", f"{m},count={k}", "0.000001", digits, MIXTURE_SOURCE, note))
         rows.append(_row("mixture", "epsilon", f"{m},count=100", "0.000001", 3, MIXTURE_SOURCE,
                          note + "; certified bracket"))
+    for d in ("remove", "add"):  # one order alone (direction=remove: the mixture first)
+        rows.append(_row("mixture", "delta", f"{MIXTURES[0]},direction={d},count=1", "0.1", 10, MIXTURE_SOURCE,
+                         f"the {d} order alone, docs/mathematics.md §7.12"))
     return rows
 
 
@@ -158,7 +161,7 @@ MECHANISM_TABLES: tuple[TableSpec, ...] = (
     TableSpec("mixture", "Mixtures of Gaussians: each direction, certified",
               "Three mixtures (3 and 2 components; the last is the Poisson-subsampled Gaussian), k in {1, 2}, the larger "
               "of the two orders: delta at eps_g = 0.5 and eps at delta_g = 1e-6 (10 digits at k = 1, 5 at k = 2); "
-              "k = 100 as a 3-digit bracket.",
+              "k = 100 as a 3-digit bracket; the first mixture's remove and add orders alone at eps_g = 0.1.",
               MIXTURE_SOURCE, _mixture_rows),
     TableSpec("relations", "Neighbouring relations and sampling schemes: replace-one, each order, fixed batches",
               "A Gaussian (sigma 1) and a Laplace (scale 1) under Poisson subsampling (q = 0.1) with replace-one "

@@ -53,7 +53,7 @@ from flint import arb, ctx
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal, arb_of_fraction, from_float, parse_k
-from exactdp.model.composition import Composition, CompositionInput
+from exactdp.model.composition import Composition, CompositionInput, directed
 from exactdp.model.generic import Mechanism
 from exactdp.model.mechanisms import (
     DiscreteGaussian,
@@ -65,6 +65,7 @@ from exactdp.model.mechanisms import (
     PoissonSampled,
     RandomizedResponse,
     SampledWithoutReplacement,
+    parse_direction,
     parse_relation,
 )
 from exactdp.model.replacement import SampledWithReplacement
@@ -205,14 +206,18 @@ def _leaf(event: Any, name: str, relation: str = "add-remove") -> (Mechanism | G
                                 "approximated; docs/interop.md lists the events read")
 
 
-def from_dp_event(event: object, relation: object = "add-remove", *, non_private: str = "raise") -> Composition:
+def from_dp_event(event: object, relation: object = "add-remove", *, non_private: str = "raise",
+                  direction: str = "max") -> Composition:
     """The composition a dp_accounting ``DpEvent`` stands for under ``relation`` (module docstring:
     which events, floats at their exact binary value).  An event that composes nothing
     (``NoOpDpEvent`` only) is one (0, 0)-DP mechanism.  ``non_private="mechanism"`` reads a
     non-private event (``NonPrivateDpEvent``, noise 0) as the mechanism :class:`NonPrivate` (eps = +inf
     at every delta < 1; a Poisson subsample of it is private at delta >= q) instead of raising
-    :class:`NonPrivateEvent`: the exact reading an oracle needs."""
+    :class:`NonPrivateEvent`: the exact reading an oracle needs.  ``direction`` (``max``, ``remove``
+    or ``add``; dp_accounting's events carry none): every profile taken in that order of the pair
+    (:func:`exactdp.model.composition.directed`; docs/interop.md)."""
     rel = parse_relation(relation, special=True)
+    way = parse_direction(direction)
     if not isinstance(non_private, str) or non_private not in ("raise", "mechanism"):
         raise InvalidParameterError(f"non_private={_short(non_private)} must be 'raise' or 'mechanism'")
     groups: list[tuple[Any, int]] = []
@@ -276,7 +281,7 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
         groups.append((PoissonSampled(leaf, q, rel) if q < 1 else leaf, count))
     if not groups:
         return Composition(((Mechanism(ExactReal.rational(Fraction(0))), 1),))
-    return Composition(tuple(groups))
+    return directed(Composition(tuple(groups)), way)
 
 
 def _truncated(ev: Any, relation: str, q: Fraction) -> TruncatedSubsampledGaussian | None:
@@ -462,10 +467,16 @@ def _as_subsampled_mixture(m: MixtureOfGaussians) -> tuple[Fraction, MixtureOfGa
     return q, MixtureOfGaussians(m.sigma, list(m.sensitivities[1:]), inner)
 
 
-def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
+def to_dp_event(comp: CompositionInput, relation: object = "add-remove", *, direction: str | None = None) -> Any:
     """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting),
     for an accountant under ``relation`` (under replace-one a Gaussian's or Laplace's noise
     multiplier is taken relative to half its sensitivity, as :func:`from_dp_event` reads it back).
+
+    A DpEvent has no direction: a mechanism taken in one order (a Poisson subsample or a mixture of
+    Gaussians with ``direction=remove|add``) is written as the event of its pair only when
+    ``direction`` names that order, the caller's word that the order is kept beside the event
+    (``from_dp_event(event, direction=...)`` reads it back); otherwise it is refused by name, never
+    dropped silently (docs/interop.md).
 
     dp_accounting takes floats: each parameter becomes the float nearest to its exact value
     (sigma / sensitivity for a Gaussian, 1/sqrt(mu2) for one given by mu2, the mixture's sigma,
@@ -481,6 +492,13 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove") -> Any:
     c = Composition.of(comp)
     rel = parse_relation(relation, special=True)
     half = 2 if rel == "replace-one" else 1
+    want = "max" if direction is None else parse_direction(direction)
+    for m, _ in c.groups:
+        way = getattr(m, "direction", "max")  # Poisson subsamples, mixtures, truncated and replace-special ones
+        if way not in ("max", want):
+            raise InvalidParameterError(f"mechanism {m}: taken in its {way} direction only, and a DpEvent has no "
+                                        f"direction; to_dp_event(..., direction={way!r}) writes its pair's event, "
+                                        f"which from_dp_event(event, direction={way!r}) reads back")
     dp = require_extra("dp_accounting", "to_dp_event")
 
     def rr_event(eps: ExactReal, k: int) -> Any:

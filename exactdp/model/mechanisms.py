@@ -367,7 +367,9 @@ class MixtureOfGaussians(SpecificMechanism):
 
     dp_accounting's ``MixtureOfGaussiansDpEvent`` (DP-FTRL, banded matrix factorisation): under
     add/remove neighbours the pair is P = sum_i p_i N(s_i, sigma^2) against Q = N(0, sigma^2) and
-    its reverse (docs/mathematics.md §7.12); not symmetric, so both orders are composed.  Normal
+    its reverse (docs/mathematics.md §7.12); not symmetric, so ``direction="max"`` (the default)
+    composes both orders and takes the larger, ``remove`` (the mixture first, dp_accounting's
+    REMOVE) or ``add`` (its reverse) that order only, as for a Poisson subsample.  Normal
     form: the sensitivities sorted, equal ones merged (their probabilities added), zero
     probabilities dropped.  Sensitivities must be >= 0 (dp_accounting refuses negative ones too),
     probabilities >= 0 and sum to exactly 1.
@@ -375,16 +377,19 @@ class MixtureOfGaussians(SpecificMechanism):
     >>> m = MixtureOfGaussians("1", ["2", "0", "1", "2"], ["1/4", "1/4", "1/4", "1/4"])
     >>> m.spec()
     'mog:sigma=1,sensitivities=0/1/2,probs=0.25/0.25/0.5'
-    >>> MixtureOfGaussians(1, [1, 2], ["1/3", "2/3"]).spec()
-    'mog:sigma=1,sensitivities=1/2,probs=(1/3)/(2/3)'
+    >>> MixtureOfGaussians(1, [1, 2], ["1/3", "2/3"], direction="add").spec()
+    'mog:sigma=1,sensitivities=1/2,probs=(1/3)/(2/3),direction=add'
     """
 
     sigma: Fraction
     sensitivities: tuple[Fraction, ...]
     probs: tuple[Fraction, ...]
+    direction: str = "max"
     kind = "mog"
 
-    def __init__(self, sigma: ExactInput, sensitivities: Sequence[ExactInput], probs: Sequence[ExactInput]) -> None:
+    def __init__(self, sigma: ExactInput, sensitivities: Sequence[ExactInput], probs: Sequence[ExactInput],
+                 direction: str = "max") -> None:
+        object.__setattr__(self, "direction", parse_direction(direction))
         object.__setattr__(self, "sigma", _nonnegative(sigma, "sigma"))
         for name, xs in (("sensitivities", sensitivities), ("probs", probs)):
             if isinstance(xs, (str, bytes)) or not isinstance(xs, Sequence):
@@ -410,11 +415,16 @@ class MixtureOfGaussians(SpecificMechanism):
 
     @property
     def is_symmetric(self) -> bool:
-        return False
+        return self.direction != "max"  # one order alone is one law
+
+    def __repr__(self) -> str:  # the default direction is not shown
+        d = f", direction={self.direction!r}" if self.direction != "max" else ""
+        return f"MixtureOfGaussians(sigma={self.sigma!r}, sensitivities={self.sensitivities!r}, probs={self.probs!r}{d})"
 
     def spec(self) -> str:
+        d = f",direction={self.direction}" if self.direction != "max" else ""
         return (f"mog:sigma={format_fraction(self.sigma)},sensitivities={_list(self.sensitivities)}"
-                f",probs={_list(self.probs)}")
+                f",probs={_list(self.probs)}{d}")
 
 
 def _list(xs: tuple[Fraction, ...]) -> str:
@@ -589,21 +599,25 @@ def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
         if top == 0:
             return PureDP(0)
         if m.sigma == 0:  # the record is seen (and published) unless its sensitivity is 0
-            return normalise_mechanism(PoissonSampled(NonPrivate(), 1 - (m.probs[0] if m.sensitivities[0] == 0 else 0)))
+            return normalise_mechanism(PoissonSampled(NonPrivate(), 1 - (m.probs[0] if m.sensitivities[0] == 0 else 0),
+                                                      direction=m.direction))
         if len(m.sensitivities) == 1:
             return Gaussian(m.sigma, top)
         if len(m.sensitivities) == 2 and m.sensitivities[0] == 0:
-            return PoissonSampled(Gaussian(m.sigma, top), m.probs[1])
+            return PoissonSampled(Gaussian(m.sigma, top), m.probs[1], direction=m.direction)
     if isinstance(m, PoissonSampled):
         if m.q == 1:
             return m.mechanism
         if m.q == 0 or (isinstance(m.mechanism, Mechanism) and m.mechanism.delta == 0 and m.mechanism.eps.is_zero()):
             return PureDP(0)
-        if isinstance(m.mechanism, MixtureOfGaussians) and m.relation == "add-remove" and m.direction == "max":
-            # a subsampled mixture is the mixture with a 0 added
+        if isinstance(m.mechanism, MixtureOfGaussians) and m.relation == "add-remove":
+            # a subsampled mixture is the mixture with a 0 added, in the one order either gives
             mix = m.mechanism
+            if "max" not in (m.direction, mix.direction) and m.direction != mix.direction:
+                raise InvalidParameterError(f"a subsampled mixture in directions {mix.direction} and {m.direction}")
+            way = mix.direction if m.direction == "max" else m.direction
             return normalise_mechanism(MixtureOfGaussians(mix.sigma, (Fraction(0),) + mix.sensitivities,
-                                                          (1 - m.q,) + tuple(m.q * p for p in mix.probs)))
+                                                          (1 - m.q,) + tuple(m.q * p for p in mix.probs), way))
     if isinstance(m, SampledWithoutReplacement) and m.sample == m.of:
         return m.mechanism
     if isinstance(m, SpecificMechanism):
@@ -618,16 +632,16 @@ def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
 
 def with_direction(m: AnyMechanism, direction: str) -> AnyMechanism:
     """``m`` with its profile taken in ``direction`` (``max``, ``remove``, ``add``): a Poisson subsample
-    under add/remove composes that order only; every other mechanism is symmetric and unchanged,
+    under add/remove or a mixture of Gaussians composes that order only; every other mechanism is
+    symmetric and unchanged,
     and ``max`` leaves every mechanism as it is (a spec's own ``direction=`` stands).
 
     >>> str(with_direction(PoissonSampled(Gaussian("1"), "0.1"), "add"))
     'gaussian:sigma=1,q=0.1,direction=add'
     """
     d = parse_direction(direction)
-    if isinstance(m, MixtureOfGaussians) and d != "max":
-        raise InvalidParameterError(f"direction={d!r}: a mixture of Gaussians ({m}) is composed in both orders; one "
-                                    "order of it alone is not modelled (direction=max)")
+    if isinstance(m, MixtureOfGaussians) and d not in ("max", m.direction):
+        return MixtureOfGaussians(m.sigma, m.sensitivities, m.probs, d)
     if isinstance(m, PoissonSampled) and m.relation == "add-remove" and m.q < 1 and d not in ("max", m.direction):
         return PoissonSampled(m.mechanism, m.q, m.relation, d)
     if isinstance(m, SpecificMechanism) and not isinstance(m, PoissonSampled):

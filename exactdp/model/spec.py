@@ -107,7 +107,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     the same under both, its sensitivity stated for the relation in use), ``sample=M,of=N`` (a
     fixed batch of M out of N records without replacement: replace-one), ``with-replacement=true``
     (a Gaussian's batch of M draws with replacement: Theorem 9.6), ``direction=max|remove|add`` (one order of a Poisson
-    subsample under add/remove; symmetric mechanisms ignore it); docs/mathematics.md §9.  A Gaussian
+    subsample under add/remove or of a mixture of Gaussians; symmetric mechanisms ignore it); docs/mathematics.md §9.  A Gaussian
     also takes ``q=Q,truncate=B,of=N`` (dp_accounting's truncated subsampled Gaussian, sigma the noise
     multiplier: Theorem 9.4; ``truncated_batch_size`` and ``dataset_size`` are its names), and ``rr``
     takes ``relation=replace-special`` (dp_accounting's special record: Theorem 9.5).
@@ -223,7 +223,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
             return normalise_mechanism(SampledWithReplacement(mech, sample, of)), count
         mech = SampledWithoutReplacement(normalise_mechanism(mech), sample, of)
     if q is None and direction != "max":
-        mech = with_direction(normalise_mechanism(mech), direction)  # a mixture refuses one order by name
+        mech = with_direction(normalise_mechanism(mech), direction)  # a mixture's one order, or unchanged
     return normalise_mechanism(mech), count
 
 

@@ -53,7 +53,7 @@ def model_of(mech: object) -> Orders:
 
     Symmetric mechanisms (Gaussian, Laplace, the discrete ones, randomized response, generic) have one
     law; a Poisson subsampled mechanism and a mixture of Gaussians have their "remove" model and the
-    reversed one (docs/mathematics.md §7); under the replace-one relation a Poisson subsample is
+    reversed one (docs/mathematics.md §7), or the one their ``direction`` names; under the replace-one relation a Poisson subsample is
     diluted and a fixed-size batch is symmetrised, one law each (docs/mathematics.md §9).
     """
     def base(m: object) -> LossModel:
@@ -78,6 +78,8 @@ def model_of(mech: object) -> Orders:
 
     if isinstance(mech, MixtureOfGaussians):
         mix = MixturePair(mech.sigma, mech.sensitivities, mech.probs)
+        if mech.direction != "max":  # one order only (docs/mathematics.md §7.12)
+            return Orders(mix if mech.direction == "remove" else Reversed(mix), None)
         return Orders(mix, Reversed(mix))
     if isinstance(mech, PoissonSampled):
         b = base(mech.mechanism)
