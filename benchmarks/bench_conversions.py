@@ -135,9 +135,9 @@ def figure_rows(steps: tuple[int, ...]) -> dict[str, list[Fraction]]:
     rows: dict[str, list[Fraction]] = {m: [] for m in ("optimal", *CONVERSIONS)}
     for k in steps:
         spec = f"gaussian:sigma=1,q=0.01,count={k}"
-        for m in rows:
+        for m, values in rows.items():
             e = exactdp.epsilon(spec, "1e-5", method=m, digits=3 if m == "optimal" else 4)
-            rows[m].append(Fraction(e.upper))
+            values.append(Fraction(e.upper))
         print(f"  {k:6d} steps: " + "  ".join(f"{m} {float(v[-1]):.4f}" for m, v in rows.items()),  # float ok: display
               flush=True)
     return rows
