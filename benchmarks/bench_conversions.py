@@ -1,6 +1,7 @@
 """Benchmark (issue 28 §2): what each RDP -> (eps, delta) conversion costs, certified, beside the optimum.
 
     python benchmarks/bench_conversions.py [--quick]
+    python benchmarks/bench_conversions.py --plot docs/figures/conversions.png [--steps 1,10,100]
 
 Part 1, the DP-SGD row (sigma 1, q 0.01, 1,000 steps, delta 1e-5): exactdp certifies each
 conversion's best eps over its default orders to 10 digits (``exactdp.epsilon(..., method=NAME,
@@ -15,6 +16,12 @@ Part 2, "what each conversion costs": for a few compositions, the eps at delta 1
 conversion (upper ends, rounded up to 6 digits) and its ratio to the certified optimum's upper end;
 zcdp and zcdp-tight where the composition has a zCDP rho (Gaussians, pure pairs), "-" where they
 refuse.  ``--quick``: part 1 only.
+
+``--plot FILE`` (instead of the tables): the figure of docs/rdp.md §3, eps at delta 1e-5 of DP-SGD
+(sigma 1, q 0.01) over 1 to 10,000 steps (``--steps LIST`` to choose them), for the certified optimum
+(the PLD bracket, 3 digits) and each conversion (its best order, 4 digits), with their ratios to the
+optimum below; the upper ends are drawn (the optimum's band is narrower than the line).  zcdp and
+zcdp-tight refuse a subsample, so they are not drawn.  Needs matplotlib; about a minute.
 """
 
 from __future__ import annotations
@@ -119,7 +126,68 @@ def part2() -> None:
         print(f"  {label:26s} " + " ".join(cells))
 
 
+#: the steps of the figure: 1, 2, 5, 10, ..., 10,000
+PLOT_STEPS = tuple(m * 10**e for e in range(5) for m in (1, 2, 5) if m * 10**e <= 10**4)
+
+
+def figure_rows(steps: tuple[int, ...]) -> dict[str, list[Fraction]]:
+    """The upper ends of eps at delta 1e-5 for DP-SGD (sigma 1, q 0.01) at each step count, by method."""
+    rows: dict[str, list[Fraction]] = {m: [] for m in ("optimal", *CONVERSIONS)}
+    for k in steps:
+        spec = f"gaussian:sigma=1,q=0.01,count={k}"
+        for m, values in rows.items():
+            e = exactdp.epsilon(spec, "1e-5", method=m, digits=3 if m == "optimal" else 4)
+            values.append(Fraction(e.upper))
+        print(f"  {k:6d} steps: " + "  ".join(f"{m} {float(v[-1]):.4f}" for m, v in rows.items()),  # float ok: display
+              flush=True)
+    return rows
+
+
+def plot(path: str, steps: tuple[int, ...] = PLOT_STEPS) -> None:
+    """Draw the figure of docs/rdp.md §3 into ``path`` (PNG, about 40 kB; no date in its metadata)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rows = figure_rows(steps)
+    fig = Figure(figsize=(6.4, 5.6), dpi=100)
+    FigureCanvasAgg(fig)
+    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    styles = {"optimal": ("k", "-", "optimal (certified PLD)"), "rdp-mironov": ("tab:red", "--", "rdp-mironov"),
+              "rdp-cks": ("tab:blue", "-.", "rdp-cks"), "rdp-bbghs": ("tab:green", ":", "rdp-bbghs (= rdp-cks)")}
+    opt = [float(v) for v in rows["optimal"]]  # float ok: drawing
+    for m, values in rows.items():
+        color, ls, label = styles[m]
+        ys = [float(v) for v in values]  # float ok: drawing
+        top.plot(steps, ys, color=color, linestyle=ls, marker="o", markersize=3, label=label)
+        if m != "optimal":
+            bottom.plot(steps, [y / o for y, o in zip(ys, opt)], color=color, linestyle=ls, marker="o", markersize=3,
+                        label=label)
+    top.set_xscale("log")
+    top.set_yscale("log")
+    top.set_ylabel("eps at delta = 1e-5 (upper end)")
+    top.set_title("DP-SGD, sigma 1, q 0.01: what each RDP conversion costs", fontsize=10)
+    top.grid(True, which="both", alpha=0.3)
+    top.legend(fontsize=8)
+    bottom.axhline(1, color="k", linewidth=0.8)
+    bottom.set_ylabel("conversion / optimal")
+    bottom.set_xlabel("steps (zcdp, zcdp-tight: refused for a subsample)")
+    bottom.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, format="png", metadata={"Software": None})
+    print(f"wrote {path}")
+
+
 def main(argv: list[str]) -> int:
+    if "--plot" in argv:
+        i = argv.index("--plot")
+        if i + 1 >= len(argv):
+            print("--plot needs a file name", file=sys.stderr)
+            return 2
+        steps = PLOT_STEPS
+        if "--steps" in argv and argv.index("--steps") + 1 < len(argv):
+            steps = tuple(int(x) for x in argv[argv.index("--steps") + 1].split(","))
+        plot(argv[i + 1], steps)
+        return 0
     part1()
     if "--quick" not in argv:
         part2()

@@ -19,10 +19,11 @@ from flint import arb
 
 from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, parse_digits, parse_rational
+from exactdp.core.numbers import DEFAULT_DIGITS, INF, CountInput, ExactInput, parse_digits, parse_rational
 from exactdp.engines.rdp import DIRECTIONS, composition_divergence_arb, is_infinite
+from exactdp.engines.rdp_wor import WBK_BOUND, attained_groups
 from exactdp.model.composition import Composition, CompositionInput
-from exactdp.model.mechanisms import Gaussian
+from exactdp.model.mechanisms import Gaussian, SampledWithoutReplacement
 
 __all__ = ["parse_order", "rdp_curve"]
 
@@ -56,6 +57,11 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     depend on it (Gaussian, Laplace, the discrete Laplace and Gaussian, randomized response, generic pure
     pairs) answer the same in all three, their Poisson subsamples differ (docs/rdp.md §5).  A generic
     pair with delta > 0 makes every order +inf exactly.
+
+    A composition with a fixed batch without replacement (``sample=M,of=N``, M < N) is bracketed, not
+    computed (docs/rdp.md §6): the lower end is the divergence of a pair a dataset attains, the upper end
+    the bound of Wang-Balle-Kasiviswanathan 2019, Thm 9; its ``algorithm`` is ``"wbk19-thm9"`` and its
+    ``digits`` what the bracket certifies (usually 0 or 1).
     """
     c = Composition.of(comp)
     d = parse_digits(digits)
@@ -78,5 +84,26 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
         def total(a: Fraction = a) -> arb:
             return composition_divergence_arb(c.groups, a, direction)
 
-        out.append(certify(total, d, algorithm="rdp"))
+        out.append(_bracket(c, a, d, direction) if is_bounded(c) else certify(total, d, algorithm="rdp"))
     return out
+
+
+def is_bounded(comp: Composition) -> bool:
+    """Whether the composition's divergence is bracketed by an upper bound rather than computed: it
+    holds a fixed batch without replacement smaller than the dataset (docs/rdp.md §6)."""
+    return any(isinstance(m, SampledWithoutReplacement) and m.gamma < 1 for m, _ in comp.groups)
+
+
+def _bracket(c: Composition, a: Fraction, d: int, direction: str) -> Enclosure:
+    """[the divergence of a pair the batches attain, the Wang-Balle-Kasiviswanathan bound] at order a."""
+    upper = certify(lambda: composition_divergence_arb(c.groups, a, direction), d)
+    attained = attained_groups(c.groups)
+    try:
+        lower = certify(lambda: composition_divergence_arb(attained, a, direction), d).lower
+    except InvalidParameterError:  # the attained pair's divergence is not computed (a discrete mechanism's)
+        lower = Fraction(0)
+    if isinstance(upper.upper, float) or lower == INF:
+        return Enclosure.infinite(d, WBK_BOUND)
+    if lower > upper.upper:
+        raise AssertionError(f"order {a}: the attained divergence {lower} lies above the bound {upper.upper}")
+    return Enclosure(lower, upper.upper, d, algorithm=WBK_BOUND)

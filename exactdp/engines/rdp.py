@@ -19,7 +19,11 @@ in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2
   (:mod:`exactdp.engines.rdp_subsampled`, docs/rdp.md §5): the Gaussian by the binomial sum of
   Mironov-Talwar-Zhang 2019 (integer orders, remove) or Arb's rigorous integrator with proved tail
   bounds, the Laplace by its three pieces, randomized response by a finite sum; ``max`` is the larger
-  of the two certified directions.
+  of the two certified directions;
+* a fixed batch without replacement (``sample=M,of=N``, replace-one, gamma < 1): an UPPER BOUND, the one of
+  Wang-Balle-Kasiviswanathan 2019, Thm 9, in every direction (:mod:`exactdp.engines.rdp_wor`,
+  docs/rdp.md §6); :func:`exactdp.api.rdp.rdp_curve` brackets the divergence between the pair a
+  dataset attains and this bound.
 
 * a mixture of Gaussians at an integer order alpha, direction ``remove``: E_Q[(P/Q)^alpha] is the
   polynomial (sum_i p_i e^{-s_i^2/(2 S^2)} z^{s_i})^alpha with each z^T read as e^{T^2/(2 S^2)}
@@ -50,6 +54,7 @@ from exactdp.engines.rdp_subsampled import (
     pure_moment,
     subsampled_gaussian_binomial,
 )
+from exactdp.engines.rdp_wor import max_divergence, wbk_divergence_upper
 from exactdp.model.generic import Mechanism
 from exactdp.model.mechanisms import (
     DiscreteGaussian,
@@ -60,6 +65,7 @@ from exactdp.model.mechanisms import (
     NonPrivate,
     PoissonSampled,
     RandomizedResponse,
+    SampledWithoutReplacement,
 )
 
 __all__ = ["DIRECTIONS", "MAX_MIXTURE_TERMS", "add_upper_arb", "composition_divergence_arb", "divergence_arb",
@@ -79,6 +85,8 @@ def is_infinite(m: object, direction: str = "max") -> bool:
             raise InvalidParameterError("direction='add': the Rényi divergence of a subsampled mechanism without "
                                         "noise is not computed (it is +inf in the remove direction)")
         return not (direction == "add" and m.q < 1) and is_infinite(m.mechanism)
+    if isinstance(m, SampledWithoutReplacement):  # P charges the batch's gamma delta where Q has nothing
+        return is_infinite(m.mechanism)
     return isinstance(m, NonPrivate) or (isinstance(m, Mechanism) and m.delta > 0)
 
 
@@ -175,9 +183,11 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
                                     "direction only")
     if isinstance(m, PoissonSampled):
         return _subsampled(m, alpha, direction)
+    if isinstance(m, SampledWithoutReplacement):
+        return _without_replacement(m, alpha)
     raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet (Gaussian, Laplace, "
                                 "discrete Laplace, discrete Gaussian, randomized response, generic pure pairs and their Poisson "
-                                "subsamples, and mixtures of Gaussians are)")
+                                "subsamples and fixed batches, and mixtures of Gaussians are)")
 
 
 def composition_divergence_arb(groups: Sequence[tuple[object, int]], alpha: Fraction, direction: str) -> arb:
@@ -257,3 +267,14 @@ def _subsampled(m: PoissonSampled, alpha: Fraction, direction: str) -> arb:
     else:
         raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet")
     return moment_divergence(i, arb_of_fraction(alpha))
+
+
+def _without_replacement(m: SampledWithoutReplacement, alpha: Fraction) -> arb:
+    """An upper bound on D_alpha of a fixed batch without replacement (replace-one: both orders of a
+    neighbouring pair), the bound of Wang-Balle-Kasiviswanathan 2019, Thm 9, from the base mechanism's
+    certified divergences (docs/rdp.md §6); the mechanism itself when the batch is the whole dataset."""
+    inner = m.mechanism
+    if m.gamma == 1:
+        return divergence_arb(inner, alpha, "max")
+    eps_inf = max_divergence(inner)
+    return wbk_divergence_upper(m.gamma, alpha, lambda j: divergence_arb(inner, Fraction(j), "max"), eps_inf)

@@ -9,7 +9,9 @@ composition (docs/rdp.md §1).  A reported value below the certified divergence
   of the reported float (a floating-point slip);
 - ``unsound``: below it by more;
 - ``undecided``: the value lies inside the certified enclosure and refining it (more digits, within
-  the time budget) did not settle it; never counted as sound.
+  the time budget) did not settle it; never counted as sound.  A fixed batch without replacement
+  (``sample=M,of=N``) is bracketed by an upper bound (docs/rdp.md §6): a value between the bracket's
+  ends is undecided at once, never unsound.
 
 Every order is judged against the certified divergence at that order, fractional orders of
 Poisson subsamples included (Arb's rigorous integrator with proved tails, docs/rdp.md §5).
@@ -30,6 +32,7 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import exact_floats, format_fraction, parse_digits
 from exactdp.engines.rdp import DIRECTIONS
+from exactdp.engines.rdp_wor import WBK_BOUND
 from exactdp.model.composition import Composition
 from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError, raise_failures
 from exactdp.testing.judge import FP_ULPS, ulp_of_claim
@@ -250,6 +253,12 @@ def judge_rdp(
         v = _verdict(claim, enc, fp)
         if v is not None:
             return RdpJudgement(v, comp, a, direction, claim, enc, bound, "")
+        if enc.algorithm == WBK_BOUND:  # a bracket that more digits do not narrow (docs/rdp.md §6)
+            return RdpJudgement("undecided", comp, a, direction, claim, enc, bound,
+                                "the reported value lies between the divergence of a pair the fixed batches attain "
+                                f"and the {WBK_BOUND} upper bound (Wang-Balle-Kasiviswanathan 2019, Thm 9): the "
+                                "divergence of sampling without replacement is not computed, so nothing between "
+                                "them is called sound or unsound")
         if enc.exact is not None or enc.digits * 2 > _MAX_DIGITS or time.monotonic() - start > budget:
             return RdpJudgement("undecided", comp, a, direction, claim, enc, bound,
                                 f"the reported value lies inside the certified enclosure at {enc.digits} digits and "
