@@ -86,22 +86,23 @@ def run_of(case: Case) -> Run:
     if len(case.mechanisms) != 1:
         raise NotApplicable("jax-privacy accounts one DP-SGD run (one subsampled Gaussian, repeated)")
     (m, k), = case.mechanisms
-    if "events" in case.tags:
-        if case.relation == "replace-one":
-            inner = m.mechanism if isinstance(m, SampledWithoutReplacement) else m
-            if type(inner) is Gaussian and inner.sigma is not None:
-                bs, n = (m.sample, m.of) if isinstance(m, SampledWithoutReplacement) else (NUM_SAMPLES, NUM_SAMPLES)
-                return Run(to_float(2 * inner.sigma / inner.sensitivity), bs, n, k, True)
-            if isinstance(m, PoissonSampled):
-                raise Unsupported("SamplingMethod.POISSON is stated for add-or-remove and zero-out adjacency, "
-                                  "not replace-one")
+    if isinstance(m, SampledWithoutReplacement) or case.relation == "replace-one":
+        inner = m.mechanism if isinstance(m, SampledWithoutReplacement) else m
+        if type(inner) is Gaussian and inner.sigma is not None:  # noise nm, replace-one sensitivity 2 norms
+            bs, n = (m.sample, m.of) if isinstance(m, SampledWithoutReplacement) else (NUM_SAMPLES, NUM_SAMPLES)
+            return Run(to_float(2 * inner.sigma / inner.sensitivity), bs, n, k, True)
+        if isinstance(m, PoissonSampled):
+            raise Unsupported("SamplingMethod.POISSON is stated for add-or-remove and zero-out adjacency, "
+                              "not replace-one")
         raise Unsupported(f"DpsgdTrainingAccountant accounts the subsampled Gaussian of DP-SGD only, not {m} "
                           f"under {case.relation}")
     try:
         (kind, sigma, q, count), = mechanism_parts(case)
     except NoPeerForm as exc:
-        raise NotApplicable(str(exc)) from None
+        raise Unsupported(f"DpsgdTrainingAccountant accounts the subsampled Gaussian of DP-SGD only: {exc}") from None
     if kind != "gaussian":
+        if "events" in case.tags:
+            raise Unsupported(f"DpsgdTrainingAccountant accounts the subsampled Gaussian of DP-SGD only, not {m}")
         raise NotApplicable("jax-privacy accounts DP-SGD (a subsampled Gaussian)")
     bs, n = batch_of(Fraction(1) if q is None else q)
     return Run(to_float(sigma), bs, n, count, False)
