@@ -81,7 +81,17 @@ def run_of(case: Case) -> Run:
     """The training run of a case: a DP-SGD case (Poisson, add/remove; a plain Gaussian is the full
     batch), or an events case of a Gaussian in fixed batches (or the whole dataset) under replace-one.
     NotApplicable for a generic case or one of several mechanisms; Unsupported for an event
-    jax-privacy has no form for."""
+    jax-privacy has no form for.
+
+    >>> wor = SampledWithoutReplacement(Gaussian(1), 60, 6000)
+    >>> r = run_of(Case("c", (), "epsilon", Fraction(1, 10**5), (), False, ((wor, 3),), relation="replace-one"))
+    >>> (r.noise_multiplier, r.batch_size, r.num_samples, r.fixed, str(r.composition()))
+    (2.0, 60, 6000, True, '3 x gaussian:sigma=2,sensitivity=2,sample=60,of=6000')
+    >>> r = run_of(Case("c", (), "epsilon", Fraction(1, 10**5), (), False,
+    ...                 ((PoissonSampled(Gaussian(1), Fraction(1, 8)), 3),)))
+    >>> (r.batch_size, r.num_samples, str(r.composition(num_updates=5)), str(r.composition(batch_size=10**6)))
+    (125000, 1000000, '5 x gaussian:sigma=1,q=0.125', '3 x gaussian:sigma=1')
+    """
     require_mechanisms_or_calibration(case)
     if len(case.mechanisms) != 1:
         raise NotApplicable("jax-privacy accounts one DP-SGD run (one subsampled Gaussian, repeated)")
