@@ -143,8 +143,9 @@ def test_the_three_calibrators_are_judged_against_closed_forms(monkeypatch) -> N
     closed form allows is sound, one more unsound; a batch size of the whole dataset (eps about 4.4)
     for eps 1 is unsound; a refusal is skipped, not judged."""
     bw = _bw_sigma(1.0, 1e-5)
-    t_max = int(mpmath.floor(mpmath.findroot(lambda t: _gauss_eps(mpmath.sqrt(t), mpmath.mpf("1e-5")) - 8,
-                                             (mpmath.mpf(1), mpmath.mpf(100)), solver="bisect")))
+    t_max = 1  # the largest T with eps(mu = sqrt(T)) <= 8 (eps grows with T)
+    while _gauss_eps(mpmath.sqrt(t_max + 1), mpmath.mpf("1e-5")) <= 8:
+        t_max += 1
     assert _gauss_eps(mpmath.sqrt(t_max), mpmath.mpf("1e-5")) <= 8 < _gauss_eps(mpmath.sqrt(t_max + 1),
                                                                                   mpmath.mpf("1e-5"))
     assert _gauss_eps(1, mpmath.mpf("1e-5")) > 1
