@@ -246,7 +246,8 @@ def test_no_peer_library_is_imported_until_its_adapter_runs() -> None:
     code = ("import sys, exactdp.crosscheck.report, exactdp.crosscheck.adapters as a; "
             "from exactdp.crosscheck.adapters import Adapter, NotApplicable, Skipped, adapter_names, get_adapter; "
             "peers = {'dp_accounting', 'prv_accountant', 'autodp', 'opendp', 'opacus', 'tensorflow_privacy', "
-            "'torch', 'tensorflow'}; "
+            "'torch', 'tensorflow', 'jax_privacy', 'jax', 'optax'}; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in peers), adapter_names())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == ("[] ['dp_accounting', 'prv_accountant', 'autodp', 'opendp', 'opacus', 'tf_privacy']")
+    assert out.strip() == ("[] ['dp_accounting', 'prv_accountant', 'autodp', 'opendp', 'opacus', 'tf_privacy', "
+                           "'jax_privacy']")

@@ -3,7 +3,8 @@
 The python block of each page is written to a file and run by pytest in a subprocess, as a
 maintainer would run it in their own suite: it must pass (its strict xfails are the peers' known
 bugs, caught by the kit; a fixed bug turns into a failure here).  A page whose library is not
-installed is skipped with the reason; Opacus runs in CI's own Opacus step.
+installed is skipped with the reason; Opacus runs in CI's own Opacus step; jax-privacy (not installed by
+CI: JAX is a large download) where it is installed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import pytest
 
 PEERS = Path(__file__).resolve().parents[2] / "docs" / "peers"
 MODULE = {"dp_accounting": "dp_accounting", "prv_accountant": "prv_accountant", "autodp": "autodp",
-          "opendp": "opendp", "opacus": "opacus", "tf_privacy": "tensorflow_privacy"}
+          "opendp": "opendp", "opacus": "opacus", "tf_privacy": "tensorflow_privacy",
+          "jax_privacy": "jax_privacy"}
 
 
 def _block(page: Path) -> str:

@@ -15,7 +15,7 @@ The rooms: :mod:`~exactdp.crosscheck.adapters.base` (the types), :mod:`~exactdp.
 
 from __future__ import annotations
 
-from exactdp.crosscheck.adapters import autodp, dp_accounting, opacus, opendp, prv_accountant, tf_privacy
+from exactdp.crosscheck.adapters import autodp, dp_accounting, jax_privacy, opacus, opendp, prv_accountant, tf_privacy
 from exactdp.crosscheck.adapters.base import (
     Adapter,
     Api,
@@ -46,6 +46,8 @@ ADAPTERS: dict[str, Adapter] = {
                         "TensorFlow (a 2.4 GB environment) and pins dp-accounting 0.4.3 and numpy < 2, which "
                         "conflicts with the other peers; pip install tensorflow-privacy in an environment of its own",
                 curves=tf_privacy.curves),
+        Adapter("jax_privacy", "jax_privacy.accounting", jax_privacy.apis, "jax-privacy",
+                install="pip install 'exactdp[jax-privacy]' (pulls JAX, a large download; not installed by CI)"),
     ]
 }
 
