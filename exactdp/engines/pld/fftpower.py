@@ -31,8 +31,8 @@ from flint import arb, arb_poly, ctx, fmpq
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
 
-__all__ = ["UNIT_ROUNDOFF", "Twiddles", "centred_start", "fft", "fft_factor", "outside_mass", "power_bound",
-           "power_tilted", "twiddles"]
+__all__ = ["UNIT_ROUNDOFF", "Power", "Twiddles", "centred_start", "fft", "fft_factor", "outside_mass", "power_bound",
+           "power_parts", "power_tilted", "twiddles"]
 
 #: u = 2^-53, the unit roundoff of float64 with rounding to nearest
 UNIT_ROUNDOFF = Fraction(1, 1 << 53)
@@ -241,12 +241,36 @@ def _mu_of(n: int) -> Fraction:
     return 2 * e + e * e + _SQRT5_UP * UNIT_ROUNDOFF * (1 + e) ** 2
 
 
-def _moments(t: np.ndarray) -> tuple[float, float]:  # float ok: heuristics that only choose lambda
+def _moments(t: np.ndarray) -> tuple[float, float]:  # float ok: heuristics that only choose windows
     w = t / t.sum()
     j = np.arange(t.shape[0], dtype=np.float64)
     mean = float((w * j).sum())  # float ok: a heuristic
     var = float((w * (j - mean) ** 2).sum())  # float ok: a heuristic
     return mean, max(var, 1e-300)
+
+
+def _saddle(t: np.ndarray, k: int, a: int, upper: bool) -> float:  # float ok: only chooses lambda
+    """The lam >= 0 minimising ``k log T(e^{+-lam}) -+ lam a`` in floats (convex; bisection on the
+    tilted mean).  Only a choice: every lam gives a sound bound when evaluated in Arb."""
+    nz = np.nonzero(t > 0)[0]
+    lt = np.log(t[nz])
+    j = nz.astype(np.float64) if upper else -nz.astype(np.float64)
+    target = a / k if upper else -a / k
+
+    def mean(lam: float) -> float:  # float ok: a choice only
+        z = lt + lam * j
+        w = np.exp(z - z.max())
+        return float((w * j).sum() / w.sum())  # float ok: a choice only
+
+    if mean(0.0) >= target:
+        return 0.0
+    lo, hi = 0.0, 1e-6
+    while mean(hi) < target and hi < 1e6:
+        lo, hi = hi, hi * 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mean(mid) < target else (lo, mid)
+    return hi
 
 
 def _chernoff(poly: arb_poly, k: int, a: int, lam: Fraction, upper: bool) -> arb:
@@ -260,22 +284,22 @@ def _chernoff(poly: arb_poly, k: int, a: int, lam: Fraction, upper: bool) -> arb
 def outside_mass(t: np.ndarray, k: int, start: int, n: int) -> Fraction:
     """An upper bound of the mass of ``t^{*k}`` outside the index window ``[start, start + n)``
     (Chernoff: ``P(S >= a) <= e^{-lam a} (sum_j t_j e^{lam j})^k`` for lam > 0, both tails, the sums
-    evaluated in Arb from the exact floats; docs/pld.md §12.4).  Any lam is sound; a few are tried."""
+    evaluated in Arb from the exact floats; docs/pld.md §12.4).  Any lam is sound; the float saddle
+    point and a few multiples of it are tried, and the least bound is kept (at most the total mass
+    ``T(1)^k``)."""
     top = k * (t.shape[0] - 1)
     if start <= 0 and start + n > top:
         return Fraction(0)
-    mean, var = _moments(t)
     total = Fraction(0)
     with ctx.workprec(_PREC):
         poly = arb_poly(t.tolist())
         for upper, a in ((False, start - 1), (True, start + n)):
             if (not upper and a < 0) or (upper and a > top):
                 continue
-            dist = abs(a - k * mean)
-            lam0 = max(dist / (k * var), 1e-12)  # float ok: the Gaussian saddle point, a choice only
+            lam0 = _saddle(t, k, a, upper)
             best: Fraction | None = None
-            for f in (0.25, 0.5, 1.0, 1.5, 2.0):  # float ok: candidate lambdas, each bound is sound
-                lam = Fraction(lam0 * f).limit_denominator(1 << 40) or Fraction(1, 1 << 40)
+            for f in (0.0, 0.5, 0.9, 1.0, 1.1, 2.0):  # float ok: candidate lambdas, each bound is sound
+                lam = Fraction(lam0 * f).limit_denominator(1 << 50)
                 b = _chernoff(poly, k, a, lam, upper)
                 if b.is_finite():
                     hi = fraction_of_arb_endpoints(b)[1]
@@ -295,6 +319,40 @@ def centred_start(t: np.ndarray, k: int, n: int) -> int:
     return int(min(max(round(k * mean - n / 2), 0), top - n + 1))  # float ok: a window choice
 
 
+@dataclass(frozen=True)
+class Power:
+    """A computed k-fold power: ``v[i]`` approximates the mass at index ``start + i``; ``l2`` bounds
+    ``||v - C||_2`` (C the exact cyclic power, read on the window) and ``outside`` the mass of the
+    exact (linear) power outside the window, which C wraps into it (docs/pld.md §12.4)."""
+
+    v: np.ndarray
+    start: int
+    l2: Fraction
+    outside: Fraction
+
+
+def power_parts(t: np.ndarray, k: int, n: int, start: int) -> Power:
+    """The k-fold power of the nonnegative float vector ``t`` by one FFT of length n, with its error
+    split into the FFT's l2 part and the wrapped mass (docs/pld.md §12.1-§12.5)."""
+    t = np.asarray(t, dtype=np.float64)
+    if t.ndim != 1 or t.shape[0] < 1 or not np.all(t >= 0) or not np.all(np.isfinite(t)):
+        raise InvalidParameterError("power_tilted: t must be a nonempty finite nonnegative vector")
+    if k < 1 or n < t.shape[0] or n & (n - 1):
+        raise InvalidParameterError("power_tilted: k >= 1 and n a power of 2 at least len(t)")
+    tw = twiddles(n)
+    xr = np.zeros(n)
+    xr[: t.shape[0]] = t
+    ar, ai = fft(xr, np.zeros(n), tw)
+    pr, pi = _cpower(ar, ai, k)
+    vr, _ = fft(pr, pi, tw, inverse=True)
+    v = vr * (1.0 / n)  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
+    s, sq = _sum_up(t)
+    l1 = power_bound(n, k, s, sq)
+    with ctx.workprec(_PREC):
+        l2 = fraction_of_arb_endpoints(arb_of_fraction(l1) / arb(n).sqrt())[1]
+    return Power(np.roll(v, -(start % n)), start, l2, outside_mass(t, k, start, n))
+
+
 def power_tilted(t: np.ndarray, k: int, n: int, *, start: int | None = None) -> tuple[np.ndarray, Fraction]:
     """``(v, bound)``: ``v[i]`` approximates the mass of ``t^{*k}`` at index ``start + i`` (i < n) and
     ``sum_J |v_{J - start} - t^{*k}_J| <= bound`` over all J (v taken as 0 outside the window):
@@ -308,19 +366,8 @@ def power_tilted(t: np.ndarray, k: int, n: int, *, start: int | None = None) -> 
     ([0.25, 0.5, 0.25, 0.0], True)
     """
     t = np.asarray(t, dtype=np.float64)
-    if t.ndim != 1 or t.shape[0] < 1 or not np.all(t >= 0) or not np.all(np.isfinite(t)):
-        raise InvalidParameterError("power_tilted: t must be a nonempty finite nonnegative vector")
-    if k < 1 or n < t.shape[0] or n & (n - 1):
-        raise InvalidParameterError("power_tilted: k >= 1 and n a power of 2 at least len(t)")
-    if start is None:
+    if start is None and t.ndim == 1 and t.shape[0] >= 1 and k >= 1:
         start = centred_start(t, k, n)
-    tw = twiddles(n)
-    xr = np.zeros(n)
-    xr[: t.shape[0]] = t
-    ar, ai = fft(xr, np.zeros(n), tw)
-    pr, pi = _cpower(ar, ai, k)
-    vr, _ = fft(pr, pi, tw, inverse=True)
-    v = vr * (1.0 / n)  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
+    pw = power_parts(t, k, n, start or 0)
     s, sq = _sum_up(t)
-    bound = power_bound(n, k, s, sq) + 2 * outside_mass(t, k, start, n)
-    return np.roll(v, -(start % n)), bound
+    return pw.v, power_bound(n, k, s, sq) + 2 * pw.outside

@@ -1,0 +1,246 @@
+"""k copies of one mechanism composed by a tilted float FFT, with a proved bound (docs/pld.md §12).
+
+For each order of the pair the single-step laws are the engine's own (connect-the-dots above,
+binned below, :func:`exactdp.engines.pld.discrete.discretize` on the grid ``h``).  Every mass vector
+is *tilted* (``t_i = p_i e^{theta h i} / M``), rounded to float64 in the safe direction (up for the
+upper P-law and the lower law's tilted Q, down for the lower P), powered k times by
+:func:`exactdp.engines.pld.fftpower.power_parts`, and read back through the tilt:
+``p^{*k}_I = M^k e^{-theta h I} t^{*k}_I``.  Every weight a query puts on a composed mass is at most
+``e^{-theta h I0}`` beyond the query's first index I0, so the FFT's l2 error and its wrapped mass
+enter the bound multiplied by ``M^k e^{-theta h I0}`` only: the tilt turns the absolute float error
+into a relative one (docs/pld.md §12.6).  Sums over the float vectors are evaluated in Arb from
+their exact binary values; nothing here returns a float.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from flint import arb, arb_poly, ctx
+
+from exactdp.core import progress
+from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
+from exactdp.engines.pld.discrete import discretize, tail_range
+from exactdp.engines.pld.fftpower import Power, power_parts
+from exactdp.engines.pld.laws import Law
+from exactdp.engines.pld.models import LossModel
+
+__all__ = ["FftOrder", "Tilted", "fft_order", "order_delta_bounds", "tilted_power"]
+
+_PREC = 128
+
+
+@dataclass(frozen=True)
+class Tilted:
+    """A powered tilted vector: the composed mass at power index I (grid index ``offset + I``) is
+    ``M^k e^{-theta h I} (w_I + e_I)``, w the exact powered float vector read as ``power.v``."""
+
+    theta: Fraction     # tilt per unit of loss (>= 0)
+    h: Fraction
+    offset: int         # k times the single-step law's offset
+    log_mk: arb         # log M^k = k log M (M = e^{lam}, lam rational)
+    power: Power
+
+
+def _directed(coeffs: list[arb], up: bool) -> np.ndarray:  # float ok: floats bounding balls, checked
+    """Floats at least (``up``) or at most the balls' ends, nonnegative (docs/pld.md §12.6).
+
+    ``float`` of an exact Arb point is within one unit in the last place; two steps of nextafter
+    outward cover it, and the result is checked exactly against the end it must bound."""
+    ends = [x.upper() if up else x.lower() for x in coeffs]
+    f = np.array([float(e) for e in ends])  # float ok: a conversion, moved outward and checked below
+    f = np.nextafter(np.nextafter(f, np.inf if up else -np.inf), np.inf if up else -np.inf)
+    f = np.maximum(f, 0.0)  # a mass is >= 0: 0 is below every true mass
+    for x, e in zip(f.tolist(), ends):
+        if (up and not arb(x) >= e) or (not up and x > 0 and not arb(x) <= e):
+            raise AssertionError("a directed float does not bound its ball")
+    return f
+
+
+def _log_mgf(p: np.ndarray, rate: float) -> float:  # float ok: a tilt choice only
+    i = np.nonzero(p > 0)[0]
+    z = np.log(p[i]) + rate * i
+    m = float(z.max())  # float ok: a choice only
+    return m + math.log(float(np.exp(z - m).sum()))  # float ok: a choice only
+
+
+def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:  # float ok: a choice
+    """A tilt theta >= 0 near the saddle point: the tilted k-fold mean loss ``k E_t[i] h`` at ``target``
+    (a loss above the law's offset).  Any theta >= 0 is sound; this one makes the bound relative."""
+    hf = float(h)  # float ok: a choice only
+    i = np.arange(p.shape[0], dtype=np.float64)
+
+    def mean(theta: float) -> float:  # float ok: a choice only
+        z = np.log(np.maximum(p, 1e-320)) + theta * hf * i
+        w = np.exp(z - z.max())
+        return float(k * hf * (w * i).sum() / w.sum())  # float ok: a choice only
+
+    if not target > mean(0.0):
+        return Fraction(0)
+    lo, hi = 0.0, 1.0
+    while mean(hi) < target and hi < 1e4:
+        lo, hi = hi, hi * 2
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mean(mid) < target else (lo, mid)
+    return Fraction(lo).limit_denominator(1 << 20)
+
+
+def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
+                 up: bool) -> Tilted:
+    """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
+    k times with the proved bound (docs/pld.md §12.6)."""
+    mids = np.maximum(np.array([float(x.mid()) for x in law_coeffs]), 0.0)  # float ok: choices only
+    lam = Fraction(_log_mgf(mids, float(theta * h))).limit_denominator(1 << 30)  # float ok: M's choice
+    with ctx.workprec(_PREC):
+        r = arb_of_fraction(theta * h).exp()
+        tilted = arb_poly(law_coeffs)(arb_poly([0, r])) * (-arb_of_fraction(lam)).exp()
+        coeffs = tilted.coeffs() + [arb(0)] * (len(law_coeffs) - tilted.length())
+        t = _directed(coeffs, up)
+        log_mk = arb_of_fraction(lam) * k
+    tf = t / t.sum() if t.sum() > 0 else t
+    i = np.arange(t.shape[0], dtype=np.float64)
+    mean = float((tf * i).sum())  # float ok: the window's choice only
+    sd = math.sqrt(max(float((tf * (i - mean) ** 2).sum()), 1.0))  # float ok: a window choice only
+    span = min(k * (t.shape[0] - 1) + 1, int(24 * sd * math.sqrt(k)) + t.shape[0])  # float ok: a choice
+    n = 1 << max(span - 1, t.shape[0] - 1, 1).bit_length()
+    start = int(min(max(round(k * mean - n / 2), 0), max(k * (t.shape[0] - 1) - n + 1, 0)))
+    progress.tick(f"a float FFT of length {n:,} ({k} steps)")
+    return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start))
+
+
+def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
+    """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
+    a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
+    the l2 error times the weights' l2 norm, plus the wrapped mass times the largest weight."""
+    pw = tl.power
+    rate = arb_of_fraction((tl.theta + extra) * tl.h)
+    a = max(i0 - pw.start, 0)
+    top = arb(-1) * rate * i0
+    w_max = top.exp()
+    if a < pw.v.shape[0]:
+        x = (-rate).exp()
+        s = arb_poly(pw.v[a:].tolist())(x) * (-(rate * (pw.start + a))).exp()
+    else:
+        s = arb(0)
+    n = arb(pw.v.shape[0])
+    if rate > 0:
+        w2 = w_max * (1 / (1 - (-2 * rate).exp())).sqrt()
+        w2 = w2 if w2 < w_max * n.sqrt() else w_max * n.sqrt()
+    else:
+        w2 = w_max * n.sqrt()
+    err = w2 * arb_of_fraction(pw.l2) + w_max * arb_of_fraction(pw.outside)
+    return s, err
+
+
+@dataclass(frozen=True)
+class FftOrder:
+    """One order of k copies of a mechanism on grid h: the powered upper P-law, the powered lower
+    P- and tilted Q-laws, and the two +inf masses composed k times."""
+
+    h: Fraction
+    k: int
+    up: Tilted
+    low_p: Tilted
+    low_q: Tilted
+    p_inf_up: arb       # 1 - (1 - p_inf)^k of the upper law
+    p_inf_low: arb
+
+
+def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fraction, prec: int) -> FftOrder:
+    """Discretise ``model`` on the grid h (the engine's laws, tails beyond ``tau`` moved or dropped as
+    docs/pld.md §2, §3, §5 say) and power each law k times by the tilted FFT, the tilt aimed at
+    losses near ``eps_hint`` (any hint is sound)."""
+    jmin, jmax = tail_range(model, h, tau)
+    with ctx.workprec(prec):
+        up, low = discretize(model, h, jmin, jmax, prec=prec)
+    return _order_of_laws(up, low, k, h, eps_hint)
+
+
+def _order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction) -> FftOrder:
+    if low.Q is None or up.stride != 1 or low.stride != 1 or low.qshift != 0:
+        raise ValueError("the FFT path takes the binned laws of a continuous model")
+    with ctx.workprec(_PREC):
+        pu = up.P.coeffs()
+        pl_, ql = low.P.coeffs(), low.Q.coeffs()
+        mids = np.maximum(np.array([float(x.mid()) for x in pu]), 0.0)  # float ok: the tilt's choice
+        theta = choose_theta(mids, k, h, float(eps_hint - k * up.offset * h))  # float ok: a choice
+        t_up = tilted_power(pu, up.offset, h, k, theta, True)
+        t_lp = tilted_power(pl_, low.offset, h, k, theta, False)
+        t_lq = tilted_power(ql, low.offset, h, k, theta, True)
+        one = arb(1)
+        inf_up = one - (one - up.p_inf) ** k
+        inf_low = one - (one - low.p_inf) ** k
+    return FftOrder(h, k, t_up, t_lp, t_lq, inf_up, inf_low)
+
+
+def _first_index(tl: Tilted, eps: arb, strict: bool) -> int:
+    """The least power index I whose loss (offset + I) h is > eps (``strict``) or >= eps, decided
+    exactly by Arb; a tie to Arb's precision is resolved to the safe smaller index by the caller."""
+    i = math.floor(float(eps.mid()) / float(tl.h)) - tl.offset - 2  # float ok: a starting guess, checked
+    while True:
+        x = arb_of_fraction((tl.offset + i) * tl.h)
+        if (x > eps) if strict else (x >= eps):
+            while True:
+                y = arb_of_fraction((tl.offset + i - 1) * tl.h)
+                if (y > eps) if strict else (y >= eps):
+                    i -= 1
+                else:
+                    return i
+        i += 1
+
+
+def _crossing(fo: FftOrder, eps_f: Fraction) -> int:  # a cut's choice only, from floats
+    """The first power index where the binned pair's ``P_I - e^eps Q_I`` turns positive (in floats:
+    only where the cuts are tried; each cut is certified, docs/pld.md §3)."""
+    tp, tq = fo.low_p, fo.low_q
+    if tp.power.start != tq.power.start or tp.power.v.shape != tq.power.v.shape:
+        return _first_index(tp, arb_of_fraction(eps_f), False)
+    i = tp.power.start + np.arange(tp.power.v.shape[0], dtype=np.float64)
+    hf = float(fo.h)  # float ok: a choice only
+    with ctx.workprec(64):
+        c = float((tp.log_mk - tq.log_mk).mid()) - float(eps_f) + tq.offset * hf  # float ok: a choice
+    vp, vq = tp.power.v, tq.power.v
+    ok = (vp > 0) & (vq > 0)
+    ratio = np.full(vp.shape, -np.inf)
+    ratio[ok] = np.log(vp[ok]) - np.log(vq[ok]) + c + hf * i[ok]
+    # a binned index sum J has its loss in (J h, (J + k) h]: the crossing lies in [i_eps - k, i_eps]
+    i_eps = _first_index(tp, arb_of_fraction(eps_f), False)
+    lo = max(i_eps - fo.k - 2 - tp.power.start, 0)
+    hi = max(min(i_eps + 2 - tp.power.start, vp.shape[0]), lo)
+    pos = np.nonzero(ratio[lo:hi] >= 0)[0]
+    return int(tp.power.start + lo + pos[0]) if pos.shape[0] else i_eps
+
+
+def order_delta_bounds(fo: FftOrder, eps_f: Fraction) -> tuple[Fraction, Fraction]:
+    """Certified [lower, upper] of delta(eps_f) for one order (docs/pld.md §12.6).
+
+    Upper: ``p_inf + M^k (A - e^{eps - offset h} B + err)`` over the losses above eps (connect the
+    dots, §2), ``A = sum v_I e^{-theta h I}``, ``B = sum v_I e^{-(theta + 1) h I}``.  Lower: the
+    binned pair's cut sums (§3), ``sum_{I >= I0} P_I - e^eps sum_{I >= I0} Q_I``, P from below and Q
+    from above, for a few cuts around the crossing; the best is kept.
+    """
+    with ctx.workprec(_PREC):
+        eps = arb_of_fraction(eps_f)
+        tu = fo.up
+        i0 = _first_index(tu, eps, True)
+        a, ea = _tail_sums(tu, i0, Fraction(0))
+        b, eb = _tail_sums(tu, i0, Fraction(1))
+        shift = (eps - arb_of_fraction(tu.offset * fo.h)).exp()
+        # every weight (1 - e^{eps - l}) e^{-theta h I} lies in [0, e^{-theta h i0}]: only ea counts
+        up_val = fo.p_inf_up + tu.log_mk.exp() * (a - shift * b + ea)
+        del eb
+        hi = min(fraction_of_arb_endpoints(up_val)[1], Fraction(1))
+        tp, tq = fo.low_p, fo.low_q
+        j0 = _crossing(fo, eps_f)
+        best = Fraction(0)
+        qshift = (eps - arb_of_fraction(tq.offset * fo.h)).exp()
+        for c in (j0 - 1, j0, j0 + 1):
+            sp, ep = _tail_sums(tp, c, Fraction(0))
+            sq, eq = _tail_sums(tq, c, Fraction(1))
+            val = fo.p_inf_low + tp.log_mk.exp() * (sp - ep) - qshift * tq.log_mk.exp() * (sq + eq)
+            best = max(best, fraction_of_arb_endpoints(val)[0])
+        return best, max(hi, best)
