@@ -28,7 +28,8 @@ from exactdp.engines.pld.fftpower import Power, power_parts
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 
-__all__ = ["FftOrder", "Tilted", "fft_order", "order_delta_bounds", "tilted_power"]
+__all__ = ["FftOrder", "Tilted", "choose_theta", "delta_curves", "fft_order", "order_delta_bounds", "order_of_laws",
+           "step_laws", "tilted_power"]
 
 _PREC = 128
 
@@ -112,6 +113,21 @@ def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta:
     return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start))
 
 
+_SUFFIX: dict[tuple[int, int], tuple[Tilted, arb_poly]] = {}
+
+
+def _suffix_poly(tl: Tilted, a: int) -> arb_poly:
+    """The exact floats ``v[a:]`` as an Arb polynomial (the last few are kept)."""
+    hit = _SUFFIX.get((id(tl), a))
+    if hit is not None and hit[0] is tl:
+        return hit[1]
+    p = arb_poly(tl.power.v[a:].tolist())
+    if len(_SUFFIX) > 16:
+        _SUFFIX.clear()
+    _SUFFIX[(id(tl), a)] = (tl, p)
+    return p
+
+
 def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
     """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
     a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
@@ -123,7 +139,7 @@ def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
     w_max = top.exp()
     if a < pw.v.shape[0]:
         x = (-rate).exp()
-        s = arb_poly(pw.v[a:].tolist())(x) * (-(rate * (pw.start + a))).exp()
+        s = _suffix_poly(tl, a)(x) * (-(rate * (pw.start + a))).exp()
     else:
         s = arb(0)
     n = arb(pw.v.shape[0])
@@ -150,17 +166,23 @@ class FftOrder:
     p_inf_low: arb
 
 
-def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fraction, prec: int) -> FftOrder:
-    """Discretise ``model`` on the grid h (the engine's laws, tails beyond ``tau`` moved or dropped as
-    docs/pld.md §2, §3, §5 say) and power each law k times by the tilted FFT, the tilt aimed at
-    losses near ``eps_hint`` (any hint is sound)."""
+def step_laws(model: LossModel, h: Fraction, tau: Fraction, prec: int) -> tuple[Law, Law]:
+    """The engine's single-step (upper, lower) laws of ``model`` on the grid h, tails beyond ``tau``
+    moved or dropped as docs/pld.md §2, §3, §5 say."""
     jmin, jmax = tail_range(model, h, tau)
     with ctx.workprec(prec):
-        up, low = discretize(model, h, jmin, jmax, prec=prec)
-    return _order_of_laws(up, low, k, h, eps_hint)
+        return discretize(model, h, jmin, jmax, prec=prec)
 
 
-def _order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction) -> FftOrder:
+def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fraction, prec: int) -> FftOrder:
+    """Discretise ``model`` on the grid h (:func:`step_laws`) and power each law k times by the tilted
+    FFT, the tilt aimed at losses near ``eps_hint`` (any hint is sound)."""
+    up, low = step_laws(model, h, tau, prec)
+    return order_of_laws(up, low, k, h, eps_hint)
+
+
+def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction) -> FftOrder:
+    """:func:`fft_order` from laws already discretised."""
     if low.Q is None or up.stride != 1 or low.stride != 1 or low.qshift != 0:
         raise ValueError("the FFT path takes the binned laws of a continuous model")
     with ctx.workprec(_PREC):
@@ -193,29 +215,43 @@ def _first_index(tl: Tilted, eps: arb, strict: bool) -> int:
         i += 1
 
 
+_RATIOS: dict[int, tuple[FftOrder, np.ndarray]] = {}
+
+
+def _log_ratio(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
+    """log(P_I / (Q_I e^{I h})) of the powered binned pair in floats, by power index (cached)."""
+    hit = _RATIOS.get(id(fo))
+    if hit is not None and hit[0] is fo:
+        return hit[1]
+    tp, tq = fo.low_p, fo.low_q
+    i = tp.power.start + np.arange(tp.power.v.shape[0], dtype=np.float64)
+    with ctx.workprec(64):
+        c = float((tp.log_mk - tq.log_mk).mid()) + tq.offset * float(fo.h)  # float ok: a choice
+    vp, vq = tp.power.v, tq.power.v
+    ok = (vp > 0) & (vq > 0)
+    ratio = np.full(vp.shape, -np.inf)
+    ratio[ok] = np.log(vp[ok]) - np.log(vq[ok]) + c + float(fo.h) * i[ok]  # float ok: a choice
+    _RATIOS.clear()
+    _RATIOS[id(fo)] = (fo, ratio)
+    return ratio
+
+
 def _crossing(fo: FftOrder, eps_f: Fraction) -> int:  # a cut's choice only, from floats
     """The first power index where the binned pair's ``P_I - e^eps Q_I`` turns positive (in floats:
     only where the cuts are tried; each cut is certified, docs/pld.md §3)."""
     tp, tq = fo.low_p, fo.low_q
-    if tp.power.start != tq.power.start or tp.power.v.shape != tq.power.v.shape:
-        return _first_index(tp, arb_of_fraction(eps_f), False)
-    i = tp.power.start + np.arange(tp.power.v.shape[0], dtype=np.float64)
-    hf = float(fo.h)  # float ok: a choice only
-    with ctx.workprec(64):
-        c = float((tp.log_mk - tq.log_mk).mid()) - float(eps_f) + tq.offset * hf  # float ok: a choice
-    vp, vq = tp.power.v, tq.power.v
-    ok = (vp > 0) & (vq > 0)
-    ratio = np.full(vp.shape, -np.inf)
-    ratio[ok] = np.log(vp[ok]) - np.log(vq[ok]) + c + hf * i[ok]
-    # a binned index sum J has its loss in (J h, (J + k) h]: the crossing lies in [i_eps - k, i_eps]
     i_eps = _first_index(tp, arb_of_fraction(eps_f), False)
+    if tp.power.start != tq.power.start or tp.power.v.shape != tq.power.v.shape:
+        return i_eps
+    ratio = _log_ratio(fo)
+    # a binned index sum J has its loss in (J h, (J + k) h]: the crossing lies in [i_eps - k, i_eps]
     lo = max(i_eps - fo.k - 2 - tp.power.start, 0)
-    hi = max(min(i_eps + 2 - tp.power.start, vp.shape[0]), lo)
-    pos = np.nonzero(ratio[lo:hi] >= 0)[0]
+    hi = max(min(i_eps + 2 - tp.power.start, ratio.shape[0]), lo)
+    pos = np.nonzero(ratio[lo:hi] >= float(eps_f))[0]  # float ok: a choice only
     return int(tp.power.start + lo + pos[0]) if pos.shape[0] else i_eps
 
 
-def order_delta_bounds(fo: FftOrder, eps_f: Fraction) -> tuple[Fraction, Fraction]:
+def order_delta_bounds(fo: FftOrder, eps_f: Fraction, sides: str = "both") -> tuple[Fraction, Fraction]:
     """Certified [lower, upper] of delta(eps_f) for one order (docs/pld.md §12.6).
 
     Upper: ``p_inf + M^k (A - e^{eps - offset h} B + err)`` over the losses above eps (connect the
@@ -226,6 +262,8 @@ def order_delta_bounds(fo: FftOrder, eps_f: Fraction) -> tuple[Fraction, Fractio
     with ctx.workprec(_PREC):
         eps = arb_of_fraction(eps_f)
         tu = fo.up
+        if sides == "lower":
+            return _lower(fo, eps_f, eps), Fraction(1)
         i0 = _first_index(tu, eps, True)
         a, ea = _tail_sums(tu, i0, Fraction(0))
         b, eb = _tail_sums(tu, i0, Fraction(1))
@@ -234,13 +272,98 @@ def order_delta_bounds(fo: FftOrder, eps_f: Fraction) -> tuple[Fraction, Fractio
         up_val = fo.p_inf_up + tu.log_mk.exp() * (a - shift * b + ea)
         del eb
         hi = min(fraction_of_arb_endpoints(up_val)[1], Fraction(1))
-        tp, tq = fo.low_p, fo.low_q
-        j0 = _crossing(fo, eps_f)
-        best = Fraction(0)
-        qshift = (eps - arb_of_fraction(tq.offset * fo.h)).exp()
-        for c in (j0 - 1, j0, j0 + 1):
-            sp, ep = _tail_sums(tp, c, Fraction(0))
-            sq, eq = _tail_sums(tq, c, Fraction(1))
-            val = fo.p_inf_low + tp.log_mk.exp() * (sp - ep) - qshift * tq.log_mk.exp() * (sq + eq)
-            best = max(best, fraction_of_arb_endpoints(val)[0])
+        if sides == "upper":
+            return Fraction(0), hi
+        best = _lower(fo, eps_f, eps)
         return best, max(hi, best)
+
+
+def _lower(fo: FftOrder, eps_f: Fraction, eps: arb) -> Fraction:
+    """The binned pair's best certified cut sum at eps (docs/pld.md §3, §12.6)."""
+    tp, tq = fo.low_p, fo.low_q
+    j0 = _crossing(fo, eps_f)
+    best = Fraction(0)
+    qshift = (eps - arb_of_fraction(tq.offset * fo.h)).exp()
+    for c in (j0,):  # the crossing: the terms around it are near 0, so one cut is about the best
+        sp, ep = _tail_sums(tp, c, Fraction(0))
+        sq, eq = _tail_sums(tq, c, Fraction(1))
+        val = fo.p_inf_low + tp.log_mk.exp() * (sp - ep) - qshift * tq.log_mk.exp() * (sq + eq)
+        best = max(best, fraction_of_arb_endpoints(val)[0])
+    return best
+
+
+def delta_curves(fo: FftOrder, lo_eps: float, hi_eps: float):  # float ok: root finding only
+    """Float approximations of the upper and lower delta of one order as functions of eps in
+    [lo_eps, hi_eps] (dp_accounting-like reading of the powered vectors): they only place the
+    candidate eps that :func:`order_delta_bounds` then certifies."""
+    hf = float(fo.h)  # float ok: a choice only
+
+    def curve(tl: Tilted, extra: int):  # float ok: a choice only
+        pw = tl.power
+        i = pw.start + np.arange(pw.v.shape[0], dtype=np.float64)
+        i_ref = (lo_eps / hf) - tl.offset
+        with ctx.workprec(64):
+            lmk = float(tl.log_mk.mid())  # float ok: a choice only
+        rate = (float(tl.theta) + extra) * hf  # float ok: a choice only
+        z = np.clip(-rate * (i - i_ref), -700.0, 700.0)
+        w = pw.v * np.exp(z)
+        cum = np.cumsum(w[::-1])[::-1]  # cum[a] = sum_{i >= a} v_i e^{-rate (i - i_ref)}
+        return cum, lmk - rate * i_ref, pw.start
+
+    u0, uf0, st_u = curve(fo.up, 0)
+    u1, uf1, _ = curve(fo.up, 1)
+    p0, pf0, st_p = curve(fo.low_p, 0)
+    q1, qf1, st_q = curve(fo.low_q, 1)
+
+    def at(cum, start: int, idx: int) -> float:  # float ok: a choice only
+        a = idx - start
+        return float(cum[a]) if 0 <= a < cum.shape[0] else (0.0 if a >= cum.shape[0] else float(cum[0]))
+
+    def upper(eps: float) -> float:  # float ok: a choice only
+        i0 = math.floor(eps / hf) + 1 - fo.up.offset
+        x = at(u0, st_u, i0) - math.exp(eps - (fo.up.offset * hf) + uf1 - uf0) * at(u1, st_u, i0)  # float ok
+        return float(fo.p_inf_up.mid()) + math.exp(uf0) * x  # float ok: a choice only
+
+    def lower(eps: float) -> float:  # float ok: a choice only
+        c = _crossing(fo, Fraction(eps))
+        x = at(p0, st_p, c) * math.exp(pf0) - math.exp(eps - fo.low_q.offset * hf + qf1) * at(q1, st_q, c)  # float ok
+        return float(fo.p_inf_low.mid()) + x  # float ok: a choice only
+
+    return upper, lower
+
+
+def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a tilt's aim only
+    """A saddle-point estimate of the eps where k copies of the upper law reach delta_g: with the
+    law tilted by theta (mean m, variance s^2 of the k-fold loss), delta is about
+    ``M^k e^{-theta (m - k offset h)} (1/theta - 1/(theta + 1)) / (s sqrt(2 pi))``.  Only aims the
+    tilt (any aim is sound); None when the law is too small to say."""
+    hf = float(up.h)  # float ok: a choice only
+    with ctx.workprec(64):
+        p = np.maximum(np.array([float(x.mid()) for x in up.P.coeffs()]), 0.0)  # float ok: a choice
+    nz = np.nonzero(p > 0)[0]
+    if nz.shape[0] < 2:
+        return None
+    lp = np.log(p[nz])
+    i = nz.astype(np.float64)
+    target = math.log(float(delta_g))  # float ok: a choice only
+
+    def at(theta: float) -> tuple[float, float]:  # float ok: (eps, log delta) estimates
+        z = lp + theta * hf * i
+        zm = z.max()
+        w = np.exp(z - zm)
+        sw = w.sum()
+        mean = float((w * i).sum() / sw)  # float ok: a choice only
+        var = float((w * (i - mean) ** 2).sum() / sw)  # float ok: a choice only
+        log_m = zm + math.log(sw)  # float ok: a choice only
+        s = math.sqrt(max(k * var, 1e-300)) * hf  # float ok: a choice only
+        log_d = (k * log_m - theta * k * mean * hf + math.log(1 / theta - 1 / (theta + 1))  # float ok
+                 - math.log(s * math.sqrt(2 * math.pi)))  # float ok: a choice only
+        return (up.offset + mean) * k * hf, log_d
+
+    lo, hi = 1e-6, 1.0
+    while at(hi)[1] > target and hi < 1e6:
+        lo, hi = hi, hi * 2
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)  # float ok: a choice only
+        lo, hi = (mid, hi) if at(mid)[1] > target else (lo, mid)
+    return at(hi)[0]
