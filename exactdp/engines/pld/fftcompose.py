@@ -91,9 +91,9 @@ def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:
 
 
 def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
-                 up: bool) -> Tilted:
+                 up: bool, window: tuple[int, int] | None = None) -> Tilted:
     """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
-    k times with the proved bound (docs/pld.md §12.6)."""
+    k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's."""
     mids = np.maximum(np.array([float(x.mid()) for x in law_coeffs]), 0.0)  # float ok: choices only
     lam = Fraction(_log_mgf(mids, float(theta * h))).limit_denominator(1 << 30)  # float ok: M's choice
     with ctx.workprec(_PREC):
@@ -106,9 +106,11 @@ def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta:
     i = np.arange(t.shape[0], dtype=np.float64)
     mean = float((tf * i).sum())  # float ok: the window's choice only
     sd = math.sqrt(max(float((tf * (i - mean) ** 2).sum()), 1.0))  # float ok: a window choice only
-    span = min(k * (t.shape[0] - 1) + 1, int(24 * sd * math.sqrt(k)) + t.shape[0])  # float ok: a choice
+    span = min(k * (t.shape[0] - 1) + 1, int(16 * sd * math.sqrt(k)) + t.shape[0])  # float ok: a choice
     n = 1 << max(span - 1, t.shape[0] - 1, 1).bit_length()
     start = int(min(max(round(k * mean - n / 2), 0), max(k * (t.shape[0] - 1) - n + 1, 0)))
+    if window is not None:
+        n, start = window
     progress.tick(f"a float FFT of length {n:,} ({k} steps)")
     return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start))
 
@@ -190,9 +192,14 @@ def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction) ->
         pl_, ql = low.P.coeffs(), low.Q.coeffs()
         mids = np.maximum(np.array([float(x.mid()) for x in pu]), 0.0)  # float ok: the tilt's choice
         theta = choose_theta(mids, k, h, float(eps_hint - k * up.offset * h))  # float ok: a choice
+        # a binned index sum J stands for losses in (J h, (J + k) h], about J h + k h / 2: the lower
+        # laws are aimed half a cell per step lower (any aim is sound, docs/pld.md §12.6)
+        lmids = np.maximum(np.array([float(x.mid()) for x in pl_]), 0.0)  # float ok: the tilt's choice
+        theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
         t_up = tilted_power(pu, up.offset, h, k, theta, True)
-        t_lp = tilted_power(pl_, low.offset, h, k, theta, False)
-        t_lq = tilted_power(ql, low.offset, h, k, theta, True)
+        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False)
+        t_lq = tilted_power(ql, low.offset, h, k, theta_low, True,
+                            (t_lp.power.v.shape[0], t_lp.power.start))
         one = arb(1)
         inf_up = one - (one - up.p_inf) ** k
         inf_low = one - (one - low.p_inf) ** k
@@ -228,7 +235,8 @@ def _log_ratio(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
     with ctx.workprec(64):
         c = float((tp.log_mk - tq.log_mk).mid()) + tq.offset * float(fo.h)  # float ok: a choice
     vp, vq = tp.power.v, tq.power.v
-    ok = (vp > 0) & (vq > 0)
+    # above the float noise only (a choice: each cut is certified whatever it is)
+    ok = (vp > 1e-11 * vp.max()) & (vq > 1e-11 * vq.max())
     ratio = np.full(vp.shape, -np.inf)
     ratio[ok] = np.log(vp[ok]) - np.log(vq[ok]) + c + float(fo.h) * i[ok]  # float ok: a choice
     _RATIOS.clear()
