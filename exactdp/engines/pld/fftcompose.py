@@ -24,7 +24,7 @@ from flint import arb, arb_poly, ctx
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
 from exactdp.engines.pld.discrete import discretize, tail_range
-from exactdp.engines.pld.fftpower import Power, power_parts
+from exactdp.engines.pld.fftpower import Power, power_parts, window_for
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 
@@ -102,15 +102,7 @@ def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta:
         coeffs = tilted.coeffs() + [arb(0)] * (len(law_coeffs) - tilted.length())
         t = _directed(coeffs, up)
         log_mk = arb_of_fraction(lam) * k
-    tf = t / t.sum() if t.sum() > 0 else t
-    i = np.arange(t.shape[0], dtype=np.float64)
-    mean = float((tf * i).sum())  # float ok: the window's choice only
-    sd = math.sqrt(max(float((tf * (i - mean) ** 2).sum()), 1.0))  # float ok: a window choice only
-    span = min(k * (t.shape[0] - 1) + 1, int(16 * sd * math.sqrt(k)) + t.shape[0])  # float ok: a choice
-    n = 1 << max(span - 1, t.shape[0] - 1, 1).bit_length()
-    start = int(min(max(round(k * mean - n / 2), 0), max(k * (t.shape[0] - 1) - n + 1, 0)))
-    if window is not None:
-        n, start = window
+    n, start = window_for(t, k) if window is None else window
     progress.tick(f"a float FFT of length {n:,} ({k} steps)")
     return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start))
 
@@ -133,7 +125,7 @@ def _suffix_poly(tl: Tilted, a: int) -> arb_poly:
 def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
     """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
     a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
-    the l2 error times the weights' l2 norm, plus the wrapped mass times the largest weight."""
+    the l2 error times the weights' l2 norm, plus twice the wrapped mass times the largest weight."""
     pw = tl.power
     rate = arb_of_fraction((tl.theta + extra) * tl.h)
     a = max(i0 - pw.start, 0)
@@ -147,10 +139,10 @@ def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
     n = arb(pw.v.shape[0])
     if rate > 0:
         w2 = w_max * (1 / (1 - (-2 * rate).exp())).sqrt()
-        w2 = w2 if w2 < w_max * n.sqrt() else w_max * n.sqrt()
+        w2 = min(w_max * n.sqrt(), w2)
     else:
         w2 = w_max * n.sqrt()
-    err = w2 * arb_of_fraction(pw.l2) + w_max * arb_of_fraction(pw.outside)
+    err = w2 * arb_of_fraction(pw.l2) + 2 * w_max * arb_of_fraction(pw.outside)
     return s, err
 
 
@@ -206,20 +198,11 @@ def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction) ->
     return FftOrder(h, k, t_up, t_lp, t_lq, inf_up, inf_low)
 
 
-def _first_index(tl: Tilted, eps: arb, strict: bool) -> int:
-    """The least power index I whose loss (offset + I) h is > eps (``strict``) or >= eps, decided
-    exactly by Arb; a tie to Arb's precision is resolved to the safe smaller index by the caller."""
-    i = math.floor(float(eps.mid()) / float(tl.h)) - tl.offset - 2  # float ok: a starting guess, checked
-    while True:
-        x = arb_of_fraction((tl.offset + i) * tl.h)
-        if (x > eps) if strict else (x >= eps):
-            while True:
-                y = arb_of_fraction((tl.offset + i - 1) * tl.h)
-                if (y > eps) if strict else (y >= eps):
-                    i -= 1
-                else:
-                    return i
-        i += 1
+def _first_index(tl: Tilted, eps: Fraction, strict: bool) -> int:
+    """The least power index I whose loss (offset + I) h is > eps (``strict``) or >= eps, exactly."""
+    q = eps / tl.h
+    j = math.floor(q) + 1 if strict else math.ceil(q)
+    return j - tl.offset
 
 
 _RATIOS: dict[int, tuple[FftOrder, np.ndarray]] = {}
@@ -248,7 +231,7 @@ def _crossing(fo: FftOrder, eps_f: Fraction) -> int:  # a cut's choice only, fro
     """The first power index where the binned pair's ``P_I - e^eps Q_I`` turns positive (in floats:
     only where the cuts are tried; each cut is certified, docs/pld.md §3)."""
     tp, tq = fo.low_p, fo.low_q
-    i_eps = _first_index(tp, arb_of_fraction(eps_f), False)
+    i_eps = _first_index(tp, eps_f, False)
     if tp.power.start != tq.power.start or tp.power.v.shape != tq.power.v.shape:
         return i_eps
     ratio = _log_ratio(fo)
@@ -272,7 +255,7 @@ def order_delta_bounds(fo: FftOrder, eps_f: Fraction, sides: str = "both") -> tu
         tu = fo.up
         if sides == "lower":
             return _lower(fo, eps_f, eps), Fraction(1)
-        i0 = _first_index(tu, eps, True)
+        i0 = _first_index(tu, eps_f, True)
         a, ea = _tail_sums(tu, i0, Fraction(0))
         b, eb = _tail_sums(tu, i0, Fraction(1))
         shift = (eps - arb_of_fraction(tu.offset * fo.h)).exp()

@@ -32,7 +32,8 @@ from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
 
 __all__ = ["UNIT_ROUNDOFF", "Power", "Twiddles", "centred_start", "fft", "fft_factor", "outside_mass", "power_bound",
-           "power_parts", "power_tilted", "twiddles"]
+           "power_parts", "power_tilted", "twiddles",
+           "window_for"]
 
 #: u = 2^-53, the unit roundoff of float64 with rounding to nearest
 UNIT_ROUNDOFF = Fraction(1, 1 << 53)
@@ -308,6 +309,39 @@ def outside_mass(t: np.ndarray, k: int, start: int, n: int) -> Fraction:
                 raise InvalidParameterError("outside_mass: no finite Chernoff bound")
             total += best
     return total
+
+
+def window_for(t: np.ndarray, k: int, log_target: float = -23.0) -> tuple[int, int]:  # float ok: a choice
+    """(n, start): a power-of-2 window whose two Chernoff tails are each about ``e^{log_target}`` or
+    less, found along the saddle points ``a(lam) = k E_lam[j]`` in floats (a choice only: the bound
+    of :func:`outside_mass` is then evaluated in Arb, whatever the window)."""
+    top = k * (t.shape[0] - 1)
+    nz = np.nonzero(t > 0)[0]
+    lt = np.log(t[nz])
+    j = nz.astype(np.float64)
+
+    def at(lam: float) -> tuple[float, float]:  # float ok: (saddle point, log bound)
+        z = lt + lam * j
+        zm = z.max()
+        w = np.exp(z - zm)
+        sw = w.sum()
+        mean = float((w * j).sum() / sw)  # float ok: a choice only
+        return k * mean, k * (zm + math.log(sw)) - lam * k * mean  # float ok: a choice only
+
+    ends = []
+    for sign in (-1.0, 1.0):
+        lo, hi = 0.0, 1e-6
+        while at(sign * hi)[1] > log_target and hi < 1e6:
+            lo, hi = hi, hi * 2
+        for _ in range(50):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if at(sign * mid)[1] > log_target else (lo, mid)
+        ends.append(at(sign * hi)[0])
+    a_lo = max(math.floor(ends[0]) - 1, 0)
+    a_hi = min(math.ceil(ends[1]) + 1, top)
+    n = 1 << max(a_hi - a_lo, t.shape[0] - 1, 1).bit_length()
+    start = int(min(max(a_lo - (n - (a_hi - a_lo)) // 2, 0), max(top - n + 1, 0)))
+    return n, start
 
 
 def centred_start(t: np.ndarray, k: int, n: int) -> int:

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from fractions import Fraction
 
 from exactdp.core import progress
+from exactdp.core.errors import TimeBudgetError
 from exactdp.engines.pld.fftcompose import (
     FftOrder,
     delta_curves,
@@ -26,19 +30,39 @@ from exactdp.engines.pld.fftcompose import (
 )
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
-from exactdp.engines.pld.plan import Plan, plan, predicted_grid, prec_for, tau_for
+from exactdp.engines.pld.plan import Plan, plan, prec_for, predicted_grid, tau_for
 from exactdp.model.composition import Composition
 
-__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "fft_delta", "fft_epsilon", "fft_groups"]
+__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
 
 ALGORITHM_FFT = "pld-fft"
 #: the least number of copies the FFT path takes: below it the exact products are cheap
 MIN_COPIES = 16
 
 
+_ENABLED: ContextVar[bool] = ContextVar("exactdp_pld_fft", default=True)
+
+
+@contextmanager
+def fft_path(enabled: bool) -> Iterator[None]:
+    """Let the PLD engine take the float-FFT path where it applies (the default), or not (the exact
+    products answer: a comparison, or bytes that stay those of the exact-product engine)."""
+    token = _ENABLED.set(enabled)
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
 def fft_groups(comp: Composition) -> list[tuple[LossModel, int]] | None:
     """Each order's one (model, k) when the composition is k >= MIN_COPIES copies of one mechanism
-    with a continuous loss off any lattice (the FFT path's domain), else None."""
+    with a continuous loss off any lattice (the FFT path's domain) and the path is enabled, else None.
+
+    The prediction: both paths discretise the same single-step laws; for k >= MIN_COPIES the exact
+    path's binary powering (about 2 log2 k exact products of up to k n points) costs more than
+    three FFTs of about 16 sd sqrt(k) / h points per order (measured: benchmarks/bench_dpsgd.py)."""
+    if not _ENABLED.get():
+        return None
     pl = plan(comp)
     if pl.lattice is not None:
         return None
@@ -121,7 +145,12 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
     while True:
         t0 = time.monotonic()
         progress.tick(f"float FFT grid 1/{float(1 / h):.4g}")  # float ok: a message
-        laws = [step_laws(m, h, tau, prec) for m, _ in groups]
+        try:
+            laws = [step_laws(m, h, tau, prec) for m, _ in groups]
+        except TimeBudgetError:
+            if hi is None:
+                raise
+            return lo, hi
         if guess is None:
             hints = [eps_hint(up, k, delta_g) for (up, _), (_, k) in zip(laws, groups)]
             guess = max([x for x in hints if x is not None] + [0.1])
@@ -160,8 +189,13 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
     while True:
         t0 = time.monotonic()
         progress.tick(f"float FFT grid 1/{float(1 / h):.4g}")  # float ok: a message
-        laws = [step_laws(m, h, tau_for(digits, max(lo, Fraction(1, 10**20)), 4), prec) for m, _ in groups]
-        orders = _orders(laws, groups, h, eps_g)
+        try:
+            laws = [step_laws(m, h, tau_for(digits, max(lo, Fraction(1, 10**20)), 4), prec) for m, _ in groups]
+            orders = _orders(laws, groups, h, eps_g)
+        except TimeBudgetError:
+            if hi == 1:
+                raise
+            return lo, hi
         brs = [order_delta_bounds(fo, eps_g) for fo in orders]
         lo = max(lo, max(b[0] for b in brs))
         hi = min(hi, max(b[1] for b in brs))
