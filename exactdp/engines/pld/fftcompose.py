@@ -22,9 +22,9 @@ import numpy as np
 from flint import arb, arb_poly, ctx
 
 from exactdp.core import progress
-from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
+from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.discrete import discretize, tail_range
-from exactdp.engines.pld.fftpower import Power, power_parts, window_for
+from exactdp.engines.pld.fftpower import Power, lower_fraction, power_parts, upper_fraction, window_for
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 
@@ -262,7 +262,7 @@ def order_delta_bounds(fo: FftOrder, eps_f: Fraction, sides: str = "both") -> tu
         # every weight (1 - e^{eps - l}) e^{-theta h I} lies in [0, e^{-theta h i0}]: only ea counts
         up_val = fo.p_inf_up + tu.log_mk.exp() * (a - shift * b + ea)
         del eb
-        hi = min(fraction_of_arb_endpoints(up_val)[1], Fraction(1))
+        hi = upper_fraction(up_val, Fraction(1))
         if sides == "upper":
             return Fraction(0), hi
         best = _lower(fo, eps_f, eps)
@@ -279,7 +279,7 @@ def _lower(fo: FftOrder, eps_f: Fraction, eps: arb) -> Fraction:
         sp, ep = _tail_sums(tp, c, Fraction(0))
         sq, eq = _tail_sums(tq, c, Fraction(1))
         val = fo.p_inf_low + tp.log_mk.exp() * (sp - ep) - qshift * tq.log_mk.exp() * (sq + eq)
-        best = max(best, fraction_of_arb_endpoints(val)[0])
+        best = max(best, lower_fraction(val))
     return best
 
 
@@ -308,7 +308,7 @@ def delta_curves(fo: FftOrder, lo_eps: float, hi_eps: float):  # float ok: root 
 
     def at(cum, start: int, idx: int) -> float:  # float ok: a choice only
         a = idx - start
-        return float(cum[a]) if 0 <= a < cum.shape[0] else (0.0 if a >= cum.shape[0] else float(cum[0]))
+        return float(cum[a]) if 0 <= a < cum.shape[0] else (0.0 if a >= cum.shape[0] else float(cum[0]))  # float ok: a choice only
 
     def upper(eps: float) -> float:  # float ok: a choice only
         i0 = math.floor(eps / hf) + 1 - fo.up.offset

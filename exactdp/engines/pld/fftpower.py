@@ -31,9 +31,22 @@ from flint import arb, arb_poly, ctx, fmpq
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
 
-__all__ = ["UNIT_ROUNDOFF", "Power", "Twiddles", "centred_start", "fft", "fft_factor", "outside_mass", "power_bound",
-           "power_parts", "power_tilted", "twiddles",
-           "window_for"]
+__all__ = [
+    "UNIT_ROUNDOFF",
+    "Power",
+    "Twiddles",
+    "centred_start",
+    "fft",
+    "fft_factor",
+    "lower_fraction",
+    "outside_mass",
+    "power_bound",
+    "power_parts",
+    "power_tilted",
+    "twiddles",
+    "upper_fraction",
+    "window_for",
+]
 
 #: u = 2^-53, the unit roundoff of float64 with rounding to nearest
 UNIT_ROUNDOFF = Fraction(1, 1 << 53)
@@ -59,6 +72,32 @@ class Twiddles:
 
 _TWIDDLES: dict[int, Twiddles] = {}
 _BITREV: dict[int, np.ndarray] = {}
+
+
+#: bounds are kept between these (a huge or tiny Arb exponent would make a huge Fraction)
+_CAP = Fraction(10**30)
+_FLOOR = Fraction(1, 1 << 2000)
+
+
+def upper_fraction(x: arb, cap: Fraction = _CAP) -> Fraction:
+    """A rational >= every point of the ball x: its upper end, ``cap`` when x is not finite or
+    not certainly below cap, 2^-2000 when x is certainly below that."""
+    if not x.is_finite() or not x < arb_of_fraction(cap):
+        return cap
+    if x < arb_of_fraction(_FLOOR):
+        return _FLOOR
+    return fraction_of_arb_endpoints(x)[1]
+
+
+def lower_fraction(x: arb, floor: Fraction = Fraction(0)) -> Fraction:
+    """A rational <= every point of the ball x: its lower end, ``floor`` when x is not finite or not
+    certainly above floor; ``floor`` for a ball certainly below 2^-2000."""
+    if not x.is_finite() or not x > arb_of_fraction(floor):
+        return floor
+    if x > arb_of_fraction(_CAP):
+        return _CAP
+    lo = fraction_of_arb_endpoints(x)[0] if x > arb_of_fraction(_FLOOR) else floor
+    return max(lo, floor)
 
 
 def _nearest(x: arb) -> float:  # float ok: round-to-nearest of an Arb midpoint, its error is bounded in mu
@@ -233,7 +272,7 @@ def power_bound(n: int, k: int, s: Fraction, sq: Fraction) -> Fraction:
         e2 = kk * rk1 * e1 + rel * rk1 * (A + e1) + u_pow
         sk1 = arb_of_fraction(s) ** (k - 1)
         out = e2 + ca * (sk1 * A + e2) + u_fft / N.sqrt() + N * uf
-        return fraction_of_arb_endpoints(out)[1]
+        return upper_fraction(out)
 
 
 def _mu_of(n: int) -> Fraction:
@@ -303,7 +342,7 @@ def outside_mass(t: np.ndarray, k: int, start: int, n: int) -> Fraction:
                 lam = Fraction(lam0 * f).limit_denominator(1 << 50)
                 b = _chernoff(poly, k, a, lam, upper)
                 if b.is_finite():
-                    hi = fraction_of_arb_endpoints(b)[1]
+                    hi = upper_fraction(b)
                     best = hi if best is None else min(best, hi)
             if best is None:
                 raise InvalidParameterError("outside_mass: no finite Chernoff bound")
@@ -383,7 +422,7 @@ def power_parts(t: np.ndarray, k: int, n: int, start: int) -> Power:
     s, sq = _sum_up(t)
     l1 = power_bound(n, k, s, sq)
     with ctx.workprec(_PREC):
-        l2 = fraction_of_arb_endpoints(arb_of_fraction(l1) / arb(n).sqrt())[1]
+        l2 = upper_fraction(arb_of_fraction(l1) / arb(n).sqrt())
     return Power(np.roll(v, -(start % n)), start, l2, outside_mass(t, k, start, n))
 
 

@@ -168,7 +168,7 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
             return lo, hi
         cost = time.monotonic() - t0
         width = float((hi - lo) / lo) if hi is not None and lo > 0 else None  # float ok: a prediction
-        factor = 0.85 * math.sqrt(aim / width) if width else 0.5
+        factor = 0.85 * math.sqrt(aim / width) if width else 0.5  # float ok: a grid choice
         factor = min(max(factor, 1 / 8), 0.7)
         if time.monotonic() + cost / factor * 1.2 > deadline:
             return lo, hi
@@ -203,7 +203,7 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
             return lo, hi
         cost = time.monotonic() - t0
         width = float((hi - lo) / lo) if lo > 0 else None  # float ok: a prediction
-        factor = min(max(0.85 * math.sqrt(aim / width) if width else 0.5, 1 / 8), 0.7)
+        factor = min(max(0.85 * math.sqrt(aim / width) if width else 0.5, 1 / 8), 0.7)  # float ok: a grid choice
         if time.monotonic() + cost / factor * 1.2 > deadline:
             return lo, hi
         h = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
