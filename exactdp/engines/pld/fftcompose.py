@@ -91,7 +91,8 @@ def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:
 
 
 def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
-                 up: bool, window: tuple[int, int] | None = None) -> Tilted:
+                 up: bool, window: tuple[int, int] | None = None,
+                 log_target: float = -23.0) -> Tilted:  # float ok: the window's choice only
     """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
     k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's."""
     mids = np.maximum(np.array([float(x.mid()) for x in law_coeffs]), 0.0)  # float ok: choices only
@@ -102,7 +103,7 @@ def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta:
         coeffs = tilted.coeffs() + [arb(0)] * (len(law_coeffs) - tilted.length())
         t = _directed(coeffs, up)
         log_mk = arb_of_fraction(lam) * k
-    n, start = window_for(t, k) if window is None else window
+    n, start = window_for(t, k, log_target) if window is None else window
     progress.tick(f"a float FFT of length {n:,} ({k} steps)")
     return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start))
 
@@ -175,8 +176,10 @@ def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fr
     return order_of_laws(up, low, k, h, eps_hint)
 
 
-def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction) -> FftOrder:
-    """:func:`fft_order` from laws already discretised."""
+def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
+                  log_target: float = -23.0) -> FftOrder:  # float ok: the windows' choice only
+    """:func:`fft_order` from laws already discretised; ``log_target``: the windows' Chernoff tails
+    (:func:`exactdp.engines.pld.fftpower.window_for`)."""
     if low.Q is None or up.stride != 1 or low.stride != 1 or low.qshift != 0:
         raise ValueError("the FFT path takes the binned laws of a continuous model")
     with ctx.workprec(_PREC):
@@ -188,8 +191,8 @@ def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction) ->
         # laws are aimed half a cell per step lower (any aim is sound, docs/pld.md §12.6)
         lmids = np.maximum(np.array([float(x.mid()) for x in pl_]), 0.0)  # float ok: the tilt's choice
         theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
-        t_up = tilted_power(pu, up.offset, h, k, theta, True)
-        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False)
+        t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target)
+        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target)
         t_lq = tilted_power(ql, low.offset, h, k, theta_low, True,
                             (t_lp.power.v.shape[0], t_lp.power.start))
         one = arb(1)
