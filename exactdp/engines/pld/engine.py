@@ -42,7 +42,7 @@ from exactdp.core.numbers import (
 )
 from exactdp.engines.pld.build import Built, finest_build
 from exactdp.engines.pld.extremes import decision_shortcut, delta_shortcut, epsilon_shortcut
-from exactdp.engines.pld.fftquery import ALGORITHM_FFT, fft_delta, fft_epsilon, fft_groups, fft_path
+from exactdp.engines.pld.fftquery import ALGORITHM_FFT, affordable, fft_delta, fft_epsilon, fft_groups, fft_path
 from exactdp.engines.pld.plan import plan
 from exactdp.engines.pld.queries import delta_lower, delta_upper, epsilon_lower, epsilon_upper
 from exactdp.engines.pld.refine import UNDECIDED_WHY, bracket_width, decide, lower_rational, refine, time_budget
@@ -133,10 +133,11 @@ def pld_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGI
     single = single_step_models(comp)
     if single is not None:
         return single_delta(single, eps_g, digits)
-    if eps_g.kind == "rational" and fft_groups(comp) is not None:  # k copies of one mechanism (§12)
+    aim_d = 10.0 ** (-digits) * 0.99  # float ok: a target
+    if (eps_g.kind == "rational" and fft_groups(comp) is not None
+            and affordable(comp, digits, aim_d, time_budget(max_seconds))):  # k copies of one mechanism (§12)
         start = time.monotonic()
-        lo_f, hi_f = fft_delta(comp, eps_g.value, 10.0 ** (-digits) * 0.99, digits,
-                               start + time_budget(max_seconds))
+        lo_f, hi_f = fft_delta(comp, eps_g.value, aim_d, digits, start + time_budget(max_seconds))
         return _enclosure(lo_f, hi_f, digits, False, ALGORITHM_FFT).clamped(Fraction(0), Fraction(1))
     scale = None  # measured by a coarse first pass
     least = eps_floor if eps_floor is not None else lower_rational(eps_g)
@@ -182,9 +183,9 @@ def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_D
         return single_epsilon(single, delta_g, digits)
     if _inf_mass_exceeds(comp, delta_g):  # delta(eps) >= the +inf mass > delta_g for every eps
         return Enclosure.infinite(digits, ALGORITHM)
-    if delta_g > 0 and fft_groups(comp) is not None:  # k copies of one mechanism (docs/pld.md §12)
-        start = time.monotonic()
-        aim = float(rel_width) if rel_width is not None else 10.0 ** (-digits) * 0.99  # float ok: a target
+    aim = float(rel_width) if rel_width is not None else 10.0 ** (-digits) * 0.99  # float ok: a target
+    if delta_g > 0 and fft_groups(comp) is not None and affordable(comp, digits, aim, time_budget(max_seconds)):
+        start = time.monotonic()  # k copies of one mechanism (docs/pld.md §12)
         lo_e, hi_e = fft_epsilon(comp, delta_g, aim, digits, start + time_budget(max_seconds))
         if hi_e is not None:
             return _enclosure(lo_e, hi_e, digits, False, ALGORITHM_FFT)

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from fractions import Fraction
 
-from exactdp.core import progress
+from exactdp.core import memory, progress
 from exactdp.core.errors import TimeBudgetError
 from exactdp.engines.pld.fftcompose import (
     FftOrder,
@@ -30,10 +30,11 @@ from exactdp.engines.pld.fftcompose import (
 )
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
-from exactdp.engines.pld.plan import Plan, plan, prec_for, predicted_grid, tau_for
+from exactdp.engines.pld.plan import BYTES_A, BYTES_B, Plan, plan, prec_for, predicted_grid, tau_for
+from exactdp.engines.pld.refine import STOPPED_BY
 from exactdp.model.composition import Composition
 
-__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
+__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
 
 ALGORITHM_FFT = "pld-fft"
 #: the least number of copies the FFT path takes: below it the exact products are cheap
@@ -124,6 +125,33 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
     return lo, hi, est
 
 
+#: seconds per single-step grid point, discretising and powering both laws (measured on a loaded
+#: machine about 60 us, DP-SGD at h = 1/25936), and bytes per window point of the FFT arrays
+SECONDS_PER_POINT = 2e-4
+FFT_BYTES = 8 * 40
+
+
+def _grid_cost(pl: Plan, h: Fraction, prec: int) -> tuple[float, int]:  # float ok: a prediction only
+    """(seconds, bytes) predicted for one grid of the path: single-step points from the plan's
+    per-step span (twice it: the tails reach further), windows of about 64 sd / h points."""
+    n_orders = len(pl.orders)
+    k = pl.orders[0][0][1]
+    span = (pl.hi - pl.lo) / k if math.isfinite(pl.hi - pl.lo) else 10 * pl.sd
+    points = 2 * span / float(h)  # float ok: a prediction only
+    window = 1 << max(int(64 * pl.sd / float(h)), 1).bit_length()  # float ok: a prediction only
+    seconds = SECONDS_PER_POINT * points * n_orders
+    bytes_ = int(n_orders * (points * (BYTES_A * prec * prec + BYTES_B) + window * FFT_BYTES))
+    return seconds, bytes_
+
+
+def affordable(comp: Composition, digits: int, aim: float, seconds: float) -> bool:  # float ok: a choice
+    """Whether the path's first grid is predicted to fit the time and the memory bound; if not, the
+    exact products answer (their refinement starts coarse and stops at either bound)."""
+    pl = plan(comp)
+    cost, need = _grid_cost(pl, _first_grid(pl, aim), prec_for(digits, Fraction(1, 10**20)))
+    return cost <= 0.5 * seconds and need <= memory.available()
+
+
 def _first_grid(pl: Plan, aim: float) -> Fraction:  # float ok: a grid choice
     hp = predicted_grid(pl, aim)
     # measured: the FFT path reaches the prediction's width at about 1.2 times its grid (DP-SGD,
@@ -176,7 +204,11 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
         factor = min(max(factor, 1 / 8), 0.7)
         if time.monotonic() + cost / factor * 1.2 > deadline:
             return lo, hi
-        h = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
+        h_next = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
+        if _grid_cost(pl, h_next, prec)[1] > memory.available():
+            STOPPED_BY.set("memory")
+            return lo, hi
+        h = h_next
 
 
 def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # float ok: a target
@@ -210,4 +242,8 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
         factor = min(max(0.85 * math.sqrt(aim / width) if width else 0.5, 1 / 8), 0.7)  # float ok: a grid choice
         if time.monotonic() + cost / factor * 1.2 > deadline:
             return lo, hi
-        h = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
+        h_next = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
+        if _grid_cost(pl, h_next, prec)[1] > memory.available():
+            STOPPED_BY.set("memory")
+            return lo, hi
+        h = h_next
