@@ -286,6 +286,12 @@ def _lower(fo: FftOrder, eps_f: Fraction, eps: arb) -> Fraction:
     return best
 
 
+def _scaled(log_f: float, x: float) -> float:  # float ok: x e^{log_f} without overflow, a choice only
+    if x == 0 or not math.isfinite(log_f):
+        return 0.0 if x == 0 or log_f < 0 else math.copysign(math.inf, x)
+    return math.copysign(math.exp(min(log_f + math.log(abs(x)), 700.0)), x)  # float ok: a choice only
+
+
 def delta_curves(fo: FftOrder, lo_eps: float, hi_eps: float):  # float ok: root finding only
     """Float approximations of the upper and lower delta of one order as functions of eps in
     [lo_eps, hi_eps] (dp_accounting-like reading of the powered vectors): they only place the
@@ -315,12 +321,12 @@ def delta_curves(fo: FftOrder, lo_eps: float, hi_eps: float):  # float ok: root 
 
     def upper(eps: float) -> float:  # float ok: a choice only
         i0 = math.floor(eps / hf) + 1 - fo.up.offset
-        x = at(u0, st_u, i0) - math.exp(eps - (fo.up.offset * hf) + uf1 - uf0) * at(u1, st_u, i0)  # float ok
-        return float(fo.p_inf_up.mid()) + math.exp(uf0) * x  # float ok: a choice only
+        x = at(u0, st_u, i0) - _scaled(eps - (fo.up.offset * hf) + uf1 - uf0, at(u1, st_u, i0))
+        return float(fo.p_inf_up.mid()) + _scaled(uf0, x)  # float ok: a choice only
 
     def lower(eps: float) -> float:  # float ok: a choice only
         c = _crossing(fo, Fraction(eps))
-        x = at(p0, st_p, c) * math.exp(pf0) - math.exp(eps - fo.low_q.offset * hf + qf1) * at(q1, st_q, c)  # float ok
+        x = _scaled(pf0, at(p0, st_p, c)) - _scaled(eps - fo.low_q.offset * hf + qf1, at(q1, st_q, c))
         return float(fo.p_inf_low.mid()) + x  # float ok: a choice only
 
     return upper, lower

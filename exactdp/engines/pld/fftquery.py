@@ -17,22 +17,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from exactdp.core import memory, progress
 from exactdp.core.errors import TimeBudgetError
-from exactdp.engines.pld.fftcompose import (
-    FftOrder,
-    delta_curves,
-    eps_hint,
-    order_delta_bounds,
-    order_of_laws,
-    step_laws,
-)
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 from exactdp.engines.pld.plan import BYTES_A, BYTES_B, Plan, plan, prec_for, predicted_grid, tau_for
 from exactdp.engines.pld.refine import STOPPED_BY
 from exactdp.model.composition import Composition
+
+if TYPE_CHECKING:  # numpy is imported only when the path runs (exactdp stays light to import)
+    from exactdp.engines.pld.fftcompose import FftOrder
 
 __all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
 
@@ -80,6 +76,8 @@ def fft_groups(comp: Composition) -> list[tuple[LossModel, int]] | None:
 
 def _orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]], h: Fraction,
             hint: Fraction, aim: float) -> list[FftOrder]:  # float ok: the windows' choice only
+    from exactdp.engines.pld.fftcompose import order_of_laws
+
     # the wrapped mass: about e^-23 of the tilted law, less for finer aims (docs/pld.md §12.4), a choice
     log_target = max(min(math.log(aim) - 10.0, -23.0), -40.0)  # float ok: the windows' choice only
     return [order_of_laws(up, low, k, h, hint, log_target) for (up, low), (_, k) in zip(laws, groups)]
@@ -97,6 +95,8 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
                  span: float) -> tuple[Fraction, Fraction | None, float]:  # float ok: the next hint
     """(lower, upper, float estimate) of the optimal eps from one set of powered orders: float
     roots of each order's curves, then outward steps until certified (docs/pld.md §8, §12.6)."""
+    from exactdp.engines.pld.fftcompose import delta_curves, order_delta_bounds
+
     dg = float(delta_g)  # float ok: root finding only
     a, b = max(guess - span, 0.0), guess + span
     ups, lows = [], []
@@ -164,6 +164,8 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
                 deadline: float) -> tuple[Fraction, Fraction | None]:  # float ok: a clock time
     """A certified [lower, upper] of the optimal eps at delta_g (upper None: none certified yet),
     refined until the relative width is at most ``aim`` or the ``time.monotonic()`` deadline."""
+    from exactdp.engines.pld.fftcompose import eps_hint, step_laws
+
     groups = fft_groups(comp)
     if groups is None:
         raise ValueError("fft_epsilon: not k copies of one continuous mechanism")
@@ -215,6 +217,8 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
               deadline: float) -> tuple[Fraction, Fraction]:  # float ok: a clock time
     """A certified [lower, upper] of delta(eps_g) (the larger order), refined until the relative
     width is at most ``aim`` or the ``time.monotonic()`` deadline."""
+    from exactdp.engines.pld.fftcompose import order_delta_bounds, step_laws
+
     groups = fft_groups(comp)
     if groups is None:
         raise ValueError("fft_delta: not k copies of one continuous mechanism")
