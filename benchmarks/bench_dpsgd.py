@@ -16,7 +16,12 @@ and exactdp still runs.
 ``--old CHECKOUT``: also run exactdp from that checkout (its source tree put first on the child's
 ``sys.path``, ahead of an editable install), interleaved with the current one: a before/after comparison on the same machine
 in the same run; the last column says whether the two printed brackets are the same.
-``--quick``: rows 0 and 3 only.
+``--quick``: rows 0 and 4 only (10^3 steps, and sigma 2 q 0.001 x 10^5).
+
+``--exact-products``: also run exactdp with the float-FFT path off (the exact products of
+docs/pld.md §7.2), interleaved.  ``--width W``: exactdp answers to the certified relative width W
+(e.g. 1e-6) instead of the row's digits.  The last column names the algorithm that answered
+(``pld-fft``: the tilted float FFT with a proved bound, docs/pld.md §12).
 
 ``--products [LENGTH]``: instead, the exact products the fixed-point chains make (pld/fixed.py
 ``compose``), on a Gaussian-shaped law of LENGTH (84,000) coefficients of 80 bits (the sizes of the
@@ -40,24 +45,32 @@ ROWS = [
     ("s=1 q=0.01 x 10^3", "gaussian:sigma=1,q=0.01,count=1000", "1e-5", 6, 120),
     ("s=1 q=0.01 x 10^4", "gaussian:sigma=1,q=0.01,count=10000", "1e-5", 6, 120),
     ("s=1 q=0.01 x 10^5", "gaussian:sigma=1,q=0.01,count=100000", "1e-5", 6, 120),
+    ("s=1 q=0.01 x 10^6", "gaussian:sigma=1,q=0.01,count=1000000", "1e-5", 6, 120),
     ("s=2 q=0.001 x 10^5", "gaussian:sigma=2,q=0.001,count=100000", "1e-5", 3, 120),
 ]
-QUICK = (0, 3)
+QUICK = (0, 4)
 
 
-def _exactdp(i: int) -> dict:
+def _exactdp(i: int, exact_products: bool = False, width: str | None = None) -> dict:
     import exactdp
     from exactdp import Composition, optimal_epsilon
     from exactdp.core import progress
+    from exactdp.engines.pld.engine import pld_epsilon
+    from exactdp.engines.pld.fftquery import fft_path
 
     _, spec, delta, digits, budget = ROWS[i]
     comp = Composition.of([spec])
     t = time.perf_counter()
-    with progress.task("bench", max_seconds=budget, stream=None):
-        enc = optimal_epsilon(comp, delta, digits=digits)
+    with progress.task("bench", max_seconds=budget, stream=None), fft_path(not exact_products):
+        if width is None:
+            enc = optimal_epsilon(comp, delta, digits=digits)
+        else:  # the time to a certified relative width (issue 26: 1e-6)
+            enc = pld_epsilon(comp, Fraction(delta), digits=8, rel_width=Fraction(width))
+            w = (Fraction(enc.upper) - Fraction(enc.lower)) / Fraction(enc.lower)
+            enc = type(enc)(enc.lower, enc.upper, digits if w <= Fraction(width) else 0, algorithm=enc.algorithm)
     dt = time.perf_counter() - t
     return {"seconds": dt, "lower": str(enc.lower), "upper": str(enc.upper), "digits": enc.digits,
-            "source": os.path.dirname(exactdp.__file__)}
+            "source": os.path.dirname(exactdp.__file__), "algorithm": enc.algorithm}
 
 
 def _dp_accounting(i: int) -> dict:
@@ -76,10 +89,12 @@ def _dp_accounting(i: int) -> dict:
     return {"seconds": time.perf_counter() - t, "value": v}
 
 
-def _child(who: str, i: int, pythonpath: str | None = None) -> dict:
+def _child(who: str, i: int, pythonpath: str | None = None, width: str | None = None) -> dict:
     env = dict(os.environ)
     if pythonpath:
         env["EXACTDP_BENCH_SOURCE"] = pythonpath
+    if width:
+        env["EXACTDP_BENCH_WIDTH"] = width
     budget = ROWS[i][4]
     try:
         out = subprocess.run([sys.executable, __file__, "--child", who, str(i)], capture_output=True, text=True,
@@ -117,7 +132,8 @@ def _line(name: str, digits: int, peer: dict, ex: dict) -> str:
     else:
         ratio = "      -"
         p = f"{peer.get('skipped', peer.get('error', '?'))[:27]:>27s}"
-    return f"{name:20s} {digits:2d} {ex['seconds']:8.2f}s {width:9.1e} {reached:17s} {p} {ratio}"
+    return (f"{name:20s} {digits:2d} {ex['seconds']:8.2f}s {width:9.1e} {reached:17s} {p} {ratio}"
+            f"  {ex.get('algorithm', '')}")
 
 
 def products(n: int, rounds: int) -> None:
@@ -156,8 +172,11 @@ def main(argv: list[str]) -> int:
         if src:  # that checkout's exactdp, ahead of an editable install's finder
             sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__]
             sys.path.insert(0, src)
-        fn = _exactdp if argv[1] == "exactdp" else _dp_accounting
-        print(json.dumps(fn(int(argv[2]))))
+        width = os.environ.get("EXACTDP_BENCH_WIDTH")
+        if argv[1] == "dp_accounting":
+            print(json.dumps(_dp_accounting(int(argv[2]))))
+        else:
+            print(json.dumps(_exactdp(int(argv[2]), argv[1] == "exactdp-exact", width)))
         return 0
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 3
     if "--products" in argv:
@@ -168,18 +187,24 @@ def main(argv: list[str]) -> int:
     if "--only" in argv:
         rows = tuple(int(x) for x in argv[argv.index("--only") + 1].split(","))
     old = argv[argv.index("--old") + 1] if "--old" in argv else None
+    exact_products = "--exact-products" in argv
+    width = argv[argv.index("--width") + 1] if "--width" in argv else None
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     print(f"{'row':20s} {'d':>2s} {'exactdp':>9s} {'width':>9s} {'digits':17s} {'dp_accounting':>9s} "
           f"{'vs bracket':>16s} {'ratio':>7s}")
     for i in rows:
         name, digits = ROWS[i][0], ROWS[i][3]
-        peer, new, before = [], [], []
+        peer, new, before, exact = [], [], [], []
         for _ in range(rounds):
             peer.append(_child("dp_accounting", i))
             if old is not None:
-                before.append(_child("exactdp", i, os.path.abspath(old)))
-            new.append(_child("exactdp", i, here))
+                before.append(_child("exactdp", i, os.path.abspath(old), width))
+            if exact_products:
+                exact.append(_child("exactdp-exact", i, here, width))
+            new.append(_child("exactdp", i, here, width))
         p, n = _best(peer), _best(new)
+        if exact_products:
+            print(_line(name + " (exact products)", digits, p, _best(exact)))
         if old is not None:
             b = _best(before)
             same = "same bracket" if (b.get("lower"), b.get("upper")) == (n.get("lower"), n.get("upper")) else "DIFFERENT"

@@ -138,7 +138,7 @@ ENGINES: dict[str, Engine] = {e.name: e for e in (
            lambda c, x, d, _: pld.pld_delta(c, x, digits=d),
            lambda c, x, d, _: pld.pld_epsilon(c, x, digits=d),
            lambda c, e, dg, _: pld.pld_decide(c, e, dg),
-           ("pld", "pld-lattice", "pld-single-step", "pld-extremes")),
+           ("pld", "pld-lattice", "pld-single-step", "pld-extremes", "pld-fft")),
 )}
 
 

@@ -44,10 +44,11 @@ print(f"builds={made[0]}", file=sys.stderr)
 sys.exit(status)
 """
 
-#: an off-lattice query (binned lower laws with their Q, and an upper law), decided within its digits
-QUERY = ["epsilon", "--mechanism", "gaussian:sigma=1,q=0.01,count=100", "--at-delta", "1e-5", "--digits", "4",
+#: an off-lattice query (binned lower laws with their Q, and an upper law), decided within its digits;
+#: 15 copies, below the float-FFT path (docs/pld.md §12), so the exact products build and store
+QUERY = ["epsilon", "--mechanism", "gaussian:sigma=1,q=0.01,count=15", "--at-delta", "1e-5", "--digits", "4",
          "--json"]
-QUERY_OBJ: dict[str, Any] = {"query": "epsilon", "mechanisms": ["gaussian:sigma=1,q=0.01,count=100"],
+QUERY_OBJ: dict[str, Any] = {"query": "epsilon", "mechanisms": ["gaussian:sigma=1,q=0.01,count=15"],
                              "at_delta": "1e-5", "digits": 4}
 #: a query on the exact lattice (an exact chain, upper = lower with the missing mass at +inf)
 LATTICE_OBJ: dict[str, Any] = {"query": "delta", "mechanisms": [["0.01", "0", 3000], ["0.02", "0", 3]],
@@ -254,7 +255,7 @@ def test_a_file_of_another_key_is_not_trusted(monkeypatch: pytest.MonkeyPatch, t
                                               counted: list[int]) -> None:
     ref, builds = _builds(QUERY_OBJ)
     (key_a, b_a), = list(builds.items())[:1]
-    other = {**QUERY_OBJ, "mechanisms": ["gaussian:sigma=1.25,q=0.01,count=100"]}
+    other = {**QUERY_OBJ, "mechanisms": ["gaussian:sigma=1.25,q=0.01,count=15"]}
     ref_b, builds_b = _builds(other)
     monkeypatch.setenv(store.ENV_DIR, str(tmp_path))
     # the file of each build of the second query holds the first query's build

@@ -42,6 +42,7 @@ from exactdp.core.numbers import (
 )
 from exactdp.engines.pld.build import Built, finest_build
 from exactdp.engines.pld.extremes import decision_shortcut, delta_shortcut, epsilon_shortcut
+from exactdp.engines.pld.fftquery import ALGORITHM_FFT, affordable, fft_delta, fft_epsilon, fft_groups, fft_path
 from exactdp.engines.pld.plan import plan
 from exactdp.engines.pld.queries import delta_lower, delta_upper, epsilon_lower, epsilon_upper
 from exactdp.engines.pld.refine import UNDECIDED_WHY, bracket_width, decide, lower_rational, refine, time_budget
@@ -68,10 +69,11 @@ def _certified_digits(lo: Fraction | float, hi: Fraction | float, wanted: int) -
     return d
 
 
-def _enclosure(lo: Fraction | float, hi: Fraction | float, digits: int, exact: bool) -> Enclosure:
+def _enclosure(lo: Fraction | float, hi: Fraction | float, digits: int, exact: bool,
+               alg: str | None = None) -> Enclosure:
     """The engine's enclosure of a bracket, with the digits it certifies (``pld-lattice`` when the
-    exact lattice answered)."""
-    alg = ALGORITHM_LATTICE if exact else ALGORITHM
+    exact lattice answered, ``alg`` when given)."""
+    alg = alg if alg is not None else (ALGORITHM_LATTICE if exact else ALGORITHM)
     if isinstance(lo, float) and isinstance(hi, float):
         return Enclosure.infinite(digits, alg)
     d = _certified_digits(lo, hi, digits)
@@ -131,6 +133,12 @@ def pld_delta(comp: Composition, eps_g: ExactReal, *, digits: int = DEFAULT_DIGI
     single = single_step_models(comp)
     if single is not None:
         return single_delta(single, eps_g, digits)
+    aim_d = 10.0 ** (-digits) * 0.99  # float ok: a target
+    if (eps_g.kind == "rational" and fft_groups(comp) is not None
+            and affordable(comp, digits, aim_d, time_budget(max_seconds))):  # k copies of one mechanism (§12)
+        start = time.monotonic()
+        lo_f, hi_f = fft_delta(comp, eps_g.value, aim_d, digits, start + time_budget(max_seconds))
+        return _enclosure(lo_f, hi_f, digits, False, ALGORITHM_FFT).clamped(Fraction(0), Fraction(1))
     scale = None  # measured by a coarse first pass
     least = eps_floor if eps_floor is not None else lower_rational(eps_g)
 
@@ -175,6 +183,12 @@ def pld_epsilon(comp: Composition, delta_g: Fraction, *, digits: int = DEFAULT_D
         return single_epsilon(single, delta_g, digits)
     if _inf_mass_exceeds(comp, delta_g):  # delta(eps) >= the +inf mass > delta_g for every eps
         return Enclosure.infinite(digits, ALGORITHM)
+    aim = float(rel_width) if rel_width is not None else 10.0 ** (-digits) * 0.99  # float ok: a target
+    if delta_g > 0 and fft_groups(comp) is not None and affordable(comp, digits, aim, time_budget(max_seconds)):
+        start = time.monotonic()  # k copies of one mechanism (docs/pld.md §12)
+        lo_e, hi_e = fft_epsilon(comp, delta_g, aim, digits, start + time_budget(max_seconds))
+        if hi_e is not None:
+            return _enclosure(lo_e, hi_e, digits, False, ALGORITHM_FFT)
     if delta_g <= 0:
         scale = Fraction(1, 10**30)
     else:
@@ -244,7 +258,8 @@ def _delta_curve(comp: Composition, eps_list: list[ExactReal], digits: int,
     with ctx.workprec(64):
         hardest = max(eps_list, key=lambda e: e.arb().mid())
     least = min(lower_rational(e) for e in eps_list)
-    first = pld_delta(comp, hardest, digits=digits, max_seconds=max_seconds, eps_floor=least)
+    with fft_path(False):  # a curve reads every point off one build of the exact products
+        first = pld_delta(comp, hardest, digits=digits, max_seconds=max_seconds, eps_floor=least)
     b = finest_build(comp, least)
     if b is None:
         return [first for _ in eps_list]
@@ -276,7 +291,8 @@ def _epsilon_curve(comp: Composition, deltas: list[Fraction], digits: int,
                    max_seconds: float | None) -> list[Enclosure]:
     if single_step_models(comp) is not None:
         return [pld_epsilon(comp, d, digits=digits) for d in deltas]
-    first = pld_epsilon(comp, min(deltas), digits=digits, max_seconds=max_seconds, floors=False)
+    with fft_path(False):  # a curve reads every point off one build of the exact products
+        first = pld_epsilon(comp, min(deltas), digits=digits, max_seconds=max_seconds, floors=False)
     b = finest_build(comp)
     if b is None:
         return [first for _ in deltas]

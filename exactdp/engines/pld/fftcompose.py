@@ -1,0 +1,369 @@
+"""k copies of one mechanism composed by a tilted float FFT, with a proved bound (docs/pld.md §12).
+
+For each order of the pair the single-step laws are the engine's own (connect-the-dots above,
+binned below, :func:`exactdp.engines.pld.discrete.discretize` on the grid ``h``).  Every mass vector
+is *tilted* (``t_i = p_i e^{theta h i} / M``), rounded to float64 in the safe direction (up for the
+upper P-law and the lower law's tilted Q, down for the lower P), powered k times by
+:func:`exactdp.engines.pld.fftpower.power_parts`, and read back through the tilt:
+``p^{*k}_I = M^k e^{-theta h I} t^{*k}_I``.  Every weight a query puts on a composed mass is at most
+``e^{-theta h I0}`` beyond the query's first index I0, so the FFT's l2 error and its wrapped mass
+enter the bound multiplied by ``M^k e^{-theta h I0}`` only: the tilt turns the absolute float error
+into a relative one (docs/pld.md §12.6).  Sums over the float vectors are evaluated in Arb from
+their exact binary values; nothing here returns a float.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from flint import arb, arb_poly, ctx
+
+from exactdp.core import progress
+from exactdp.core.numbers import arb_of_fraction
+from exactdp.engines.pld.discrete import discretize, tail_range
+from exactdp.engines.pld.fftpower import Power, lower_fraction, power_parts, upper_fraction, window_for
+from exactdp.engines.pld.laws import Law
+from exactdp.engines.pld.models import LossModel
+
+__all__ = ["FftOrder", "Tilted", "choose_theta", "delta_curves", "fft_order", "order_delta_bounds", "order_of_laws",
+           "step_laws", "tilted_power"]
+
+_PREC = 128
+
+
+@dataclass(frozen=True)
+class Tilted:
+    """A powered tilted vector: the composed mass at power index I (grid index ``offset + I``) is
+    ``M^k e^{-theta h I} (w_I + e_I)``, w the exact powered float vector read as ``power.v``."""
+
+    theta: Fraction     # tilt per unit of loss (>= 0)
+    h: Fraction
+    offset: int         # k times the single-step law's offset
+    log_mk: arb         # log M^k = k log M (M = e^{lam}, lam rational)
+    power: Power
+
+
+def _directed(coeffs: list[arb], up: bool) -> np.ndarray:  # float ok: floats bounding balls, checked
+    """Floats at least (``up``) or at most the balls' ends, nonnegative (docs/pld.md §12.6).
+
+    ``float`` of an exact Arb point is within one unit in the last place; two steps of nextafter
+    outward cover it, and the result is checked exactly against the end it must bound."""
+    ends = [x.upper() if up else x.lower() for x in coeffs]
+    f = np.array([float(e) for e in ends])  # float ok: a conversion, moved outward and checked below
+    f = np.nextafter(np.nextafter(f, np.inf if up else -np.inf), np.inf if up else -np.inf)
+    f = np.maximum(f, 0.0)  # a mass is >= 0: 0 is below every true mass
+    for x, e in zip(f.tolist(), ends):
+        if (up and not arb(x) >= e) or (not up and x > 0 and not arb(x) <= e):
+            raise AssertionError("a directed float does not bound its ball")
+    return f
+
+
+def _log_mgf(p: np.ndarray, rate: float) -> float:  # float ok: a tilt choice only
+    i = np.nonzero(p > 0)[0]
+    z = np.log(p[i]) + rate * i
+    m = float(z.max())  # float ok: a choice only
+    return m + math.log(float(np.exp(z - m).sum()))  # float ok: a choice only
+
+
+def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:  # float ok: a choice
+    """A tilt theta >= 0 near the saddle point: the tilted k-fold mean loss ``k E_t[i] h`` at ``target``
+    (a loss above the law's offset).  Any theta >= 0 is sound; this one makes the bound relative."""
+    hf = float(h)  # float ok: a choice only
+    i = np.arange(p.shape[0], dtype=np.float64)
+
+    def mean(theta: float) -> float:  # float ok: a choice only
+        z = np.log(np.maximum(p, 1e-320)) + theta * hf * i
+        w = np.exp(z - z.max())
+        return float(k * hf * (w * i).sum() / w.sum())  # float ok: a choice only
+
+    if not target > mean(0.0):
+        return Fraction(0)
+    lo, hi = 0.0, 1.0
+    while mean(hi) < target and hi < 1e4:
+        lo, hi = hi, hi * 2
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mean(mid) < target else (lo, mid)
+    return Fraction(lo).limit_denominator(1 << 20)
+
+
+def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
+                 up: bool, window: tuple[int, int] | None = None,
+                 log_target: float = -23.0) -> Tilted:  # float ok: the window's choice only
+    """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
+    k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's."""
+    mids = np.maximum(np.array([float(x.mid()) for x in law_coeffs]), 0.0)  # float ok: choices only
+    lam = Fraction(_log_mgf(mids, float(theta * h))).limit_denominator(1 << 30)  # float ok: M's choice
+    with ctx.workprec(_PREC):
+        r = arb_of_fraction(theta * h).exp()
+        tilted = arb_poly(law_coeffs)(arb_poly([0, r])) * (-arb_of_fraction(lam)).exp()
+        coeffs = tilted.coeffs() + [arb(0)] * (len(law_coeffs) - tilted.length())
+        t = _directed(coeffs, up)
+        log_mk = arb_of_fraction(lam) * k
+    n, start = window_for(t, k, log_target) if window is None else window
+    progress.tick(f"a float FFT of length {n:,} ({k} steps)")
+    return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start))
+
+
+_SUFFIX: dict[tuple[int, int], tuple[Tilted, arb_poly]] = {}
+
+
+def _suffix_poly(tl: Tilted, a: int) -> arb_poly:
+    """The exact floats ``v[a:]`` as an Arb polynomial (the last few are kept)."""
+    hit = _SUFFIX.get((id(tl), a))
+    if hit is not None and hit[0] is tl:
+        return hit[1]
+    p = arb_poly(tl.power.v[a:].tolist())
+    if len(_SUFFIX) > 16:
+        _SUFFIX.clear()
+    _SUFFIX[(id(tl), a)] = (tl, p)
+    return p
+
+
+def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
+    """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
+    a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
+    the l2 error times the weights' l2 norm, plus twice the wrapped mass times the largest weight."""
+    pw = tl.power
+    rate = arb_of_fraction((tl.theta + extra) * tl.h)
+    a = max(i0 - pw.start, 0)
+    top = arb(-1) * rate * i0
+    w_max = top.exp()
+    if a < pw.v.shape[0]:
+        x = (-rate).exp()
+        s = _suffix_poly(tl, a)(x) * (-(rate * (pw.start + a))).exp()
+    else:
+        s = arb(0)
+    n = arb(pw.v.shape[0])
+    if rate > 0:
+        w2 = w_max * (1 / (1 - (-2 * rate).exp())).sqrt()
+        w2 = min(w_max * n.sqrt(), w2)
+    else:
+        w2 = w_max * n.sqrt()
+    err = w2 * arb_of_fraction(pw.l2) + 2 * w_max * arb_of_fraction(pw.outside)
+    return s, err
+
+
+@dataclass(frozen=True)
+class FftOrder:
+    """One order of k copies of a mechanism on grid h: the powered upper P-law, the powered lower
+    P- and tilted Q-laws, and the two +inf masses composed k times."""
+
+    h: Fraction
+    k: int
+    up: Tilted
+    low_p: Tilted
+    low_q: Tilted
+    p_inf_up: arb       # 1 - (1 - p_inf)^k of the upper law
+    p_inf_low: arb
+
+
+def step_laws(model: LossModel, h: Fraction, tau: Fraction, prec: int) -> tuple[Law, Law]:
+    """The engine's single-step (upper, lower) laws of ``model`` on the grid h, tails beyond ``tau``
+    moved or dropped as docs/pld.md §2, §3, §5 say."""
+    jmin, jmax = tail_range(model, h, tau)
+    with ctx.workprec(prec):
+        return discretize(model, h, jmin, jmax, prec=prec)
+
+
+def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fraction, prec: int) -> FftOrder:
+    """Discretise ``model`` on the grid h (:func:`step_laws`) and power each law k times by the tilted
+    FFT, the tilt aimed at losses near ``eps_hint`` (any hint is sound)."""
+    up, low = step_laws(model, h, tau, prec)
+    return order_of_laws(up, low, k, h, eps_hint)
+
+
+def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
+                  log_target: float = -23.0) -> FftOrder:  # float ok: the windows' choice only
+    """:func:`fft_order` from laws already discretised; ``log_target``: the windows' Chernoff tails
+    (:func:`exactdp.engines.pld.fftpower.window_for`)."""
+    if low.Q is None or up.stride != 1 or low.stride != 1 or low.qshift != 0:
+        raise ValueError("the FFT path takes the binned laws of a continuous model")
+    with ctx.workprec(_PREC):
+        pu = up.P.coeffs()
+        pl_, ql = low.P.coeffs(), low.Q.coeffs()
+        mids = np.maximum(np.array([float(x.mid()) for x in pu]), 0.0)  # float ok: the tilt's choice
+        theta = choose_theta(mids, k, h, float(eps_hint - k * up.offset * h))  # float ok: a choice
+        # a binned index sum J stands for losses in (J h, (J + k) h], about J h + k h / 2: the lower
+        # laws are aimed half a cell per step lower (any aim is sound, docs/pld.md §12.6)
+        lmids = np.maximum(np.array([float(x.mid()) for x in pl_]), 0.0)  # float ok: the tilt's choice
+        theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
+        t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target)
+        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target)
+        t_lq = tilted_power(ql, low.offset, h, k, theta_low, True,
+                            (t_lp.power.v.shape[0], t_lp.power.start))
+        one = arb(1)
+        inf_up = one - (one - up.p_inf) ** k
+        inf_low = one - (one - low.p_inf) ** k
+    return FftOrder(h, k, t_up, t_lp, t_lq, inf_up, inf_low)
+
+
+def _first_index(tl: Tilted, eps: Fraction, strict: bool) -> int:
+    """The least power index I whose loss (offset + I) h is > eps (``strict``) or >= eps, exactly."""
+    q = eps / tl.h
+    j = math.floor(q) + 1 if strict else math.ceil(q)
+    return j - tl.offset
+
+
+_RATIOS: dict[int, tuple[FftOrder, np.ndarray]] = {}
+
+
+def _log_ratio(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
+    """log(P_I / (Q_I e^{I h})) of the powered binned pair in floats, by power index (cached)."""
+    hit = _RATIOS.get(id(fo))
+    if hit is not None and hit[0] is fo:
+        return hit[1]
+    tp, tq = fo.low_p, fo.low_q
+    i = tp.power.start + np.arange(tp.power.v.shape[0], dtype=np.float64)
+    with ctx.workprec(64):
+        c = float((tp.log_mk - tq.log_mk).mid()) + tq.offset * float(fo.h)  # float ok: a choice
+    vp, vq = tp.power.v, tq.power.v
+    # above the float noise only (a choice: each cut is certified whatever it is)
+    ok = (vp > 1e-11 * vp.max()) & (vq > 1e-11 * vq.max())
+    ratio = np.full(vp.shape, -np.inf)
+    ratio[ok] = np.log(vp[ok]) - np.log(vq[ok]) + c + float(fo.h) * i[ok]  # float ok: a choice
+    _RATIOS.clear()
+    _RATIOS[id(fo)] = (fo, ratio)
+    return ratio
+
+
+def _crossing(fo: FftOrder, eps_f: Fraction) -> int:  # a cut's choice only, from floats
+    """The first power index where the binned pair's ``P_I - e^eps Q_I`` turns positive (in floats:
+    only where the cuts are tried; each cut is certified, docs/pld.md §3)."""
+    tp, tq = fo.low_p, fo.low_q
+    i_eps = _first_index(tp, eps_f, False)
+    if tp.power.start != tq.power.start or tp.power.v.shape != tq.power.v.shape:
+        return i_eps
+    ratio = _log_ratio(fo)
+    # a binned index sum J has its loss in (J h, (J + k) h]: the crossing lies in [i_eps - k, i_eps]
+    lo = max(i_eps - fo.k - 2 - tp.power.start, 0)
+    hi = max(min(i_eps + 2 - tp.power.start, ratio.shape[0]), lo)
+    pos = np.nonzero(ratio[lo:hi] >= float(eps_f))[0]  # float ok: a choice only
+    return int(tp.power.start + lo + pos[0]) if pos.shape[0] else i_eps
+
+
+def order_delta_bounds(fo: FftOrder, eps_f: Fraction, sides: str = "both") -> tuple[Fraction, Fraction]:
+    """Certified [lower, upper] of delta(eps_f) for one order (docs/pld.md §12.6).
+
+    Upper: ``p_inf + M^k (A - e^{eps - offset h} B + err)`` over the losses above eps (connect the
+    dots, §2), ``A = sum v_I e^{-theta h I}``, ``B = sum v_I e^{-(theta + 1) h I}``.  Lower: the
+    binned pair's cut sums (§3), ``sum_{I >= I0} P_I - e^eps sum_{I >= I0} Q_I``, P from below and Q
+    from above, for a few cuts around the crossing; the best is kept.
+    """
+    with ctx.workprec(_PREC):
+        eps = arb_of_fraction(eps_f)
+        tu = fo.up
+        if sides == "lower":
+            return _lower(fo, eps_f, eps), Fraction(1)
+        i0 = _first_index(tu, eps_f, True)
+        a, ea = _tail_sums(tu, i0, Fraction(0))
+        b, eb = _tail_sums(tu, i0, Fraction(1))
+        shift = (eps - arb_of_fraction(tu.offset * fo.h)).exp()
+        # every weight (1 - e^{eps - l}) e^{-theta h I} lies in [0, e^{-theta h i0}]: only ea counts
+        up_val = fo.p_inf_up + tu.log_mk.exp() * (a - shift * b + ea)
+        del eb
+        hi = upper_fraction(up_val, Fraction(1))
+        if sides == "upper":
+            return Fraction(0), hi
+        best = _lower(fo, eps_f, eps)
+        return best, max(hi, best)
+
+
+def _lower(fo: FftOrder, eps_f: Fraction, eps: arb) -> Fraction:
+    """The binned pair's best certified cut sum at eps (docs/pld.md §3, §12.6)."""
+    tp, tq = fo.low_p, fo.low_q
+    j0 = _crossing(fo, eps_f)
+    best = Fraction(0)
+    qshift = (eps - arb_of_fraction(tq.offset * fo.h)).exp()
+    for c in (j0,):  # the crossing: the terms around it are near 0, so one cut is about the best
+        sp, ep = _tail_sums(tp, c, Fraction(0))
+        sq, eq = _tail_sums(tq, c, Fraction(1))
+        val = fo.p_inf_low + tp.log_mk.exp() * (sp - ep) - qshift * tq.log_mk.exp() * (sq + eq)
+        best = max(best, lower_fraction(val))
+    return best
+
+
+def _scaled(log_f: float, x: float) -> float:  # float ok: x e^{log_f} without overflow, a choice only
+    if x == 0 or not math.isfinite(log_f):
+        return 0.0 if x == 0 or log_f < 0 else math.copysign(math.inf, x)
+    return math.copysign(math.exp(min(log_f + math.log(abs(x)), 700.0)), x)  # float ok: a choice only
+
+
+def delta_curves(fo: FftOrder, lo_eps: float, hi_eps: float):  # float ok: root finding only
+    """Float approximations of the upper and lower delta of one order as functions of eps in
+    [lo_eps, hi_eps] (dp_accounting-like reading of the powered vectors): they only place the
+    candidate eps that :func:`order_delta_bounds` then certifies."""
+    hf = float(fo.h)  # float ok: a choice only
+
+    def curve(tl: Tilted, extra: int):  # float ok: a choice only
+        pw = tl.power
+        i = pw.start + np.arange(pw.v.shape[0], dtype=np.float64)
+        i_ref = (lo_eps / hf) - tl.offset
+        with ctx.workprec(64):
+            lmk = float(tl.log_mk.mid())  # float ok: a choice only
+        rate = (float(tl.theta) + extra) * hf  # float ok: a choice only
+        z = np.clip(-rate * (i - i_ref), -700.0, 700.0)
+        w = pw.v * np.exp(z)
+        cum = np.cumsum(w[::-1])[::-1]  # cum[a] = sum_{i >= a} v_i e^{-rate (i - i_ref)}
+        return cum, lmk - rate * i_ref, pw.start
+
+    u0, uf0, st_u = curve(fo.up, 0)
+    u1, uf1, _ = curve(fo.up, 1)
+    p0, pf0, st_p = curve(fo.low_p, 0)
+    q1, qf1, st_q = curve(fo.low_q, 1)
+
+    def at(cum, start: int, idx: int) -> float:  # float ok: a choice only
+        a = idx - start
+        return float(cum[a]) if 0 <= a < cum.shape[0] else (0.0 if a >= cum.shape[0] else float(cum[0]))  # float ok: a choice only
+
+    def upper(eps: float) -> float:  # float ok: a choice only
+        i0 = math.floor(eps / hf) + 1 - fo.up.offset
+        x = at(u0, st_u, i0) - _scaled(eps - (fo.up.offset * hf) + uf1 - uf0, at(u1, st_u, i0))
+        return float(fo.p_inf_up.mid()) + _scaled(uf0, x)  # float ok: a choice only
+
+    def lower(eps: float) -> float:  # float ok: a choice only
+        c = _crossing(fo, Fraction(eps))
+        x = _scaled(pf0, at(p0, st_p, c)) - _scaled(eps - fo.low_q.offset * hf + qf1, at(q1, st_q, c))
+        return float(fo.p_inf_low.mid()) + x  # float ok: a choice only
+
+    return upper, lower
+
+
+def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a tilt's aim only
+    """A saddle-point estimate of the eps where k copies of the upper law reach delta_g: with the
+    law tilted by theta (mean m, variance s^2 of the k-fold loss), delta is about
+    ``M^k e^{-theta (m - k offset h)} (1/theta - 1/(theta + 1)) / (s sqrt(2 pi))``.  Only aims the
+    tilt (any aim is sound); None when the law is too small to say."""
+    hf = float(up.h)  # float ok: a choice only
+    with ctx.workprec(64):
+        p = np.maximum(np.array([float(x.mid()) for x in up.P.coeffs()]), 0.0)  # float ok: a choice
+    nz = np.nonzero(p > 0)[0]
+    if nz.shape[0] < 2:
+        return None
+    lp = np.log(p[nz])
+    i = nz.astype(np.float64)
+    target = math.log(float(delta_g))  # float ok: a choice only
+
+    def at(theta: float) -> tuple[float, float]:  # float ok: (eps, log delta) estimates
+        z = lp + theta * hf * i
+        zm = z.max()
+        w = np.exp(z - zm)
+        sw = w.sum()
+        mean = float((w * i).sum() / sw)  # float ok: a choice only
+        var = float((w * (i - mean) ** 2).sum() / sw)  # float ok: a choice only
+        log_m = zm + math.log(sw)  # float ok: a choice only
+        s = math.sqrt(max(k * var, 1e-300)) * hf  # float ok: a choice only
+        log_d = (k * log_m - theta * k * mean * hf + math.log(1 / theta - 1 / (theta + 1))  # float ok
+                 - math.log(s * math.sqrt(2 * math.pi)))  # float ok: a choice only
+        return (up.offset + mean) * k * hf, log_d
+
+    lo, hi = 1e-6, 1.0
+    while at(hi)[1] > target and hi < 1e6:
+        lo, hi = hi, hi * 2
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)  # float ok: a choice only
+        lo, hi = (mid, hi) if at(mid)[1] > target else (lo, mid)
+    return at(hi)[0]

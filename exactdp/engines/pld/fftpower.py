@@ -1,0 +1,446 @@
+"""The k-fold convolution power of a nonnegative float vector by one float FFT, with a proved l1 bound.
+
+:func:`power_tilted` computes ``t^{*k}`` (the law of the sum of k independent copies of an index
+drawn from ``t``) the way dp_accounting does (forward FFT, pointwise k-th power, inverse FFT), but
+every step is a correctly rounded IEEE operation with a proved error bound, and the bound is added
+up in Arb balls and returned as an exact rational (docs/pld.md §12):
+
+- the radix-2 FFT is this module's own (:func:`fft`, one numpy ufunc per real operation, real and
+  imaginary parts as separate float64 arrays), with twiddles computed in Arb and rounded; its error
+  is Higham's Theorem 24.2 (docs/pld.md §12.2);
+- the pointwise power is binary powering of complex numbers, each product within ``sqrt(5) u``
+  (docs/pld.md §12.3);
+- the cyclic wrap-around of the FFT is bounded by a Chernoff bound evaluated in Arb from ``t``
+  itself (docs/pld.md §12.4);
+- underflow, which the standard model of floating point leaves out, adds a tiny absolute term
+  (docs/pld.md §12.5).
+
+The floats are the *data*; nothing here is certified until the bound is added to it, which the
+callers do (:mod:`exactdp.engines.pld.fftcompose`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from flint import arb, arb_poly, ctx, fmpq
+
+from exactdp.core.errors import InvalidParameterError
+from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
+
+__all__ = [
+    "UNIT_ROUNDOFF",
+    "Power",
+    "Twiddles",
+    "centred_start",
+    "fft",
+    "fft_factor",
+    "lower_fraction",
+    "outside_mass",
+    "power_bound",
+    "power_parts",
+    "power_tilted",
+    "twiddles",
+    "upper_fraction",
+    "window_for",
+]
+
+#: u = 2^-53, the unit roundoff of float64 with rounding to nearest
+UNIT_ROUNDOFF = Fraction(1, 1 << 53)
+#: an upper bound of sqrt(5) (Brent, Percival and Zimmermann's complex product bound, docs/pld.md §12.3)
+_SQRT5_UP = Fraction(22361, 10000)
+#: an upper bound of sqrt(2) (Higham's Theorem 24.2, docs/pld.md §12.2)
+_SQRT2_UP = Fraction(141422, 100000)
+#: an absolute bound of one float64 operation's underflow error (both components of a complex product)
+_UNDERFLOW = Fraction(1, 1 << 1072)
+_PREC = 128
+
+
+@dataclass(frozen=True)
+class Twiddles:
+    """The N/2 twiddle factors ``w_j = exp(-2 pi i j / N)`` as float64 parts, each within ``mu`` of the
+    exact value (docs/pld.md §12.2)."""
+
+    n: int
+    re: np.ndarray
+    im: np.ndarray
+    mu: Fraction
+
+
+_TWIDDLES: dict[int, Twiddles] = {}
+_BITREV: dict[int, np.ndarray] = {}
+
+
+#: bounds are kept between these (a huge or tiny Arb exponent would make a huge Fraction)
+_CAP = Fraction(10**30)
+_FLOOR = Fraction(1, 1 << 2000)
+
+
+def upper_fraction(x: arb, cap: Fraction = _CAP) -> Fraction:
+    """A rational >= every point of the ball x: its upper end, ``cap`` when x is not finite or
+    not certainly below cap, 2^-2000 when x is certainly below that."""
+    if not x.is_finite() or not x < arb_of_fraction(cap):
+        return cap
+    if x < arb_of_fraction(_FLOOR):
+        return _FLOOR
+    return fraction_of_arb_endpoints(x)[1]
+
+
+def lower_fraction(x: arb, floor: Fraction = Fraction(0)) -> Fraction:
+    """A rational <= every point of the ball x: its lower end, ``floor`` when x is not finite or not
+    certainly above floor; ``floor`` for a ball certainly below 2^-2000."""
+    if not x.is_finite() or not x > arb_of_fraction(floor):
+        return floor
+    if x > arb_of_fraction(_CAP):
+        return _CAP
+    lo = fraction_of_arb_endpoints(x)[0] if x > arb_of_fraction(_FLOOR) else floor
+    return max(lo, floor)
+
+
+def _nearest(x: arb) -> float:  # float ok: round-to-nearest of an Arb midpoint, its error is bounded in mu
+    lo, hi = fraction_of_arb_endpoints(x)
+    return float((lo + hi) / 2)  # float ok: Fraction -> float is correctly rounded (docs/pld.md §12.2)
+
+
+def _unit_roots(count: int, step: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """exp(-2 pi i j step / n) for j < count, in Arb at 96 bits, rounded to the nearest float64."""
+    re = np.empty(count)
+    im = np.empty(count)
+    with ctx.workprec(96):
+        for j in range(count):
+            s, c = arb(fmpq(2 * j * step, n)).sin_cos_pi()
+            if not (s.rad() < arb(2) ** -80 and c.rad() < arb(2) ** -80):
+                raise AssertionError("twiddle ball too wide")  # 96 bits leave radii near 2^-95
+            re[j] = _nearest(c)
+            im[j] = -_nearest(s)
+    return re, im
+
+
+def twiddles(n: int) -> Twiddles:
+    """The twiddles of the size-``n`` FFT (n a power of 2), computed once per n.
+
+    ``w_{aB + b} = c_a f_b`` with ``c_a = w_{aB}`` and ``f_b = w_b`` each computed in Arb and rounded
+    to nearest (error at most ``u + 2^-79`` each), and the product taken in float64 (one complex
+    product, relative error at most ``sqrt(5) u``): ``mu = 2 e + e^2 + sqrt(5) u (1 + e)^2`` with
+    ``e = u + 2^-79`` (docs/pld.md §12.2).  Only about ``2 sqrt(n)`` Arb evaluations.
+    """
+    if n in _TWIDDLES:
+        return _TWIDDLES[n]
+    half = max(n // 2, 1)
+    bits = half.bit_length() - 1
+    b = 1 << ((bits + 1) // 2)
+    a = half // b
+    cr, ci = _unit_roots(a, b, n)
+    fr, fi = _unit_roots(b, 1, n)
+    re = (np.multiply.outer(cr, fr) - np.multiply.outer(ci, fi)).reshape(-1)
+    im = (np.multiply.outer(cr, fi) + np.multiply.outer(ci, fr)).reshape(-1)
+    tw = Twiddles(n, re, im, _mu_of(n))
+    _TWIDDLES[n] = tw
+    return tw
+
+
+def _bit_reversal(n: int) -> np.ndarray:
+    if n not in _BITREV:
+        bits = n.bit_length() - 1
+        idx = np.arange(n)
+        rev = np.zeros(n, dtype=np.int64)
+        for i in range(bits):
+            rev |= ((idx >> i) & 1) << (bits - 1 - i)
+        _BITREV[n] = rev
+    return _BITREV[n]
+
+
+def _stage(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool,
+           shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """One stage of butterflies on blocks ``[x1 | x2]`` of axis 1: ``(x1 + w_j x2, x1 - w_j x2)``,
+    ``w_j = tw[j step]`` (j < m) broadcast by ``shape``."""
+    wr = tw.re[::step][:m].reshape(shape)
+    wi = (-tw.im[::step][:m] if inverse else tw.im[::step][:m]).reshape(shape)
+    er, orr = xr[:, 0], xr[:, 1]
+    ei, oi = xi[:, 0], xi[:, 1]
+    tr = wr * orr - wi * oi
+    ti = wr * oi + wi * orr
+    yr = np.empty_like(xr)
+    yi = np.empty_like(xi)
+    np.add(er, tr, out=yr[:, 0])
+    np.subtract(er, tr, out=yr[:, 1])
+    np.add(ei, ti, out=yi[:, 0])
+    np.subtract(ei, ti, out=yi[:, 1])
+    return yr, yi
+
+
+def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The unnormalised DFT ``y_k = sum_j x_j w^{jk}`` (``w = e^{-2 pi i/N}``, or its conjugate when
+    ``inverse``) by radix-2 decimation in time: bit reversal, then log2 N stages of butterflies
+    ``(x1 + w x2, x1 - w x2)``, the product ``w x2`` in the standard way (4 real products, 2 sums).
+    Every line is one IEEE-rounded ufunc, the model of Higham's Theorem 24.2 (docs/pld.md §12.2)."""
+    n = re.shape[0]
+    if n != tw.n or n & (n - 1):
+        raise InvalidParameterError("fft: the length must be the twiddles' power of 2")
+    small = min(6, n.bit_length() - 1)  # the first stages run on a transposed layout (long inner loops)
+    b = 1 << small
+    perm = _bit_reversal(n).reshape(n // b, b).T.reshape(-1)
+    xr = re[perm].reshape(b, n // b)
+    xi = im[perm].reshape(b, n // b)
+    m = 1
+    while m < b:
+        xr, xi = _stage(xr.reshape(b // (2 * m), 2, m, n // b), xi.reshape(b // (2 * m), 2, m, n // b),
+                        tw, n // (2 * m), m, inverse, (m, 1))
+        m *= 2
+    xr = xr.reshape(b, n // b).T.reshape(-1)
+    xi = xi.reshape(b, n // b).T.reshape(-1)
+    while m < n:
+        xr, xi = _stage(xr.reshape(-1, 2, m), xi.reshape(-1, 2, m), tw, n // (2 * m), m, inverse, (m,))
+        xr, xi = xr.reshape(-1), xi.reshape(-1)
+        m *= 2
+    return xr, xi
+
+
+def _cpower(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ar + i ai)^k pointwise by binary powering (k - 1 complex products in the expanded tree)."""
+    rr: np.ndarray | None = None
+    ri: np.ndarray | None = None
+    br, bi = ar, ai
+    while k:
+        if k & 1:
+            if rr is None or ri is None:
+                rr, ri = br.copy(), bi.copy()
+            else:
+                rr, ri = rr * br - ri * bi, rr * bi + ri * br
+        k >>= 1
+        if k:
+            br, bi = br * br - bi * bi, br * bi + bi * br
+    assert rr is not None and ri is not None
+    return rr, ri
+
+
+def fft_factor(n: int, mu: Fraction) -> Fraction:
+    """Higham's Theorem 24.2 factor ``t eta / (1 - t eta)``, ``t = log2 n``, ``eta = mu + gamma_4 (sqrt 2 + mu)``:
+    ``||fl(F x) - F x||_2 <= factor ||F x||_2`` (docs/pld.md §12.2).
+
+    >>> fft_factor(1, Fraction(0))
+    Fraction(0, 1)
+    """
+    t = n.bit_length() - 1
+    u = UNIT_ROUNDOFF
+    eta = mu + 4 * u / (1 - 4 * u) * (_SQRT2_UP + mu)
+    if t * eta >= 1:
+        raise InvalidParameterError("fft_factor: the transform is too long for the bound")
+    return t * eta / (1 - t * eta)
+
+
+def _sum_up(t: np.ndarray) -> tuple[Fraction, Fraction]:
+    """Upper bounds of ``sum t_j`` and ``sum t_j^2`` of nonnegative floats (docs/pld.md §12.1).
+
+    ``math.fsum`` is correctly rounded (relative error <= u); a square ``fl(t_j^2) >= t_j^2 (1 - u)``
+    unless it underflows, which loses at most 2^-1074 each."""
+    u = UNIT_ROUNDOFF
+    s = Fraction(math.fsum(t.tolist())) * (1 + u)  # float ok: fsum is correctly rounded, bounded here
+    sq = Fraction(math.fsum((t * t).tolist())) * (1 + u) / (1 - u)  # float ok: bounded here
+    sq += Fraction(t.shape[0], 1 << 1074)
+    return s, sq
+
+
+def power_bound(n: int, k: int, s: Fraction, sq: Fraction) -> Fraction:
+    """An upper bound of ``||v - C||_1``, v the computed and C the exact cyclic k-fold power of a
+    nonnegative vector with ``sum t <= s`` and ``sum t^2 <= sq``, at FFT length n (docs/pld.md §12.3).
+
+    ``A = sqrt(n sq)`` bounds ``||F t||_2`` (Parseval); ``E1 = c A + U`` the forward error (c the
+    factor of Theorem 24.2, U the underflow term); ``R = s + E1`` every computed coefficient's modulus;
+    ``E2 = k R^{k-1} E1 + ((1 + sqrt5 u)^{k-1} - 1) R^{k-1} (A + E1) + U_pow`` the l2 error of the
+    powers; the inverse FFT adds ``c (s^{k-1} A + E2)`` and its own underflow, and the l1 norm is at
+    most ``sqrt(n)`` times the l2 norm of the output (scaled by 1/n).
+    """
+    c = fft_factor(n, _mu_of(n))
+    logn = n.bit_length() - 1
+    with ctx.workprec(_PREC):
+        N = arb(n)
+        kk = arb(k)
+        uf = arb_of_fraction(_UNDERFLOW)
+        u_fft = arb(max(logn, 1)) * N ** arb(1.5) * uf  # float ok: 1.5 is exact, an Arb exponent
+        A = (N * arb_of_fraction(sq)).sqrt()
+        ca = arb_of_fraction(c)
+        e1 = ca * A + u_fft
+        r = arb_of_fraction(s) + e1
+        rk1 = r ** (k - 1)
+        rel = (1 + arb_of_fraction(_SQRT5_UP * UNIT_ROUNDOFF)) ** (k - 1) - 1
+        # an underflow in the powering is an absolute perturbation, amplified by at most k max(R, 1)^(k-1)
+        u_pow = arb(2 * k.bit_length() + 1) * kk * (rk1 + 1) * N.sqrt() * uf
+        e2 = kk * rk1 * e1 + rel * rk1 * (A + e1) + u_pow
+        sk1 = arb_of_fraction(s) ** (k - 1)
+        out = e2 + ca * (sk1 * A + e2) + u_fft / N.sqrt() + N * uf
+        return upper_fraction(out)
+
+
+def _mu_of(n: int) -> Fraction:
+    """The twiddle error bound of :func:`twiddles` (docs/pld.md §12.2)."""
+    e = UNIT_ROUNDOFF + Fraction(1, 1 << 79)
+    return 2 * e + e * e + _SQRT5_UP * UNIT_ROUNDOFF * (1 + e) ** 2
+
+
+def _moments(t: np.ndarray) -> tuple[float, float]:  # float ok: heuristics that only choose windows
+    w = t / t.sum()
+    j = np.arange(t.shape[0], dtype=np.float64)
+    mean = float((w * j).sum())  # float ok: a heuristic
+    var = float((w * (j - mean) ** 2).sum())  # float ok: a heuristic
+    return mean, max(var, 1e-300)
+
+
+def _saddle(t: np.ndarray, k: int, a: int, upper: bool) -> float:  # float ok: only chooses lambda
+    """The lam >= 0 minimising ``k log T(e^{+-lam}) -+ lam a`` in floats (convex; bisection on the
+    tilted mean).  Only a choice: every lam gives a sound bound when evaluated in Arb."""
+    nz = np.nonzero(t > 0)[0]
+    lt = np.log(t[nz])
+    j = nz.astype(np.float64) if upper else -nz.astype(np.float64)
+    target = a / k if upper else -a / k
+
+    def mean(lam: float) -> float:  # float ok: a choice only
+        z = lt + lam * j
+        w = np.exp(z - z.max())
+        return float((w * j).sum() / w.sum())  # float ok: a choice only
+
+    if mean(0.0) >= target:
+        return 0.0
+    lo, hi = 0.0, 1e-6
+    while mean(hi) < target and hi < 1e6:
+        lo, hi = hi, hi * 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mean(mid) < target else (lo, mid)
+    return hi
+
+
+def _chernoff(poly: arb_poly, k: int, a: int, lam: Fraction, upper: bool) -> arb:
+    """e^{-lam a} T(e^lam)^k (upper tail, J >= a) or e^{lam a} T(e^{-lam})^k (lower tail, J <= a)."""
+    la = arb_of_fraction(lam)
+    r = la.exp() if upper else (-la).exp()
+    tv = poly(r)
+    return (arb(k) * tv.log() + (-la * a if upper else la * a)).exp()
+
+
+def outside_mass(t: np.ndarray, k: int, start: int, n: int) -> Fraction:
+    """An upper bound of the mass of ``t^{*k}`` outside the index window ``[start, start + n)``
+    (Chernoff: ``P(S >= a) <= e^{-lam a} (sum_j t_j e^{lam j})^k`` for lam > 0, both tails, the sums
+    evaluated in Arb from the exact floats; docs/pld.md §12.4).  Any lam is sound; the float saddle
+    point and a few multiples of it are tried, and the least bound is kept (at most the total mass
+    ``T(1)^k``)."""
+    top = k * (t.shape[0] - 1)
+    if start <= 0 and start + n > top:
+        return Fraction(0)
+    total = Fraction(0)
+    with ctx.workprec(_PREC):
+        poly = arb_poly(t.tolist())
+        for upper, a in ((False, start - 1), (True, start + n)):
+            if (not upper and a < 0) or (upper and a > top):
+                continue
+            lam0 = _saddle(t, k, a, upper)
+            best: Fraction | None = None
+            for f in (0.0, 0.5, 0.9, 1.0, 1.1, 2.0):  # float ok: candidate lambdas, each bound is sound
+                lam = Fraction(lam0 * f).limit_denominator(1 << 50)
+                b = _chernoff(poly, k, a, lam, upper)
+                if b.is_finite():
+                    hi = upper_fraction(b)
+                    best = hi if best is None else min(best, hi)
+            if best is None:
+                raise InvalidParameterError("outside_mass: no finite Chernoff bound")
+            total += best
+    return total
+
+
+def window_for(t: np.ndarray, k: int, log_target: float = -23.0) -> tuple[int, int]:  # float ok: a choice
+    """(n, start): a power-of-2 window whose two Chernoff tails are each about ``e^{log_target}`` or
+    less, found along the saddle points ``a(lam) = k E_lam[j]`` in floats (a choice only: the bound
+    of :func:`outside_mass` is then evaluated in Arb, whatever the window)."""
+    top = k * (t.shape[0] - 1)
+    nz = np.nonzero(t > 0)[0]
+    lt = np.log(t[nz])
+    j = nz.astype(np.float64)
+
+    def at(lam: float) -> tuple[float, float]:  # float ok: (saddle point, log bound)
+        z = lt + lam * j
+        zm = z.max()
+        w = np.exp(z - zm)
+        sw = w.sum()
+        mean = float((w * j).sum() / sw)  # float ok: a choice only
+        return k * mean, k * (zm + math.log(sw)) - lam * k * mean  # float ok: a choice only
+
+    ends = []
+    for sign in (-1.0, 1.0):
+        lo, hi = 0.0, 1e-6
+        while at(sign * hi)[1] > log_target and hi < 1e6:
+            lo, hi = hi, hi * 2
+        for _ in range(50):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if at(sign * mid)[1] > log_target else (lo, mid)
+        ends.append(at(sign * hi)[0])
+    a_lo = max(math.floor(ends[0]) - 1, 0)
+    a_hi = min(math.ceil(ends[1]) + 1, top)
+    n = 1 << max(a_hi - a_lo, t.shape[0] - 1, 1).bit_length()
+    start = int(min(max(a_lo - (n - (a_hi - a_lo)) // 2, 0), max(top - n + 1, 0)))
+    return n, start
+
+
+def centred_start(t: np.ndarray, k: int, n: int) -> int:
+    """A window start that centres the length-n window on the k-fold mean (a choice only)."""
+    top = k * (t.shape[0] - 1)
+    if top < n:
+        return 0
+    mean, _ = _moments(t)
+    return int(min(max(round(k * mean - n / 2), 0), top - n + 1))  # float ok: a window choice
+
+
+@dataclass(frozen=True)
+class Power:
+    """A computed k-fold power: ``v[i]`` approximates the mass at index ``start + i``; ``l2`` bounds
+    ``||v - C||_2`` (C the exact cyclic power, read on the window) and ``outside`` the mass of the
+    exact (linear) power outside the window, which C wraps into it (docs/pld.md §12.4)."""
+
+    v: np.ndarray
+    start: int
+    l2: Fraction
+    outside: Fraction
+
+
+def power_parts(t: np.ndarray, k: int, n: int, start: int) -> Power:
+    """The k-fold power of the nonnegative float vector ``t`` by one FFT of length n, with its error
+    split into the FFT's l2 part and the wrapped mass (docs/pld.md §12.1-§12.5)."""
+    t = np.asarray(t, dtype=np.float64)
+    if t.ndim != 1 or t.shape[0] < 1 or not np.all(t >= 0) or not np.all(np.isfinite(t)):
+        raise InvalidParameterError("power_tilted: t must be a nonempty finite nonnegative vector")
+    if k < 1 or n < t.shape[0] or n & (n - 1):
+        raise InvalidParameterError("power_tilted: k >= 1 and n a power of 2 at least len(t)")
+    tw = twiddles(n)
+    xr = np.zeros(n)
+    xr[: t.shape[0]] = t
+    ar, ai = fft(xr, np.zeros(n), tw)
+    pr, pi = _cpower(ar, ai, k)
+    vr, _ = fft(pr, pi, tw, inverse=True)
+    v = vr * (1.0 / n)  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
+    s, sq = _sum_up(t)
+    l1 = power_bound(n, k, s, sq)
+    with ctx.workprec(_PREC):
+        l2 = upper_fraction(arb_of_fraction(l1) / arb(n).sqrt())
+    return Power(np.roll(v, -(start % n)), start, l2, outside_mass(t, k, start, n))
+
+
+def power_tilted(t: np.ndarray, k: int, n: int, *, start: int | None = None) -> tuple[np.ndarray, Fraction]:
+    """``(v, bound)``: ``v[i]`` approximates the mass of ``t^{*k}`` at index ``start + i`` (i < n) and
+    ``sum_J |v_{J - start} - t^{*k}_J| <= bound`` over all J (v taken as 0 outside the window):
+    the FFT error of :func:`power_bound` plus twice the mass outside the window (it wraps into the
+    window and is missing outside; docs/pld.md §12.1-§12.5).  ``t`` is a nonnegative float64 vector
+    (its exact binary values are the data), n a power of 2 at least len(t); ``start`` defaults to
+    :func:`centred_start`.
+
+    >>> v, b = power_tilted(np.array([0.5, 0.5]), 2, 4, start=0)
+    >>> [round(float(x), 12) for x in v], b < Fraction(1, 10**12)
+    ([0.25, 0.5, 0.25, 0.0], True)
+    """
+    t = np.asarray(t, dtype=np.float64)
+    if start is None and t.ndim == 1 and t.shape[0] >= 1 and k >= 1:
+        start = centred_start(t, k, n)
+    pw = power_parts(t, k, n, start or 0)
+    s, sq = _sum_up(t)
+    return pw.v, power_bound(n, k, s, sq) + 2 * pw.outside

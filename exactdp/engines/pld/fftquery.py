@@ -1,0 +1,253 @@
+"""delta and eps brackets of k copies of one mechanism through the tilted float FFT (docs/pld.md §12).
+
+The alternative of the PLD engine for a composition that is k copies of one continuous mechanism
+(DP-SGD: a Poisson-subsampled Gaussian, k steps): each order's single-step laws are the engine's
+(:func:`exactdp.engines.pld.fftcompose.step_laws`), composed by one tilted FFT per law with a proved
+error bound (:mod:`exactdp.engines.pld.fftcompose`); the grid is refined from the measured width
+(width ~ C h^2, docs/pld.md §6) until the target or the time budget.  Every bracket returned is
+certified: an upper end is a point where every order's dominating delta is certified <= delta_g,
+a lower end one where some order's dominated delta is certified > delta_g (docs/pld.md §8).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from exactdp.core import memory, progress
+from exactdp.core.errors import TimeBudgetError
+from exactdp.engines.pld.laws import Law
+from exactdp.engines.pld.models import LossModel
+from exactdp.engines.pld.plan import BYTES_A, BYTES_B, Plan, plan, prec_for, predicted_grid, tau_for
+from exactdp.engines.pld.refine import STOPPED_BY
+from exactdp.model.composition import Composition
+
+if TYPE_CHECKING:  # numpy is imported only when the path runs (exactdp stays light to import)
+    from exactdp.engines.pld.fftcompose import FftOrder
+
+__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
+
+ALGORITHM_FFT = "pld-fft"
+#: the least number of copies the FFT path takes: below it the exact products are cheap
+MIN_COPIES = 16
+
+
+_ENABLED: ContextVar[bool] = ContextVar("exactdp_pld_fft", default=True)
+
+
+@contextmanager
+def fft_path(enabled: bool) -> Iterator[None]:
+    """Let the PLD engine take the float-FFT path where it applies (the default), or not (the exact
+    products answer: a comparison, or bytes that stay those of the exact-product engine)."""
+    token = _ENABLED.set(enabled)
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
+def fft_groups(comp: Composition) -> list[tuple[LossModel, int]] | None:
+    """Each order's one (model, k) when the composition is k >= MIN_COPIES copies of one mechanism
+    with a continuous loss off any lattice (the FFT path's domain) and the path is enabled, else None.
+
+    The prediction: both paths discretise the same single-step laws; for k >= MIN_COPIES the exact
+    path's binary powering (about 2 log2 k exact products of up to k n points) costs more than
+    three FFTs of about 16 sd sqrt(k) / h points per order (measured: benchmarks/bench_dpsgd.py)."""
+    if not _ENABLED.get():
+        return None
+    pl = plan(comp)
+    if pl.lattice is not None:
+        return None
+    out = []
+    for groups in pl.orders:
+        if len(groups) != 1:
+            return None
+        model, k = groups[0]
+        if k < MIN_COPIES or not model.has_continuous():
+            return None
+        out.append((model, k))
+    return out
+
+
+def _orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]], h: Fraction,
+            hint: Fraction, aim: float) -> list[FftOrder]:  # float ok: the windows' choice only
+    from exactdp.engines.pld.fftcompose import order_of_laws
+
+    # the wrapped mass: about e^-23 of the tilted law, less for finer aims (docs/pld.md §12.4), a choice
+    log_target = max(min(math.log(aim) - 10.0, -23.0), -40.0)  # float ok: the windows' choice only
+    return [order_of_laws(up, low, k, h, hint, log_target) for (up, low), (_, k) in zip(laws, groups)]
+
+
+def _root(f, lo: float, hi: float, level: float) -> float:  # float ok: root finding, certified after
+    """The eps where the decreasing float curve f crosses level (bisection)."""
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) > level else (lo, mid)
+    return (lo + hi) / 2
+
+
+def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # float ok: a search start
+                 span: float) -> tuple[Fraction, Fraction | None, float]:  # float ok: the next hint
+    """(lower, upper, float estimate) of the optimal eps from one set of powered orders: float
+    roots of each order's curves, then outward steps until certified (docs/pld.md §8, §12.6)."""
+    from exactdp.engines.pld.fftcompose import delta_curves, order_delta_bounds
+
+    dg = float(delta_g)  # float ok: root finding only
+    a, b = max(guess - span, 0.0), guess + span
+    ups, lows = [], []
+    for fo in orders:
+        up_f, low_f = delta_curves(fo, a, b)
+        ups.append(_root(up_f, a, b, dg))
+        lows.append(_root(low_f, a, b, dg))
+    est = max(ups)
+    hi: Fraction | None = None
+    slack = 1e-12 * (1 + est)
+    for _ in range(12):
+        cand = Fraction(max(ups) + slack)
+        if all(order_delta_bounds(fo, cand, "upper")[1] <= delta_g for fo in orders):
+            hi = cand
+            break
+        slack *= 16
+    lo = Fraction(0)
+    best = max(range(len(orders)), key=lambda i: lows[i])
+    slack = 1e-12 * (1 + est)
+    for _ in range(12):
+        cand = Fraction(max(lows[best] - slack, 0.0))
+        if order_delta_bounds(orders[best], cand, "lower")[0] > delta_g:
+            lo = cand
+            break
+        slack *= 16
+    return lo, hi, est
+
+
+#: seconds per single-step grid point, discretising and powering both laws (measured on a loaded
+#: machine about 60 us, DP-SGD at h = 1/25936), and bytes per window point of the FFT arrays
+SECONDS_PER_POINT = 2e-4
+FFT_BYTES = 8 * 40
+
+
+def _grid_cost(pl: Plan, h: Fraction, prec: int) -> tuple[float, int]:  # float ok: a prediction only
+    """(seconds, bytes) predicted for one grid of the path: single-step points from the plan's
+    per-step span (twice it: the tails reach further), windows of about 64 sd / h points."""
+    n_orders = len(pl.orders)
+    k = pl.orders[0][0][1]
+    span = (pl.hi - pl.lo) / k if math.isfinite(pl.hi - pl.lo) else 10 * pl.sd
+    points = 2 * span / float(h)  # float ok: a prediction only
+    window = 1 << max(int(64 * pl.sd / float(h)), 1).bit_length()  # float ok: a prediction only
+    seconds = SECONDS_PER_POINT * points * n_orders
+    bytes_ = int(n_orders * (points * (BYTES_A * prec * prec + BYTES_B) + window * FFT_BYTES))
+    return seconds, bytes_
+
+
+def affordable(comp: Composition, digits: int, aim: float, seconds: float) -> bool:  # float ok: a choice
+    """Whether the path's first grid is predicted to fit the time and the memory bound; if not, the
+    exact products answer (their refinement starts coarse and stops at either bound)."""
+    pl = plan(comp)
+    cost, need = _grid_cost(pl, _first_grid(pl, aim), prec_for(digits, Fraction(1, 10**20)))
+    return cost <= 0.5 * seconds and need <= memory.available()
+
+
+def _first_grid(pl: Plan, aim: float) -> Fraction:  # float ok: a grid choice
+    hp = predicted_grid(pl, aim)
+    # measured: the FFT path reaches the prediction's width at about 1.2 times its grid (DP-SGD,
+    # 1000 steps: 4.3e-7 at 0.85 times the grid predicted for 1e-6)
+    h = 1.2 * hp if hp is not None else pl.sd / 100
+    return Fraction(1, max(math.ceil(1 / h), 1))
+
+
+def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  # float ok: a target
+                deadline: float) -> tuple[Fraction, Fraction | None]:  # float ok: a clock time
+    """A certified [lower, upper] of the optimal eps at delta_g (upper None: none certified yet),
+    refined until the relative width is at most ``aim`` or the ``time.monotonic()`` deadline."""
+    from exactdp.engines.pld.fftcompose import eps_hint, step_laws
+
+    groups = fft_groups(comp)
+    if groups is None:
+        raise ValueError("fft_epsilon: not k copies of one continuous mechanism")
+    pl = plan(comp)
+    scale = max(delta_g, Fraction(1, 10**300))
+    prec = prec_for(digits, scale)
+    tau = tau_for(digits, scale, 4 * len(groups))
+    h = _first_grid(pl, aim)
+    guess: float | None = None  # float ok: the tilt's aim
+    lo, hi = Fraction(0), None
+    while True:
+        t0 = time.monotonic()
+        progress.tick(f"float FFT grid 1/{float(1 / h):.4g}")  # float ok: a message
+        try:
+            laws = [step_laws(m, h, tau, prec) for m, _ in groups]
+        except TimeBudgetError:
+            if hi is None:
+                raise
+            return lo, hi
+        if guess is None:
+            hints = [eps_hint(up, k, delta_g) for (up, _), (_, k) in zip(laws, groups)]
+            guess = max([x for x in hints if x is not None] + [0.1])
+        hint = Fraction(guess).limit_denominator(1 << 20)
+        orders = _orders(laws, groups, h, hint, aim)
+        l, u, est = _eps_bracket(orders, delta_g, guess, max(2 * pl.sd, 0.5 * guess))
+        if abs(est - guess) > 0.02 * max(est, 0.1):  # the tilt was aimed far off: aim it again
+            guess = est
+            orders = _orders(laws, groups, h, Fraction(guess).limit_denominator(1 << 20), aim)
+            l, u, est = _eps_bracket(orders, delta_g, guess, max(pl.sd, 0.25 * guess))
+        guess = est
+        lo = max(lo, l)
+        hi = u if hi is None else (min(hi, u) if u is not None else hi)
+        if hi is not None and lo > 0 and hi - lo <= Fraction(aim) * lo:
+            return lo, hi
+        cost = time.monotonic() - t0
+        width = float((hi - lo) / lo) if hi is not None and lo > 0 else None  # float ok: a prediction
+        factor = 0.85 * math.sqrt(aim / width) if width else 0.5  # float ok: a grid choice
+        factor = min(max(factor, 1 / 8), 0.7)
+        if time.monotonic() + cost / factor * 1.2 > deadline:
+            return lo, hi
+        h_next = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
+        if _grid_cost(pl, h_next, prec)[1] > memory.available():
+            STOPPED_BY.set("memory")
+            return lo, hi
+        h = h_next
+
+
+def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # float ok: a target
+              deadline: float) -> tuple[Fraction, Fraction]:  # float ok: a clock time
+    """A certified [lower, upper] of delta(eps_g) (the larger order), refined until the relative
+    width is at most ``aim`` or the ``time.monotonic()`` deadline."""
+    from exactdp.engines.pld.fftcompose import order_delta_bounds, step_laws
+
+    groups = fft_groups(comp)
+    if groups is None:
+        raise ValueError("fft_delta: not k copies of one continuous mechanism")
+    pl = plan(comp)
+    h = _first_grid(pl, aim)
+    prec = prec_for(digits, Fraction(1, 10**20))
+    lo, hi = Fraction(0), Fraction(1)
+    while True:
+        t0 = time.monotonic()
+        progress.tick(f"float FFT grid 1/{float(1 / h):.4g}")  # float ok: a message
+        try:
+            laws = [step_laws(m, h, tau_for(digits, max(lo, Fraction(1, 10**20)), 4), prec) for m, _ in groups]
+            orders = _orders(laws, groups, h, eps_g, aim)
+        except TimeBudgetError:
+            if hi == 1:
+                raise
+            return lo, hi
+        brs = [order_delta_bounds(fo, eps_g) for fo in orders]
+        lo = max(lo, max(b[0] for b in brs))
+        hi = min(hi, max(b[1] for b in brs))
+        if lo > 0 and hi - lo <= Fraction(aim) * lo:
+            return lo, hi
+        cost = time.monotonic() - t0
+        width = float((hi - lo) / lo) if lo > 0 else None  # float ok: a prediction
+        factor = min(max(0.85 * math.sqrt(aim / width) if width else 0.5, 1 / 8), 0.7)  # float ok: a grid choice
+        if time.monotonic() + cost / factor * 1.2 > deadline:
+            return lo, hi
+        h_next = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
+        if _grid_cost(pl, h_next, prec)[1] > memory.available():
+            STOPPED_BY.set("memory")
+            return lo, hi
+        h = h_next

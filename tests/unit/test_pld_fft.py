@@ -1,0 +1,120 @@
+"""The PLD engine's tilted float-FFT path (docs/pld.md §12): k copies of one continuous mechanism.
+
+References independent of the path: the Gaussian closed form in mpmath (q = 1), mpmath quadrature of
+two subsampled-Gaussian steps, and the exact-product engine (the brackets must intersect).  A bound
+broken on purpose (error terms 0, no tilt) is caught.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from test_pld import gaussian_profile, subsampled_gaussian_delta2  # sibling module: independent references
+
+from exactdp import Composition
+from exactdp.core.numbers import ExactReal
+from exactdp.engines.pld import fftcompose as C
+from exactdp.engines.pld import fftpower as F
+from exactdp.engines.pld.engine import pld_delta, pld_epsilon
+from exactdp.engines.pld.fftquery import fft_groups, fft_path
+from exactdp.engines.pld.plan import plan
+
+
+
+
+def _m(q: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def _inside(lo: Fraction, hi: Fraction, x: mpmath.mpf) -> bool:
+    return _m(lo) <= x <= _m(hi)
+
+
+def test_the_path_takes_k_copies_of_one_continuous_mechanism() -> None:
+    assert fft_groups(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])) is not None
+    assert fft_groups(Composition.of(["gaussian:sigma=1,q=0.01,count=8"])) is None  # too few copies
+    assert fft_groups(Composition.of(["laplace:scale=1,count=100", "gaussian:sigma=2,count=100"])) is None
+    assert fft_groups(Composition.of(["approx:eps=0.1,delta=0,count=100"])) is None  # a lattice
+    with fft_path(False):
+        assert fft_groups(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])) is None
+
+
+@pytest.mark.parametrize("sigma,count,eps", [("4", 64, "1"), ("2", 100, "3"), ("8", 400, "0.5")])
+def test_gaussian_delta_against_the_closed_form(sigma: str, count: int, eps: str) -> None:
+    """count Gaussian steps are one Gaussian with mu^2 = count / sigma^2: delta in mpmath."""
+    comp = Composition.of([f"gaussian:sigma={sigma},count={count}"])
+    enc = pld_delta(comp, ExactReal.parse(eps), digits=5)
+    assert enc.algorithm == "pld-fft"
+    truth = gaussian_profile(mpmath.mpf(count) / mpmath.mpf(sigma) ** 2, mpmath.mpf(eps))
+    assert _inside(Fraction(enc.lower), Fraction(enc.upper), truth)
+    assert enc.relative_width() <= Fraction(1, 10**5)
+
+
+def test_gaussian_epsilon_against_the_closed_form() -> None:
+    comp = Composition.of(["gaussian:sigma=4,count=64"])  # mu = 2
+    enc = pld_epsilon(comp, Fraction(1, 10**5), digits=6)
+    assert enc.algorithm == "pld-fft"
+    lo, hi = Fraction(enc.lower), Fraction(enc.upper)
+    # the closed form is decreasing in eps: delta(lower) > 1e-5 >= delta(upper)
+    assert gaussian_profile(mpmath.mpf(4), _m(lo)) > mpmath.mpf("1e-5") >= gaussian_profile(mpmath.mpf(4), _m(hi))
+    assert hi - lo <= lo / 10**6
+
+
+@pytest.mark.parametrize("sigma,q,eps", [("1", "0.1", "0.2"), ("0.8", "0.125", "0.5")])
+def test_two_subsampled_steps_against_quadrature(sigma: str, q: str, eps: str) -> None:
+    """The path's pieces at k = 2 (below the routing threshold): the "remove" order's bracket holds
+    its mpmath quadrature, and the larger order's the larger delta (as tests/unit/test_pld.py)."""
+    comp = Composition.of([f"gaussian:sigma={sigma},q={q},count=2"])
+    h = Fraction(1, 2000)
+    e = Fraction(eps)
+    brackets = []
+    for model, k in (o[0] for o in plan(comp).orders):
+        fo = C.fft_order(model, k, h, Fraction(1, 10**25), e, 120)
+        brackets.append(C.order_delta_bounds(fo, e))
+    with mpmath.workdps(30):
+        s_, q_, e_ = mpmath.mpf(sigma), mpmath.mpf(q), mpmath.mpf(eps)
+        remove = subsampled_gaussian_delta2(s_, q_, e_, "remove")
+        truth = max(remove, subsampled_gaussian_delta2(s_, q_, e_, "add"))
+        assert _inside(*brackets[0], remove)
+        assert _inside(max(b[0] for b in brackets), max(b[1] for b in brackets), truth)
+    lo, hi = brackets[0]
+    assert hi - lo <= hi / 1000
+
+
+@pytest.mark.parametrize("spec,eps", [("gaussian:sigma=0.8,q=0.1,count=64", "1"),
+                                      ("gaussian:sigma=1,q=0.02,count=300", "0.5")])
+def test_brackets_meet_the_exact_product_engine(spec: str, eps: str) -> None:
+    comp = Composition.of([spec])
+    fft = pld_delta(comp, ExactReal.parse(eps), digits=4)
+    with fft_path(False):
+        exact = pld_delta(comp, ExactReal.parse(eps), digits=4)
+    assert fft.algorithm == "pld-fft" and exact.algorithm == "pld"
+    assert Fraction(fft.lower) <= Fraction(exact.upper) and Fraction(exact.lower) <= Fraction(fft.upper)
+
+
+def test_epsilon_meets_the_exact_product_engine() -> None:
+    comp = Composition.of(["gaussian:sigma=1,q=0.05,count=200"])
+    fft = pld_epsilon(comp, Fraction(1, 10**5), digits=4)
+    with fft_path(False):
+        exact = pld_epsilon(comp, Fraction(1, 10**5), digits=4)
+    assert fft.algorithm == "pld-fft"
+    assert Fraction(fft.lower) <= Fraction(exact.upper) and Fraction(exact.lower) <= Fraction(fft.upper)
+
+
+def test_a_broken_bound_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the FFT's error terms set to 0 and no tilt, a delta near 1e-25 (far below the float
+    noise of an untilted FFT) comes out outside the closed form; with the real bound it is inside."""
+    comp = Composition.of(["gaussian:sigma=2,count=64"])  # mu^2 = 16
+    eps = Fraction(50)
+    truth = gaussian_profile(mpmath.mpf(16), _m(eps))
+    model, k = plan(comp).orders[0][0]
+    h = Fraction(1, 200)
+    lo, hi = C.order_delta_bounds(C.fft_order(model, k, h, Fraction(1, 10**40), eps, 200), eps)
+    assert _inside(lo, hi, truth)
+    monkeypatch.setattr(C, "choose_theta", lambda *a: Fraction(0))
+    monkeypatch.setattr(F, "power_bound", lambda *a: Fraction(0))
+    monkeypatch.setattr(F, "outside_mass", lambda *a: Fraction(0))
+    lo, hi = C.order_delta_bounds(C.fft_order(model, k, h, Fraction(1, 10**40), eps, 200), eps)
+    assert not _inside(lo, hi, truth)

@@ -1,0 +1,157 @@
+"""The float-FFT convolution power and its proved l1 bound (docs/pld.md §12), against exact powers.
+
+The reference is independent of the FFT: the float inputs are scaled to integers (their exact binary
+values) and powered by fmpz_poly, exactly; the true l1 error of the FFT result (on its window, plus
+the mass outside it) is then computed in Fractions.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from flint import fmpz_poly
+
+from exactdp.engines.pld import fftpower as F
+
+
+def _exact_power(t: np.ndarray, k: int) -> tuple[list[int], int]:
+    """(coefficients, e): t^{*k} exactly, coefficient J = coeffs[J] / 2^e."""
+    fr = [Fraction(float(x)) for x in t]
+    den = max(f.denominator for f in fr)
+    ints = [int(f * den) for f in fr]
+    assert all(Fraction(i, den) == f for i, f in zip(ints, fr))
+    e = (den.bit_length() - 1) * k
+    p = fmpz_poly(ints) ** k
+    return [int(c) for c in p.coeffs()], e
+
+
+def _true_error(t: np.ndarray, k: int, n: int, start: int, v: np.ndarray) -> Fraction:
+    coeffs, e = _exact_power(t, k)
+    scale = 1 << e
+    err = Fraction(0)
+    for j, c in enumerate(coeffs):
+        if start <= j < start + n:
+            err += abs(Fraction(float(v[j - start])) - Fraction(c, scale))
+        else:
+            err += Fraction(c, scale)
+    for i in range(n):  # window points beyond the support
+        if start + i >= len(coeffs) or start + i < 0:
+            err += abs(Fraction(float(v[i])))
+    return err
+
+
+def _random_law(rng: random.Random, n: int, spread: int = 0) -> np.ndarray:
+    x = np.array([rng.random() * 2.0 ** -rng.randint(0, spread) for _ in range(n)])
+    return x / x.sum()
+
+
+CASES = [
+    ("uniform", lambda r: _random_law(r, 16), 5, 128, None),
+    ("uniform, k 1", lambda r: _random_law(r, 30), 1, 32, None),
+    ("wide dynamic range", lambda r: _random_law(r, 24, 300), 7, 256, None),
+    ("spike", lambda r: np.eye(1, 9, 4)[0], 6, 64, None),
+    ("two ends", lambda r: np.array([0.5] + [0.0] * 10 + [0.5]), 9, 128, None),
+    ("tiny entries", lambda r: np.array([1e-300, 0.25, 0.5, 0.25 - 1e-17, 5e-324]), 8, 64, None),
+    ("aliased, centred window", lambda r: _random_law(r, 20), 12, 128, None),
+    ("aliased, window off centre", lambda r: _random_law(r, 20), 12, 128, 40),
+    ("aliased, window at 0", lambda r: _random_law(r, 12), 20, 64, 0),
+    ("long, k 40", lambda r: _random_law(r, 50), 40, 2048, None),
+]
+
+
+@pytest.mark.parametrize("name,make,k,n,start", CASES, ids=[c[0] for c in CASES])
+def test_error_within_bound(name: str, make, k: int, n: int, start: int | None) -> None:
+    rng = random.Random(name)
+    t = make(rng)
+    v, bound = F.power_tilted(t, k, n, start=start)
+    s = F.centred_start(t, k, n) if start is None else start
+    err = _true_error(t, k, n, s, v)
+    assert err <= bound, (name, float(err), float(bound))
+
+
+def test_bound_not_absurdly_loose() -> None:
+    """On an unaliased case the bound is within 10^4 of the true error."""
+    rng = random.Random(7)
+    t = _random_law(rng, 40)
+    v, bound = F.power_tilted(t, 6, 256, start=0)
+    err = _true_error(t, 6, 256, 0, v)
+    assert 0 < err <= bound <= 10**4 * err, (float(err), float(bound))
+
+
+def test_outside_mass_bounds_the_true_tails() -> None:
+    rng = random.Random(3)
+    t = _random_law(rng, 15)
+    k, n = 30, 128
+    coeffs, e = _exact_power(t, k)
+    for start in (0, 100, 150, 250, 300):
+        out = Fraction(sum(c for j, c in enumerate(coeffs) if not start <= j < start + n), 1 << e)
+        assert out <= F.outside_mass(t, k, start, n)
+
+
+def test_fft_matches_the_dft_within_higham_bound() -> None:
+    """Theorem 24.2 checked numerically: ||fl(F x) - F x||_2 <= factor ||F x||_2, F x in mpmath."""
+    import mpmath
+
+    rng = random.Random(11)
+    for n in (2, 8, 64, 256):
+        x = [rng.random() for _ in range(n)]
+        y = [rng.random() for _ in range(n)]
+        r, i = F.fft(np.array(x), np.array(y), F.twiddles(n))
+        with mpmath.workdps(40):
+            err2 = mpmath.mpf(0)
+            norm2 = mpmath.mpf(0)
+            for kk in range(n):
+                exact = mpmath.fsum(mpmath.mpc(x[j], y[j]) * mpmath.expjpi(mpmath.mpf(-2 * j * kk) / n)
+                                    for j in range(n))
+                err2 += abs(mpmath.mpc(float(r[kk]), float(i[kk])) - exact) ** 2
+                norm2 += abs(exact) ** 2
+            q = F.fft_factor(n, F.twiddles(n).mu)
+            assert mpmath.sqrt(err2) <= mpmath.mpf(q.numerator) / q.denominator * mpmath.sqrt(norm2)
+
+
+@pytest.fixture
+def float32_twiddles(monkeypatch: pytest.MonkeyPatch):
+    real = F.twiddles
+
+    def make(n: int) -> F.Twiddles:
+        tw = real(n)
+        return F.Twiddles(n, tw.re.astype(np.float32).astype(np.float64),
+                          tw.im.astype(np.float32).astype(np.float64), tw.mu)
+    monkeypatch.setattr(F, "twiddles", make)
+
+
+def test_a_broken_fft_exceeds_the_bound(float32_twiddles: None) -> None:
+    """float32 twiddles (error ~1e-8, the bound assumes ~1e-16): the true error passes the bound."""
+    rng = random.Random(5)
+    t = _random_law(rng, 40)
+    v, bound = F.power_tilted(t, 6, 256, start=0)
+    assert _true_error(t, 6, 256, 0, v) > bound
+
+
+def test_a_dropped_stage_exceeds_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An FFT that skips its last stage of butterflies is far outside the bound."""
+    real_stage = F._stage
+
+    def stage(xr, xi, tw, step, m, inverse, shape):
+        if step == 1:  # the last stage
+            return xr, xi
+        return real_stage(xr, xi, tw, step, m, inverse, shape)
+    monkeypatch.setattr(F, "_stage", stage)
+    rng = random.Random(5)
+    t = _random_law(rng, 40)
+    v, bound = F.power_tilted(t, 6, 256, start=0)
+    assert _true_error(t, 6, 256, 0, v) > bound
+
+
+def test_bad_arguments() -> None:
+    from exactdp.core.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError):
+        F.power_tilted(np.array([0.5, -0.1]), 2, 4)
+    with pytest.raises(InvalidParameterError):
+        F.power_tilted(np.array([0.5, 0.5]), 2, 6)
+    with pytest.raises(InvalidParameterError):
+        F.power_tilted(np.array([0.5, 0.5]), 0, 4)
