@@ -37,6 +37,9 @@ def test_the_path_takes_k_copies_of_one_continuous_mechanism() -> None:
     assert fft_groups(Composition.of(["gaussian:sigma=1,q=0.01,count=8"])) is None  # too few copies
     assert fft_groups(Composition.of(["laplace:scale=1,count=100", "gaussian:sigma=2,count=100"])) is None
     assert fft_groups(Composition.of(["approx:eps=0.1,delta=0,count=100"])) is None  # a lattice
+    # measured slower than the exact products (docs/pld.md §12.7): Laplace and mixtures keep them
+    assert fft_groups(Composition.of(["laplace:scale=10,count=100"])) is None
+    assert fft_groups(Composition.of(["mog:sigma=8,sensitivities=0/1/2,probs=0.8/0.1/0.1,count=1000"])) is None
     with fft_path(False):
         assert fft_groups(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])) is None
 
