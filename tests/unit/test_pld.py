@@ -86,12 +86,11 @@ def subsampled_gaussian_delta1(sigma: mpmath.mpf, q: mpmath.mpf, t: mpmath.mpf, 
         x = sigma**2 * mpmath.log((et - (1 - q)) / q) + mpmath.mpf(1) / 2
         pt = (1 - q) * mpmath.ncdf(-x / sigma) + q * mpmath.ncdf(-(x - 1) / sigma)
         return pt - et * mpmath.ncdf(-x / sigma)
-    # add: P = N(0), Q = (1-q) N(0) + q N(1): ratio 1/((1-q) + q e^{...}), decreasing in x
-    if 1 / et <= 1 - q:  # every output has ratio >= ... no: ratio <= 1/(1-q); all count when e^t < that
-        pass
+    # add: P = N(0), Q = (1-q) N(0) + q N(1): ratio 1/((1-q) + q e^{...}), decreasing in x from
+    # 1/(1-q) (x -> -inf) to 0, so no output has ratio > e^t once e^t >= 1/(1-q)
     inv = 1 / et
     if inv <= 1 - q:
-        return 1 - et  # ratio > e^t everywhere
+        return mpmath.mpf(0)
     x = sigma**2 * mpmath.log((inv - (1 - q)) / q) + mpmath.mpf(1) / 2  # ratio > e^t iff x < this
     return mpmath.ncdf(x / sigma) - et * ((1 - q) * mpmath.ncdf(x / sigma) + q * mpmath.ncdf((x - 1) / sigma))
 
@@ -174,6 +173,18 @@ def test_subsampled_gaussian_two_steps_against_quadrature(sigma: str, q: str, ep
     enc = optimal_delta([(PoissonSampled(Gaussian(sigma), q), 2)], eps, digits=6)
     assert inside(enc, truth, slack=Fraction(1, 10**18))
     assert enc.relative_width() <= Fraction(1, 10**6)
+
+
+@pytest.mark.parametrize("sigma,q,eps", [("1", "0.1", "0.2"), ("0.8", "0.125", "0.05"), ("2", "0.3", "0.1")])
+def test_subsampled_gaussian_add_order_alone_against_quadrature(sigma: str, q: str, eps: str) -> None:
+    """The add order on its own, one and two steps: the reference is a probability (it returned
+    1 - e^eps < 0 where no output's ratio exceeds e^eps, hidden while only the max was compared)."""
+    s, qq, e = (M(v) for v in (sigma, q, eps))
+    for count, truth in ((1, subsampled_gaussian_delta1(s, qq, e, "add")),
+                         (2, subsampled_gaussian_delta2(s, qq, e, "add"))):
+        assert truth >= 0, (count, truth)
+        enc = optimal_delta([(PoissonSampled(Gaussian(sigma), q, direction="add"), count)], eps, digits=6)
+        assert inside(enc, truth, slack=Fraction(1, 10**18)), (count, enc, truth)
 
 
 # -- brute force over outputs ---------------------------------------------------------------------------------
