@@ -23,7 +23,7 @@ from exactdp.core.numbers import DEFAULT_DIGITS, INF, CountInput, ExactInput, pa
 from exactdp.engines.rdp import DIRECTIONS, composition_divergence_arb, is_infinite
 from exactdp.engines.rdp_wor import WBK_BOUND, attained_groups
 from exactdp.model.composition import Composition, CompositionInput
-from exactdp.model.mechanisms import Gaussian, SampledWithoutReplacement
+from exactdp.model.mechanisms import Gaussian, PoissonSampled, SampledWithoutReplacement
 
 __all__ = ["parse_order", "rdp_curve"]
 
@@ -98,10 +98,15 @@ def _bracket(c: Composition, a: Fraction, d: int, direction: str) -> Enclosure:
     """[the divergence of a pair the batches attain, the Wang-Balle-Kasiviswanathan bound] at order a."""
     upper = certify(lambda: composition_divergence_arb(c.groups, a, direction), d)
     attained = attained_groups(c.groups)
-    try:
-        lower = certify(lambda: composition_divergence_arb(attained, a, direction), d).lower
-    except InvalidParameterError:  # the attained pair's divergence is not computed (a discrete mechanism's)
+    if any(isinstance(m, PoissonSampled) and m.relation != "replace-one" for m, _ in c.groups):
+        # a Poisson subsample under add/remove beside a batch (replace-one): no one pair of datasets is
+        # neighbouring under both, so the sum of the attained divergences is attained by none (docs/rdp.md §6)
         lower = Fraction(0)
+    else:
+        try:
+            lower = certify(lambda: composition_divergence_arb(attained, a, direction), d).lower
+        except InvalidParameterError:  # the attained pair's divergence is not computed (a discrete mechanism's)
+            lower = Fraction(0)
     if isinstance(upper.upper, float) or lower == INF:
         return Enclosure.infinite(d, WBK_BOUND)
     if lower > upper.upper:

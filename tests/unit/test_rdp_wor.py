@@ -185,6 +185,18 @@ def test_a_mixture_or_a_discrete_mechanism_without_a_pair_is_refused_or_brackete
     assert want <= mp.mpf(enc.upper.numerator) / enc.upper.denominator <= want * (1 + mp.mpf(10) ** -9)
 
 
+def test_beside_a_poisson_subsample_under_add_remove_the_lower_end_is_zero():
+    """No one pair of datasets is neighbouring under add/remove and replace-one: the sum of the attained
+    divergences is attained by none, so nothing below the bound can be called unsound."""
+    batch = "gaussian:sigma=1,sample=600,of=60000,relation=replace-one,count=10"
+    alone = rdp_curve(batch, [2], digits=10)[0]
+    assert alone.lower > 0  # one relation: a pair of datasets attains it
+    for other, zero in (("gaussian:sigma=1,q=0.01,count=10", True), ("gaussian:sigma=2,count=10", False)):
+        mixed = rdp_curve([batch, other], [2], digits=10)[0]  # a Gaussian's own pair: both relations
+        assert mixed.algorithm == WBK_BOUND and mixed.upper > alone.upper
+        assert (mixed.lower == 0) == zero, (other, mixed)
+
+
 def test_a_batch_of_a_pair_with_delta_is_infinite():
     assert rdp_curve("approx:eps=1,delta=0.01,sample=1,of=10,relation=replace-one", [2])[0].is_infinite
 
