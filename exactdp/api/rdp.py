@@ -98,6 +98,7 @@ def _bracket(c: Composition, a: Fraction, d: int, direction: str) -> Enclosure:
     """[the divergence of a pair the batches attain, the Wang-Balle-Kasiviswanathan bound] at order a."""
     upper = certify(lambda: composition_divergence_arb(c.groups, a, direction), d)
     attained = attained_groups(c.groups)
+    lower: Fraction | float  # INF where the attained pair's divergence is infinite
     if any(isinstance(m, PoissonSampled) and m.relation != "replace-one" for m, _ in c.groups):
         # a Poisson subsample under add/remove beside a batch (replace-one): no one pair of datasets is
         # neighbouring under both, so the sum of the attained divergences is attained by none (docs/rdp.md §6)
