@@ -47,7 +47,10 @@ class Accountant:
     relation of dp_accounting's ``ADD_OR_REMOVE_ONE`` and of Opacus) or ``"replace-one"``
     (dp_accounting's ``REPLACE_ONE``; its names and enum members are read too).  Everything composed
     is accounted for under it: a Poisson subsample takes the accountant's relation, a fixed-size
-    batch needs replace-one (docs/mathematics.md §9, docs/interop.md).
+    batch needs replace-one (docs/mathematics.md §9, docs/interop.md).  ``"replace-special"``
+    (dp_accounting's ``REPLACE_SPECIAL``: a record replaced by a special one) composes randomized
+    response only (a ``RandomizedResponseDpEvent``, or ``rr:...,relation=replace-special``;
+    docs/mathematics.md Theorem 9.5): anything else is refused by name.
 
     >>> acc = Accountant(relation="REPLACE_ONE").compose("gaussian:sigma=1,sample=600,of=60000", 10)
     >>> str(acc.composition)
@@ -55,7 +58,7 @@ class Accountant:
     """
 
     def __init__(self, relation: object = "add-remove") -> None:
-        self.relation = parse_relation(relation)
+        self.relation = parse_relation(relation, special=True)
         self._groups: list[tuple[Any, int]] = []
         self.non_private = False  # a NonPrivateDpEvent (or a mechanism without noise) was composed
 
@@ -77,6 +80,12 @@ class Accountant:
 
     def _under_relation(self, m: Any) -> Any:
         """``m`` accounted for under the accountant's relation (a Poisson subsample takes it)."""
+        if self.relation == "replace-special":
+            if isinstance(m, SpecialRandomizedResponse):
+                return m
+            raise InvalidParameterError(f"{m}: under the replace-special relation the accountant composes randomized "
+                                        "response only (a RandomizedResponseDpEvent, or "
+                                        "rr:eps=E,categories=K,relation=replace-special)")
         if isinstance(m, PoissonSampled) and m.relation != self.relation:
             return PoissonSampled(m.mechanism, m.q, self.relation)
         if isinstance(m, (SampledWithoutReplacement, SampledWithReplacement)) and self.relation != "replace-one":

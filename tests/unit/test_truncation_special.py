@@ -416,3 +416,29 @@ def test_with_replacement_specs_events_and_refusals() -> None:
     assert from_dp_event(ev, relation="replace-one").groups == ((SampledWithReplacement(Gaussian(1, 2), 256, 60000), 1),)
     with pytest.raises(InvalidParameterError, match="replace-one relation only"):
         from_dp_event(ev)
+
+
+def test_an_accountant_under_replace_special_composes_randomized_response_only() -> None:
+    """Three runs of 4-ary randomized response (e^eps = 5: P = (5/8, 1/8, 1/8, 1/8) on the true value)
+    against the special record's uniform output Q = (1/4, ...): delta at eps 0.5, the larger of both
+    orders, by summing over the 64 joint outputs in mpmath."""
+    import itertools
+
+    import mpmath
+
+    from exactdp import Accountant
+
+    P, Q = [mpmath.mpf(5) / 8] + [mpmath.mpf(1) / 8] * 3, [mpmath.mpf(1) / 4] * 4
+    with mpmath.workdps(40):
+        a = mpmath.exp(mpmath.mpf(1) / 2)
+        truth = max(sum(max(mpmath.fprod(x[o] for o in outs) - a * mpmath.fprod(y[o] for o in outs), 0)
+                        for outs in itertools.product(range(4), repeat=3)) for x, y in ((P, Q), (Q, P)))
+        acc = Accountant(relation="REPLACE_SPECIAL").compose("rr:eps=log(5),categories=4,relation=replace-special", 3)
+        enc = acc.get_delta("0.5", digits=12)
+        lo, hi = (mpmath.mpf(Fraction(v).numerator) / Fraction(v).denominator for v in (enc.lower, enc.upper))
+        tol = truth * mpmath.mpf(10) ** -35  # the reference's own rounding at 40 digits
+        assert lo - tol <= truth <= hi + tol and acc.relation == "replace-special", (enc, truth)
+    with pytest.raises(InvalidParameterError, match="replace-special relation the accountant composes randomized"):
+        Accountant(relation="replace-special").compose("gaussian:sigma=1", 1)
+    with pytest.raises(InvalidParameterError, match="not by an Accountant of another relation"):
+        Accountant().compose("rr:eps=1,categories=4,relation=replace-special", 1)
