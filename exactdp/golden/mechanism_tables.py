@@ -99,8 +99,9 @@ def _relations_rows() -> list[RowSpec]:
 # subsampled Gaussian and a Gaussian batch drawn with replacement (certified upper bounds), appended to ``relations``
 SPECIAL_RR = ("rr:eps=1,categories=4,relation=replace-special", "rr:eps=0.5,categories=10,relation=replace-special",
               "rr:eps=2,categories=2,relation=replace-special")
-TRUNCATED = ("gaussian:sigma=1,q=0.01,truncate=20,of=1000", "gaussian:sigma=1,q=0.01,truncate=20,of=1000,"
-             "relation=replace-one", "gaussian:sigma=2,q=0.1,truncate=5,of=100")
+TRUNCATED = ("gaussian:sigma=1,q=0.01,truncate=20,of=1000",
+             "gaussian:sigma=1,q=0.01,truncate=20,of=1000,relation=replace-one",
+             "gaussian:sigma=2,q=0.1,truncate=5,of=100")
 WITH_REPLACEMENT = ("gaussian:sigma=2,sample=10,of=100,with-replacement=true",
                     "gaussian:sigma=4,sample=5,of=100,with-replacement=true")
 NEW_RELATION_DELTA_G = ("0.001", "1e-10", "1e-30")
