@@ -103,7 +103,7 @@ TRUNCATED = ("gaussian:sigma=1,q=0.01,truncate=20,of=1000",
              "gaussian:sigma=1,q=0.01,truncate=20,of=1000,relation=replace-one",
              "gaussian:sigma=2,q=0.1,truncate=5,of=100")
 WITH_REPLACEMENT = ("gaussian:sigma=2,sample=10,of=100,with-replacement=true",
-                    "gaussian:sigma=4,sample=5,of=100,with-replacement=true")
+                    "gaussian:sigma=4,sample=3,of=100,with-replacement=true")
 NEW_RELATION_DELTA_G = ("0.001", "1e-10", "1e-30")
 NEW_RELATION_SOURCE = ("docs/mathematics.md §9: Theorem 9.5 (randomized response against the special value's uniform "
                        "output, both orders, exact), Theorem 9.4 (the truncated subsampled Gaussian: the labelled "
@@ -121,7 +121,7 @@ def _new_relations_rows() -> list[RowSpec]:
         rows.append(_row("relations", "delta", f"{m},count=1", "0.5", 12, NEW_RELATION_SOURCE,
                          "exact pair, the larger of the two orders (Theorem 9.5)"))
         for dg in ("0.001", "1e-30"):
-            rows.append(_row("relations", "epsilon", f"{m},count=2", dg, 4, NEW_RELATION_SOURCE,
+            rows.append(_row("relations", "epsilon", f"{m},count=2", dg, 3, NEW_RELATION_SOURCE,
                              "exact pair, two runs: certified bracket (Theorem 9.5)"))
     for m in TRUNCATED + WITH_REPLACEMENT:
         for dg in ("0.00001", "1e-30"):
