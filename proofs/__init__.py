@@ -58,6 +58,8 @@ def _registry() -> dict[str, Callable[[], Derivation]]:
         properties.poisson_subsampling,
         properties.replace_one_sampling,
         properties.truncated_sampling,
+        properties.special_randomized_response,
+        properties.replacement_sampling,
         pld.pld_connect_the_dots,
         pld.pld_binning_and_truncation,
         pld.pld_fixed_point,

@@ -8,7 +8,8 @@ import sympy as sp
 from .framework import Computed, Derivation, Equal, Implementation, NonNegative, enclosure_contains, pos
 from .optimal import dominating_pair, hockey_stick_product
 
-__all__ = ["group_privacy", "post_processing", "poisson_subsampling", "replace_one_sampling"]
+__all__ = ["group_privacy", "post_processing", "poisson_subsampling", "replace_one_sampling", "truncated_sampling",
+           "special_randomized_response", "replacement_sampling"]
 
 R = sp.Rational
 
@@ -246,5 +247,139 @@ def truncated_sampling() -> Derivation:
                   1 - (k / (r + k - 1)) + (k / (r + k - 1)) / k, r / (r + k - 1)),
             Implementation("exactdp: the weights of (1/2, 1, 3) are (3/4, 2/9); RR(log 5, 4 buckets) against the "
                            "uniform output at e^eps = 3/2 is 1/4", fn=tie),
+        ],
+    )
+
+
+def _hockey_stick_atoms(P: list[sp.Expr], Q: list[sp.Expr], a: sp.Expr) -> sp.Expr:
+    """H_a(P || Q) = sum max(P_i - a Q_i, 0) of two laws on the same finite outputs (exact rationals)."""
+    return sum((max(p - a * q, sp.Integer(0)) for p, q in zip(P, Q, strict=True)), sp.Integer(0))
+
+
+def _product(P: list[sp.Expr], k: int) -> list[sp.Expr]:
+    """The k-fold product law of P on the k-tuples of its outputs (in lexicographic order)."""
+    out: list[sp.Expr] = [sp.Integer(1)]
+    for _ in range(k):
+        out = [u * p for u in out for p in P]
+    return out
+
+
+def special_randomized_response() -> Derivation:
+    """The identities behind docs/mathematics.md §9, Theorem 9.5: k-ary randomized response against the
+    uniform output of the special value (replace-special) is a pair of laws on k buckets with two losses;
+    the two orders are each other's reversal and agree at a = 1; tied to the engine on two runs by an exact
+    sum over all 16 outputs."""
+    x, k, a = pos("x k a")  # x = e^eps, k buckets, a = e^eps_g
+    Z = x + k - 1
+    p_true, p_other, q_true, q_other = x / Z, 1 / Z, 1 / k, 1 / k
+    rem_mid = p_true - a * q_true              # H_a(R(x) || U) for k/Z <= a <= k x/Z: the true bucket only
+    add_mid = (k - 1) * (q_other - a * p_other)  # H_a(U || R(x)) for Z/(k x) <= a <= Z/k: the other buckets
+
+    def tie() -> str | None:
+        from exactdp import optimal_delta
+        from exactdp.model.special import SpecialRandomizedResponse
+
+        # two runs of RR(log 5, 4 buckets) at e^eps_g = 3/2, both orders summed over all 4^2 outputs
+        xv, kv, av = sp.Integer(5), 4, R(3, 2)
+        P = [xv / (xv + kv - 1)] + [1 / (xv + kv - 1)] * (kv - 1)
+        Q = [R(1, kv)] * kv
+        P2, Q2 = _product(P, 2), _product(Q, 2)
+        want = max(_hockey_stick_atoms(P2, Q2, av), _hockey_stick_atoms(Q2, P2, av))
+        if want != R(45, 128):
+            return f"the exact sum over the 16 outputs is {want}, not 45/128"
+        return exact_or_contains(optimal_delta([SpecialRandomizedResponse("log(5)", 4)] * 2, "log(3/2)", digits=30),
+                                 want)
+
+    return Derivation(
+        "special_randomized_response",
+        "replace-special randomized response: R(x) vs uniform U has losses log(k e^eps/Z) and log(k/Z), "
+        "Z = e^eps + k - 1; H_a(R || U) = 1 - a + a H_{1/a}(U || R); the two orders agree at a = 1; "
+        "the remove order's eps is log(k e^eps/Z) <= eps",
+        "docs/mathematics.md §9, Theorem 9.5; dp_accounting's from_randomized_response (REPLACE_SPECIAL)",
+        [
+            Equal("R(x) is a law: e^eps/Z + (k-1)/Z = 1", p_true + (k - 1) * p_other, 1),
+            Equal("U is a law: 1/k + (k-1)/k = 1", q_true + (k - 1) * q_other, 1),
+            Equal("the true bucket's loss: (e^eps/Z)/(1/k) = k e^eps/Z", p_true / q_true, k * x / Z),
+            Equal("another bucket's loss: (1/Z)/(1/k) = k/Z", p_other / q_other, k / Z),
+            Equal("the reversal H_a(R || U) = 1 - a + a H_{1/a}(U || R) on the middle segment (the true bucket "
+                  "above a in one order is the other buckets above 1/a in the other)",
+                  rem_mid, 1 - a + a * add_mid.subs(a, 1 / a)),
+            Equal("at a = 1 both orders are the total variation (k-1)(e^eps - 1)/(k Z)",
+                  rem_mid.subs(a, 1) - add_mid.subs(a, 1), 0),
+            NonNegative("the remove order's largest loss is at most eps: e^eps - k e^eps/Z = e^eps (e^eps - 1)/Z >= 0 "
+                        "(x = 1 + u)", x - k * x / Z, {x: 1 + sp.Symbol("u", positive=True)}),
+            Implementation("exactdp: two runs of RR(log 5, 4 buckets) under replace-special at e^eps_g = 3/2 are "
+                           "45/128 (the add order; remove gives 19/64), the exact sum over all 16 outputs", fn=tie),
+        ],
+    )
+
+
+def replacement_sampling() -> Derivation:
+    """The identities behind docs/mathematics.md §9, Theorem 9.6: the binomial weights of the count J of
+    draws of the changed slot sum to 1, the labelled pair's profile is the b_j-mixture of the Gaussian
+    profiles (labels are seen, so H_a is linear over them), each Gaussian pair is symmetric; tied to the
+    engine at one run."""
+    n, v, xx = pos("N v x")
+    b = lambda mm, j: sp.binomial(mm, j) * (1 / n) ** j * (1 - 1 / n) ** (mm - j)  # noqa: E731
+
+    def weights_sum() -> str | None:
+        for mm in range(1, 9):
+            if sp.simplify(sum(b(mm, j) for j in range(mm + 1)) - 1) != 0:
+                return f"the weights of M = {mm} do not sum to 1"
+            if sp.simplify(sum(j * b(mm, j) for j in range(mm + 1)) - sp.Integer(mm) / n) != 0:
+                return f"the weights of M = {mm} do not have mean M/N"
+        return None
+
+    def labelled() -> str | None:
+        """On M = 3 draws from N = 4, with finite pairs on each label (j = 0: one law against itself; j >= 1:
+        binary pairs of ratio (j+1) and 1/(j+1)), H_a of the labelled pair, summed over all its outputs,
+        is sum_j b_j H_a(P_j || Q_j) at a = 1/2, 1, 3/2, 5/2: the labels are seen, so the best event
+        is the union of the best event of each label."""
+        pairs = [([R(1, 3), R(2, 3)], [R(1, 3), R(2, 3)])] + \
+            [([R(j + 1, j + 2), R(1, j + 2)], [R(1, j + 2), R(j + 1, j + 2)]) for j in range(1, 4)]
+        bs = [b(3, j).subs(n, 4) for j in range(4)]
+        if sum(bs) != 1:
+            return "the weights of (M, N) = (3, 4) do not sum to 1"
+        P = [bj * p for bj, (Pj, _) in zip(bs, pairs, strict=True) for p in Pj]
+        Q = [bj * q for bj, (_, Qj) in zip(bs, pairs, strict=True) for q in Qj]
+        for av in (R(1, 2), sp.Integer(1), R(3, 2), R(5, 2)):
+            mix = sum((bj * _hockey_stick_atoms(Pj, Qj, av) for bj, (Pj, Qj) in zip(bs, pairs, strict=True)),
+                      sp.Integer(0))
+            if _hockey_stick_atoms(P, Q, av) != mix:
+                return f"the labelled pair's H_a at a = {av} is not the mixture of the pairs' H_a"
+            if _hockey_stick_atoms(*pairs[0], av) != max(1 - av, sp.Integer(0)):
+                return f"H_a(R || R) at a = {av} is not (1 - a)_+"
+        return None
+
+    def tie() -> str | None:
+        from exactdp import optimal_delta
+        from exactdp.model.mechanisms import Gaussian
+        from exactdp.model.replacement import SampledWithReplacement
+
+        # M = 3 draws from N = 4, sigma 1, D = 1, at eps = 1/2: sum_j b_j delta_j(1/2) with the Gaussian
+        # delta_mu(e) = Phi(mu/2 - e/mu) - e^e Phi(-mu/2 - e/mu), mu = j, and b_0 (1 - e^(1/2))_+ = 0
+        e = R(1, 2)
+        phi = lambda z: (1 + sp.erf(z / sp.sqrt(2))) / 2  # noqa: E731
+        want = sum((b(3, j).subs(n, 4) * (phi(sp.Integer(j) / 2 - e / j) - sp.exp(e) * phi(-sp.Integer(j) / 2 - e / j))
+                    for j in range(1, 4)), sp.Integer(0))
+        return enclosure_contains(optimal_delta([SampledWithReplacement(Gaussian("1"), 3, 4)], "1/2", digits=30), want)
+
+    return Derivation(
+        "replacement_sampling",
+        "a Gaussian batch drawn with replacement: b_j = C(M, j) N^-j (1 - 1/N)^(M-j) sum to 1 (mean M/N); the "
+        "labelled pair's profile is sum_j b_j H_a(N(jD) || N(0)), the j = 0 term (1 - a)_+; each Gaussian pair "
+        "is symmetric",
+        "docs/mathematics.md §9, Theorem 9.6; dp_accounting's SampledWithReplacementDpEvent",
+        [
+            Computed("the binomial weights of M = 1..8 draws sum to 1 and have mean M/N (symbolic in N)",
+                     fn=weights_sum),
+            Computed("the labelled pair's H_a is the b_j-mixture of the pairs' H_a (the labels are seen), and a "
+                     "law against itself gives (1 - a)_+: exact sums over all outputs of M = 3 draws from N = 4",
+                     fn=labelled),
+            Equal("the Gaussian pair at distance mu (v = mu^2) is symmetric: the loss law under P, N(v/2, v), times "
+                  "e^-x is the loss law under Q, N(-v/2, v) (exponents)",
+                  -(xx - v / 2) ** 2 / (2 * v) - xx, -(xx + v / 2) ** 2 / (2 * v)),
+            Implementation("exactdp: 3 draws with replacement from 4 records, sigma 1, at eps = 1/2 is "
+                           "sum_j b_j delta_j(1/2) (sympy at 50 digits)", fn=tie),
         ],
     )

@@ -2,7 +2,7 @@
 
 * ``discrete``: k-fold discrete Laplace and discrete Gaussian (docs/mathematics.md §7.10-§7.11);
 * ``mixture``: mixtures of Gaussians in each direction (§7.12);
-* ``relations``: replace-one Poisson subsampling, the two orders of add/remove, fixed batches (§9);
+* ``relations``: replace-one Poisson subsampling, the two orders of add/remove, fixed batches (§9); then\n  replace-special randomized response, the truncated subsampled Gaussian and batches with replacement;
 * ``conversions``: eps at delta of the RDP conversions beside the optimum (docs/rdp.md §3);
 * ``tradeoff``: beta(alpha) of the trade-off curve (docs/tradeoff.md).
 
@@ -95,6 +95,48 @@ def _relations_rows() -> list[RowSpec]:
     return rows
 
 
+# the three newest mechanisms (issue 27 §7): replace-special randomized response (exact pair), the truncated
+# subsampled Gaussian and a Gaussian batch drawn with replacement (certified upper bounds), appended to ``relations``
+SPECIAL_RR = ("rr:eps=1,categories=4,relation=replace-special", "rr:eps=0.5,categories=10,relation=replace-special",
+              "rr:eps=2,categories=2,relation=replace-special")
+TRUNCATED = ("gaussian:sigma=1,q=0.01,truncate=20,of=1000",
+             "gaussian:sigma=1,q=0.01,truncate=20,of=1000,relation=replace-one",
+             "gaussian:sigma=2,q=0.1,truncate=5,of=100")
+WITH_REPLACEMENT = ("gaussian:sigma=2,sample=10,of=100,with-replacement=true",
+                    "gaussian:sigma=4,sample=3,of=100,with-replacement=true")
+NEW_RELATION_DELTA_G = ("0.001", "1e-10", "1e-30")
+NEW_RELATION_SOURCE = ("docs/mathematics.md §9: Theorem 9.5 (randomized response against the special value's uniform "
+                       "output, both orders, exact), Theorem 9.4 (the truncated subsampled Gaussian: the labelled "
+                       "pair, add/remove; the diluted pair at rate (1-t)q + tg, replace-one) and Theorem 9.6 (a "
+                       "Gaussian batch drawn with replacement: the labelled pair over j ~ Bin(M, 1/N))")
+UPPER = "a certified upper bound: the stated pair dominates the mechanism (not claimed tight)"
+
+
+def _new_relations_rows() -> list[RowSpec]:
+    rows = []
+    for m in SPECIAL_RR:
+        for dg in NEW_RELATION_DELTA_G:
+            rows.append(_row("relations", "epsilon", f"{m},count=1", dg, 12, NEW_RELATION_SOURCE,
+                             "exact pair, the larger of the two orders (Theorem 9.5)"))
+        rows.append(_row("relations", "delta", f"{m},count=1", "0.5", 12, NEW_RELATION_SOURCE,
+                         "exact pair, the larger of the two orders (Theorem 9.5)"))
+        for dg in ("0.001", "1e-30"):
+            rows.append(_row("relations", "epsilon", f"{m},count=2", dg, 3, NEW_RELATION_SOURCE,
+                             "exact pair, two runs: certified bracket (Theorem 9.5)"))
+    for m in TRUNCATED + WITH_REPLACEMENT:
+        for dg in ("0.00001", "1e-30"):
+            rows.append(_row("relations", "epsilon", f"{m},count=1", dg, 8, NEW_RELATION_SOURCE, UPPER))
+        rows.append(_row("relations", "delta", f"{m},count=1", "0.5", 8, NEW_RELATION_SOURCE, UPPER))
+    for m in (TRUNCATED[2], WITH_REPLACEMENT[1]):
+        rows.append(_row("relations", "epsilon", f"{m},count=10", "0.00001", 2, NEW_RELATION_SOURCE,
+                         UPPER + "; ten runs: certified bracket"))
+    return rows
+
+
+def _all_relations_rows() -> list[RowSpec]:
+    return _relations_rows() + _new_relations_rows()
+
+
 # -- conversions ----------------------------------------------------------------------------
 
 CONVERSION_COMPOSITIONS = ("gaussian:sigma=2,count=10", "laplace:scale=2,count=10", "gaussian:sigma=1,q=0.01,count=1000")
@@ -166,8 +208,12 @@ MECHANISM_TABLES: tuple[TableSpec, ...] = (
     TableSpec("relations", "Neighbouring relations and sampling schemes: replace-one, each order, fixed batches",
               "A Gaussian (sigma 1) and a Laplace (scale 1) under Poisson subsampling (q = 0.1) with replace-one "
               "neighbours, the remove / add / max orders of add/remove, and a fixed batch of 100 of 1000 (replace-one), "
-              "k in {1, 2}: delta at eps_g = 0.1 and eps at delta_g = 1e-6 (10 digits at k = 1, 6 at k = 2).",
-              RELATION_SOURCE, _relations_rows),
+              "k in {1, 2}: delta at eps_g = 0.1 and eps at delta_g = 1e-6 (10 digits at k = 1, 6 at k = 2).  Then "
+              "the newest (Theorems 9.4-9.6): replace-special randomized response (exact pair; eps at delta_g 1e-3 "
+              "to 1e-30 and delta at eps_g = 0.5, one and two runs), the truncated subsampled Gaussian (add/remove "
+              "and replace-one) and a Gaussian batch drawn with replacement, one run and ten, labelled as the "
+              "certified upper bounds they are.",
+              RELATION_SOURCE, _all_relations_rows),
     TableSpec("conversions", "What the RDP conversions cost: eps at delta_g = 1e-5 beside the optimum",
               "rdp-mironov, rdp-cks and rdp-bbghs at the orders of options (the certified best over them, 12 digits) "
               "beside the optimal eps, for 10 Gaussians (sigma 2), 10 Laplaces (scale 2) and 1000 steps of DP-SGD "
