@@ -220,17 +220,26 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
         hi = u if hi is None else (min(hi, u) if u is not None else hi)
         if hi is not None and lo > 0 and hi - lo <= Fraction(aim) * lo:
             return lo, hi
-        cost = time.monotonic() - t0
-        width = float((hi - lo) / lo) if hi is not None and lo > 0 else None  # float ok: a prediction
-        factor = 0.85 * math.sqrt(aim / width) if width else 0.5  # float ok: a grid choice
-        factor = min(max(factor, 1 / 8), 0.7)
-        if time.monotonic() + cost / factor * 1.2 > deadline:
-            return lo, hi
-        h_next = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
-        if _grid_cost(pl, h_next, prec)[1] > memory.available():
-            STOPPED_BY.set("memory")
+        h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline)
+        if h_next is None:
             return lo, hi
         h = h_next
+
+
+def _next_grid(pl: Plan, h: Fraction, prec: int, lo: Fraction, hi: Fraction | None, aim: float,  # float ok: a target
+               t0: float, deadline: float) -> Fraction | None:  # float ok: clock times
+    """The next, finer grid of a refinement, from the width reached (docs/pld.md §6: second order in h),
+    or None when it is predicted past the deadline or past the memory bound (``STOPPED_BY`` says so)."""
+    cost = time.monotonic() - t0
+    width = float((hi - lo) / lo) if hi is not None and lo > 0 else None  # float ok: a prediction
+    factor = min(max(0.85 * math.sqrt(aim / width) if width else 0.5, 1 / 8), 0.7)  # float ok: a grid choice
+    if time.monotonic() + cost / factor * 1.2 > deadline:
+        return None
+    h_next = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
+    if _grid_cost(pl, h_next, prec)[1] > memory.available():
+        STOPPED_BY.set("memory")
+        return None
+    return h_next
 
 
 def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # float ok: a target
@@ -261,13 +270,7 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
         hi = min(hi, max(b[1] for b in brs))
         if lo > 0 and hi - lo <= Fraction(aim) * lo:
             return lo, hi
-        cost = time.monotonic() - t0
-        width = float((hi - lo) / lo) if lo > 0 else None  # float ok: a prediction
-        factor = min(max(0.85 * math.sqrt(aim / width) if width else 0.5, 1 / 8), 0.7)  # float ok: a grid choice
-        if time.monotonic() + cost / factor * 1.2 > deadline:
-            return lo, hi
-        h_next = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
-        if _grid_cost(pl, h_next, prec)[1] > memory.available():
-            STOPPED_BY.set("memory")
+        h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline)
+        if h_next is None:
             return lo, hi
         h = h_next
