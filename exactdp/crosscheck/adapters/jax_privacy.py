@@ -178,17 +178,22 @@ def apis() -> list[Api]:
                          f"num_updates={r.num_updates}, {config.upper()})")
         return run
 
+    def refused_if_too_large(call: Callable[[], Any]) -> Any:
+        """The calibrator's answer; its "too large" ValueError (no parameter reaches the target) is a
+        refusal, any other error stays an error."""
+        try:
+            return call()
+        except ValueError as exc:
+            if "too large" not in str(exc):
+                raise
+            raise refusal(exc) from None
+
     def updates_with(config: str) -> Callable[[Case], Reported]:
         def run(case: Case) -> Reported:
             r, target, delta = calibration(case, config, True)
-            try:
-                t = jpa.calibrate_num_updates(target_epsilon=target, accountant=accountant(config),
-                                              noise_multipliers=r.noise_multiplier, batch_sizes=r.batch_size,
-                                              num_samples=r.num_samples, target_delta=delta)
-            except ValueError as exc:
-                if "too large" not in str(exc):
-                    raise
-                raise refusal(exc) from None
+            t = refused_if_too_large(lambda: jpa.calibrate_num_updates(
+                target_epsilon=target, accountant=accountant(config), noise_multipliers=r.noise_multiplier,
+                batch_sizes=r.batch_size, num_samples=r.num_samples, target_delta=delta))
             positive(t, "number of updates", whole=True)
             return claim(case, r.composition(num_updates=int(t)),
                          f"returned num_updates {t!r} (noise_multipliers={r.noise_multiplier!r}, "
@@ -198,14 +203,9 @@ def apis() -> list[Api]:
     def batch_with(config: str) -> Callable[[Case], Reported]:
         def run(case: Case) -> Reported:
             r, target, delta = calibration(case, config, True)
-            try:
-                bs = jpa.calibrate_batch_size(target_epsilon=target, accountant=accountant(config),
-                                              noise_multipliers=r.noise_multiplier, num_updates=r.num_updates,
-                                              num_samples=r.num_samples, target_delta=delta)
-            except ValueError as exc:
-                if "too large" not in str(exc):
-                    raise
-                raise refusal(exc) from None
+            bs = refused_if_too_large(lambda: jpa.calibrate_batch_size(
+                target_epsilon=target, accountant=accountant(config), noise_multipliers=r.noise_multiplier,
+                num_updates=r.num_updates, num_samples=r.num_samples, target_delta=delta))
             positive(bs, "batch size", whole=True)
             if bs > r.num_samples:
                 raise ValueError(f"returned batch size {bs!r} is above num_samples={r.num_samples}")

@@ -435,7 +435,7 @@ def power_tilted(t: np.ndarray, k: int, n: int, *, start: int | None = None) -> 
     :func:`centred_start`.
 
     >>> v, b = power_tilted(np.array([0.5, 0.5]), 2, 4, start=0)
-    >>> [round(float(x), 12) for x in v], b < Fraction(1, 10**12)
+    >>> [round(float(x), 12) for x in v], b < Fraction(1, 10**12)  # float ok: a display of the floats
     ([0.25, 0.5, 0.25, 0.0], True)
     """
     t = np.asarray(t, dtype=np.float64)
