@@ -29,7 +29,9 @@ in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2
   polynomial (sum_i p_i e^{-s_i^2/(2 S^2)} z^{s_i})^alpha with each z^T read as e^{T^2/(2 S^2)}
   (docs/rdp.md §2), expanded exactly by its exponents T (up to :data:`MAX_MIXTURE_TERMS` of them);
   every other order, and the add direction, by Arb's integrator with proved tails (docs/rdp.md §5.6);
-* the mechanism without noise: +inf (``add`` of a subsampled one is refused).
+* the mechanism without noise: +inf (``add`` of a subsampled one is refused);
+* k-ary randomized response under replace-special (against the special record's uniform output):
+  the finite sum over its k outputs, each direction (:func:`_special_rr`).
 
 A mechanism whose divergence is not computed is refused by name, never approximated.
 """
@@ -67,6 +69,7 @@ from exactdp.model.mechanisms import (
     RandomizedResponse,
     SampledWithoutReplacement,
 )
+from exactdp.model.special import SpecialRandomizedResponse
 
 __all__ = ["DIRECTIONS", "MAX_MIXTURE_TERMS", "add_upper_arb", "composition_divergence_arb", "divergence_arb",
            "is_infinite"]
@@ -175,6 +178,8 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
         if m.delta > 0:
             raise InvalidParameterError("a generic (eps, delta) pair with delta > 0 has infinite Rényi divergence")
         return _log_ratio_sum(_rr_terms(m.eps.exp_arb(), 2), a)
+    if isinstance(m, SpecialRandomizedResponse):
+        return _special_rr(m, a, direction)
     if isinstance(m, PoissonSampled) and m.relation != "add-remove":
         raise InvalidParameterError(f"mechanism {m}: the Rényi divergence of a Poisson subsample under the "
                                     f"{m.relation} relation is not computed yet (add-remove is)")
@@ -188,6 +193,25 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
     raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet (Gaussian, Laplace, "
                                 "discrete Laplace, discrete Gaussian, randomized response, generic pure pairs and their Poisson "
                                 "subsamples and fixed batches, and mixtures of Gaussians are)")
+
+
+def _special_rr(m: SpecialRandomizedResponse, a: arb, direction: str) -> arb:
+    """D_alpha of k-ary randomized response against the special record's uniform output (dp_accounting's
+    replace-special, docs/mathematics.md §9, Theorem 9.5): ``remove`` is D_alpha(R(x) || U), ``add``
+    D_alpha(U || R(x)), the finite sums over the k outputs (R(x): e^eps/Z on x, 1/Z on each other,
+    Z = e^eps + k - 1; U: 1/k each), docs/rdp.md §2."""
+    if m.direction not in ("max", direction):
+        raise InvalidParameterError(f"direction={direction!r}: the mechanism {m} is taken in its {m.direction} "
+                                    "direction only")
+    if direction == "max":
+        return _special_rr(m, a, "remove").max(_special_rr(m, a, "add"))
+    e = m.eps.exp_arb()
+    z = e + (m.categories - 1)
+    u = arb(1) / m.categories
+    terms = [(1, e / z, u), (m.categories - 1, 1 / z, u)]
+    if direction == "add":
+        terms = [(n, q, p) for n, p, q in terms]
+    return _log_ratio_sum(terms, a)
 
 
 def composition_divergence_arb(groups: Sequence[tuple[object, int]], alpha: Fraction, direction: str) -> arb:

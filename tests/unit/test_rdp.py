@@ -50,6 +50,34 @@ def test_randomized_response_against_the_sum_over_outputs(eps: str, k: int, alph
     assert inside(e, truth)
 
 
+@pytest.mark.parametrize(("eps", "k", "alpha", "count"), [("1", 2, "2", 1), ("log(3)", 4, "3.5", 3), ("0.5", 10, "1.5", 2)])
+def test_replace_special_randomized_response_against_the_sum_over_outputs(eps: str, k: int, alpha: str,
+                                                                          count: int) -> None:
+    """dp_accounting's replace-special RR: R(x) against the uniform output, each direction, the max of the
+    two sums, and count copies adding (mpmath sums over the k outputs)."""
+    x = mpmath.e ** (mp(eps) if not eps.startswith("log") else mpmath.log(3))
+    z = x + k - 1
+    p = [x / z] + [1 / z] * (k - 1)
+    u = [mpmath.mpf(1) / k] * k
+    a = mp(alpha)
+
+    def div(left: list, right: list) -> object:
+        return mpmath.log(mpmath.fsum(pi ** a * qi ** (1 - a) for pi, qi in zip(left, right))) / (a - 1)
+
+    spec = f"rr:eps={eps},categories={k},relation=replace-special,count={count}"
+    want = {"remove": count * div(p, u), "add": count * div(u, p)}
+    want["max"] = max(want["remove"], want["add"])
+    for direction, truth in want.items():
+        (e,) = rdp_curve(spec, [alpha], digits=10, direction=direction)
+        assert inside(e, truth) and e.digits >= 10, (direction, e)
+    assert want["remove"] != want["add"]  # the two orders differ: a swapped pair would be caught
+
+
+def test_replace_special_randomized_response_oriented_refuses_the_other_direction() -> None:
+    with pytest.raises(InvalidParameterError, match="add direction only"):
+        rdp_curve("rr:eps=1,relation=replace-special,direction=add", ["2"], direction="remove")
+
+
 @pytest.mark.parametrize(("sigma", "q", "alpha"), [("1", "0.01", 2), ("0.8", "0.125", 8), ("2", "0.5", 3)])
 def test_subsampled_gaussian_remove_direction_against_quadrature(sigma: str, q: str, alpha: int) -> None:
     s, qq, a = mp(sigma), mp(q), mpmath.mpf(alpha)
