@@ -20,8 +20,8 @@ from flint import arb
 from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, INF, CountInput, ExactInput, parse_digits, parse_rational
-from exactdp.engines.rdp import DIRECTIONS, composition_divergence_arb, is_infinite
-from exactdp.engines.rdp_wor import WBK_BOUND, attained_groups
+from exactdp.engines.rdp import DIRECTIONS, composition_divergence_arb, is_infinite, wor_bound_name
+from exactdp.engines.rdp_wor import attained_groups
 from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.mechanisms import Gaussian, PoissonSampled, SampledWithoutReplacement
 
@@ -60,8 +60,9 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
 
     A composition with a fixed batch without replacement (``sample=M,of=N``, M < N) is bracketed, not
     computed (docs/rdp.md §6): the lower end is the divergence of a pair a dataset attains, the upper end
-    the bound of Wang-Balle-Kasiviswanathan 2019, Thm 9; its ``algorithm`` is ``"wbk19-thm9"`` and its
-    ``digits`` what the bracket certifies (usually 0 or 1).
+    the bound of Wang-Balle-Kasiviswanathan 2019, Thm 9 (``algorithm`` ``"wbk19-thm9"``), for a Gaussian
+    its strengthening Thm 27 where that is smaller (``"wbk19-thm27"``; ``"wbk19-thm9+thm27"`` for batches of
+    both kinds); its ``digits`` what the bracket certifies (usually 0 or 1).
     """
     c = Composition.of(comp)
     d = parse_digits(digits)
@@ -96,7 +97,15 @@ def is_bounded(comp: Composition) -> bool:
 
 def _bracket(c: Composition, a: Fraction, d: int, direction: str) -> Enclosure:
     """[the divergence of a pair the batches attain, the Wang-Balle-Kasiviswanathan bound] at order a."""
-    upper = certify(lambda: composition_divergence_arb(c.groups, a, direction), d)
+    names: list[str] = []
+
+    def bound() -> arb:
+        v = composition_divergence_arb(c.groups, a, direction)
+        names.append(wor_bound_name(c.groups, a))  # remembered at this precision: no second evaluation
+        return v
+
+    upper = certify(bound, d)
+    name = names[-1]
     attained = attained_groups(c.groups)
     lower: Fraction | float  # INF where the attained pair's divergence is infinite
     if any(isinstance(m, PoissonSampled) and m.relation != "replace-one" for m, _ in c.groups):
@@ -109,7 +118,7 @@ def _bracket(c: Composition, a: Fraction, d: int, direction: str) -> Enclosure:
         except InvalidParameterError:  # the attained pair's divergence is not computed (a discrete mechanism's)
             lower = Fraction(0)
     if isinstance(upper.upper, float) or lower == INF:
-        return Enclosure.infinite(d, WBK_BOUND)
+        return Enclosure.infinite(d, name)
     if lower > upper.upper:
         raise AssertionError(f"order {a}: the attained divergence {lower} lies above the bound {upper.upper}")
-    return Enclosure(lower, upper.upper, d, algorithm=WBK_BOUND)
+    return Enclosure(lower, upper.upper, d, algorithm=name)

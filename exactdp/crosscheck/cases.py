@@ -206,6 +206,9 @@ EVENTS: tuple[tuple[Case, ...], ...] = (
         "replace-one"),
     _ev("gaussian(sigma=1,sample=60,of=6000)", SampledWithoutReplacement(Gaussian(F(1)), 60, 6000), 1,
         "replace-one", ("1e-5",)),
+    # sigma 2: where dp_accounting's fixed-batch bound (WBK19 Thm 27) is below Thm 9 (docs/rdp.md §6)
+    _ev("gaussian(sigma=2,sample=60,of=6000)", SampledWithoutReplacement(Gaussian(F(2)), 60, 6000), 100,
+        "replace-one", ("1e-5",)),
     # issue 27 (the last mechanisms and relations): docs/mathematics.md §9, Theorems 9.4-9.6
     _ev("gaussian(sigma=1,q=0.01,truncate=115,of=10000)", TruncatedSubsampledGaussian(F(1), F(1, 100), 115, 10000),
         100, quick=("1e-5",)),

@@ -21,8 +21,8 @@ in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2
   bounds, the Laplace by its three pieces, randomized response by a finite sum; ``max`` is the larger
   of the two certified directions;
 * a fixed batch without replacement (``sample=M,of=N``, replace-one, gamma < 1): an UPPER BOUND, the one of
-  Wang-Balle-Kasiviswanathan 2019, Thm 9, in every direction (:mod:`exactdp.engines.rdp_wor`,
-  docs/rdp.md §6); :func:`exactdp.api.rdp.rdp_curve` brackets the divergence between the pair a
+  Wang-Balle-Kasiviswanathan 2019, Thm 9, for a Gaussian its strengthening Thm 27, in every direction
+  (:mod:`exactdp.engines.rdp_wor`, docs/rdp.md §6; :func:`bound_name` names the one that gives it); :func:`exactdp.api.rdp.rdp_curve` brackets the divergence between the pair a
   dataset attains and this bound.
 
 * a mixture of Gaussians at an integer order alpha, direction ``remove``: E_Q[(P/Q)^alpha] is the
@@ -38,10 +38,11 @@ A mechanism whose divergence is not computed is refused by name, never approxima
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from functools import lru_cache
 
-from flint import arb
+from flint import arb, ctx
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction
@@ -56,7 +57,12 @@ from exactdp.engines.rdp_subsampled import (
     pure_moment,
     subsampled_gaussian_binomial,
 )
-from exactdp.engines.rdp_wor import max_divergence, wbk_divergence_upper
+from exactdp.engines.rdp_wor import (
+    bound_name,
+    gaussian_pearson_vajda,
+    max_divergence,
+    wbk_bound,
+)
 from exactdp.model.generic import Mechanism
 from exactdp.model.mechanisms import (
     DiscreteGaussian,
@@ -72,7 +78,7 @@ from exactdp.model.mechanisms import (
 from exactdp.model.special import SpecialRandomizedResponse
 
 __all__ = ["DIRECTIONS", "MAX_MIXTURE_TERMS", "add_upper_arb", "composition_divergence_arb", "divergence_arb",
-           "is_infinite"]
+           "is_infinite", "without_replacement_bound", "wor_bound_name"]
 
 #: ``remove``: D(P || Q) with P the neighbour holding the record (the mixture, when subsampled);
 #: ``add``: D(Q || P); ``max``: the larger of the two
@@ -295,10 +301,46 @@ def _subsampled(m: PoissonSampled, alpha: Fraction, direction: str) -> arb:
 
 def _without_replacement(m: SampledWithoutReplacement, alpha: Fraction) -> arb:
     """An upper bound on D_alpha of a fixed batch without replacement (replace-one: both orders of a
-    neighbouring pair), the bound of Wang-Balle-Kasiviswanathan 2019, Thm 9, from the base mechanism's
-    certified divergences (docs/rdp.md §6); the mechanism itself when the batch is the whole dataset."""
+    neighbouring pair), :func:`without_replacement_bound`'s ball."""
+    return without_replacement_bound(m, alpha)[0]
+
+
+def without_replacement_bound(m: SampledWithoutReplacement, alpha: Fraction) -> tuple[arb, str]:
+    """An upper bound on D_alpha of a fixed batch without replacement and the name of the bound: that of
+    Wang-Balle-Kasiviswanathan 2019, Thm 9, from the base mechanism's certified divergences, for a
+    Gaussian the smaller terms of Thm 27 from its Pearson-Vajda moments (docs/rdp.md §6); the mechanism
+    itself when the batch is the whole dataset (named ``"rdp"``).  At the current precision, remembered
+    per precision (a bracket names the bound after computing it).
+
+    >>> wbk = SampledWithoutReplacement(Gaussian(2), 6, 60)
+    >>> [without_replacement_bound(wbk, Fraction(a))[1] for a in (2, 3)]
+    ['wbk19-thm9', 'wbk19-thm27']
+    """
+    return _bound_at(m, alpha, ctx.prec)
+
+
+@lru_cache(maxsize=1024)
+def _bound_at(m: SampledWithoutReplacement, alpha: Fraction, prec: int) -> tuple[arb, str]:
     inner = m.mechanism
     if m.gamma == 1:
-        return divergence_arb(inner, alpha, "max")
+        return divergence_arb(inner, alpha, "max"), "rdp"
     eps_inf = max_divergence(inner)
-    return wbk_divergence_upper(m.gamma, alpha, lambda j: divergence_arb(inner, Fraction(j), "max"), eps_inf)
+    pearson: Callable[[int], arb] | None = None
+    if isinstance(inner, Gaussian) and inner.mu2:  # Thm 27's condition (docs/rdp.md §6); mu2 = 0: all 0
+        mu2 = inner.mu2
+
+        def pearson(k: int) -> arb:
+            return gaussian_pearson_vajda(mu2, k)
+
+    return wbk_bound(m.gamma, alpha, lambda j: divergence_arb(inner, Fraction(j), "max"), eps_inf, pearson)
+
+
+def wor_bound_name(groups: Sequence[tuple[object, int]], alpha: Fraction) -> str:
+    """The name of the bound that is the upper end of a composition's bracket at order ``alpha``
+    (:func:`exactdp.engines.rdp_wor.bound_name` of its fixed batches'), at the current precision.
+
+    >>> wor_bound_name([(SampledWithoutReplacement(Gaussian(2), 6, 60), 3), (Gaussian(1), 2)], Fraction(4))
+    'wbk19-thm27'
+    """
+    return bound_name([without_replacement_bound(m, alpha)[1] for m, _ in groups
+                       if isinstance(m, SampledWithoutReplacement) and m.gamma < 1])

@@ -24,7 +24,7 @@ The divergence is the composition's (:func:`exactdp.engines.rdp.composition_dive
 both orders of every neighbouring pair without assuming which one dominates.  For a fixed batch
 without replacement it is the upper bound of Wang-Balle-Kasiviswanathan 2019 (docs/rdp.md §6), so the
 conversion is the conversion of that bound, an upper bound all the same (each conversion is increasing
-in tau), and the ``algorithm`` says so (``"rdp-bbghs (order 6, wbk19-thm9)"``).
+in tau), and the ``algorithm`` says so and names the bound (``"rdp-bbghs (order 6, wbk19-thm27)"``).
 
 The minimum over orders: each order's value lies in its ball [l_i, u_i], and min is non-decreasing in
 each argument, so ``min_i l_i <= min_i v_i <= min_i u_i``: the enclosure is [min of lowers, min of
@@ -50,8 +50,7 @@ from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.numbers import MAX_PREC, ExactReal, arb_of_fraction, format_fraction, fraction_of_arb_endpoints
-from exactdp.engines.rdp import composition_divergence_arb, is_infinite
-from exactdp.engines.rdp_wor import WBK_BOUND
+from exactdp.engines.rdp import composition_divergence_arb, is_infinite, wor_bound_name
 from exactdp.model.composition import Composition
 from exactdp.model.mechanisms import SampledWithoutReplacement
 
@@ -158,9 +157,9 @@ def _certify_min(comp: Composition, orders: Sequence[Fraction] | None, digits: i
             w = min(range(len(ends)), key=lambda i: ends[i][1])  # the smallest upper end, first of equals
             with ctx.workprec(prec):
                 enc = finish(ends, w, target)
+                bound = f", {wor_bound_name(comp.groups, alphas[w])}" if any(
+                    isinstance(m, SampledWithoutReplacement) and m.gamma < 1 for m, _ in comp.groups) else ""
             if enc is not None:
-                bound = f", {WBK_BOUND}" if any(isinstance(m, SampledWithoutReplacement) and m.gamma < 1
-                                               for m, _ in comp.groups) else ""
                 return Enclosure(enc.lower, enc.upper, digits, exact=enc.exact,
                                  algorithm=f"{name} (order {format_fraction(alphas[w])}{bound})")
         prec *= 2

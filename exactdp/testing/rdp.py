@@ -32,7 +32,7 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import exact_floats, format_fraction, parse_digits
 from exactdp.engines.rdp import DIRECTIONS
-from exactdp.engines.rdp_wor import WBK_BOUND
+from exactdp.engines.rdp_wor import is_wbk_bound
 from exactdp.model.composition import Composition
 from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError, raise_failures
 from exactdp.testing.judge import FP_ULPS, ulp_of_claim
@@ -253,10 +253,10 @@ def judge_rdp(
         v = _verdict(claim, enc, fp)
         if v is not None:
             return RdpJudgement(v, comp, a, direction, claim, enc, bound, "")
-        if enc.algorithm == WBK_BOUND:  # a bracket that more digits do not narrow (docs/rdp.md §6)
+        if is_wbk_bound(enc.algorithm):  # a bracket that more digits do not narrow (docs/rdp.md §6)
             return RdpJudgement("undecided", comp, a, direction, claim, enc, bound,
                                 "the reported value lies between the divergence of a pair the fixed batches attain "
-                                f"and the {WBK_BOUND} upper bound (Wang-Balle-Kasiviswanathan 2019, Thm 9): the "
+                                f"and the {enc.algorithm} upper bound (Wang-Balle-Kasiviswanathan 2019): the "
                                 "divergence of sampling without replacement is not computed, so nothing between "
                                 "them is called sound or unsound")
         if enc.exact is not None or enc.digits * 2 > _MAX_DIGITS or time.monotonic() - start > budget:

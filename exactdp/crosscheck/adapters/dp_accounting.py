@@ -405,7 +405,8 @@ def event_apis() -> list[Api]:
 
 def curves() -> list[CurveApi]:
     """The RDP-curve entry points (imports the library): the accountant's curve and the module-level
-    function for DP-SGD, each at the library's own orders, with its own eps from that curve."""
+    function for DP-SGD, each at the library's own orders, with its own eps from that curve, and the
+    accountant's curve of a fixed batch without replacement (the events cases under replace-one)."""
     from dp_accounting.rdp import rdp_privacy_accountant as rdplib
 
     def converted(orders: Any, rdp: Any, case: Case) -> tuple[Any, Fraction | None]:
@@ -435,5 +436,31 @@ def curves() -> list[CurveApi]:
                              "_compute_rdp_poisson_subsampled_gaussian(q, sigma, DEFAULT_RDP_ORDERS) x steps; "
                              "compute_epsilon")
 
+    def fixed_batch(case: Case) -> ReportedCurve:
+        """The accountant's curve of a fixed batch without replacement under REPLACE_ONE: its
+        ``_compute_rdp_sample_wor_gaussian``, the bound of WBK19 Thm 27 up to order 256 (Thm 9 past
+        it), judged against exactdp's bracket (docs/rdp.md §6: sound at or above its upper end)."""
+        import dp_accounting
+
+        from exactdp.model.dp_event import from_dp_event, to_dp_event
+        from exactdp.model.mechanisms import SampledWithoutReplacement
+
+        require_events(case)
+        comp = case.composition()
+        if case.relation != "replace-one" or not any(isinstance(m, SampledWithoutReplacement) and m.gamma < 1
+                                                     for m, _ in comp.groups):
+            raise NotApplicable("this curve is the one of a fixed batch without replacement (replace-one)")
+        event = to_dp_event(comp, "replace-one")
+        acc = rdplib.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+        if not acc.supports(event):
+            raise NotApplicable(f"RdpAccountant(REPLACE_ONE) does not support {event}")
+        acc.compose(event)
+        orders, rdp = list(acc._orders), list(acc._rdp)
+        eps, at = converted(orders, rdp, case)
+        return ReportedCurve(tuple(orders), tuple(rdp), rdp_reading(from_dp_event(event, "replace-one")), "max",
+                             eps, at, "RdpAccountant(REPLACE_ONE, default orders) of a SampledWithoutReplacementDpEvent: "
+                             "_orders, _rdp (WBK19 Thm 27 up to order 256, Thm 9 past it); compute_epsilon")
+
     return [CurveApi("dp_accounting", "RdpAccountant(events) curve", accountant),
-            CurveApi("dp_accounting", "rdp_privacy_accountant._compute_rdp_poisson_subsampled_gaussian", module_function)]
+            CurveApi("dp_accounting", "rdp_privacy_accountant._compute_rdp_poisson_subsampled_gaussian", module_function),
+            CurveApi("dp_accounting", "RdpAccountant(REPLACE_ONE) fixed-batch curve", fixed_batch)]
