@@ -166,7 +166,7 @@ def step_laws(model: LossModel, h: Fraction, tau: Fraction, prec: int) -> tuple[
     moved or dropped as docs/pld.md §2, §3, §5 say."""
     jmin, jmax = tail_range(model, h, tau)
     with ctx.workprec(prec):
-        return discretize(model, h, jmin, jmax, prec=prec)
+        return discretize(model, h, jmin, jmax, prec=prec, taylor=True)
 
 
 def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fraction, prec: int) -> FftOrder:
