@@ -121,3 +121,24 @@ def test_a_broken_bound_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(F, "outside_mass", lambda *a: Fraction(0))
     lo, hi = C.order_delta_bounds(C.fft_order(model, k, h, Fraction(1, 10**40), eps, 200), eps)
     assert not _inside(lo, hi, truth)
+
+
+def test_a_tilt_aimed_far_from_the_root_still_finds_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 26 §4: 100 steps of sigma 0.8, q 0.001 at delta 1e-5.  The saddle estimate aims the tilt
+    at eps ~0.58, four times the optimum (~0.141), and the float root search used to be clamped to
+    the end of its first range: the path answered a sound but useless [0.135, 0.219].  The search
+    range now widens until the curve crosses delta, and the tilt is aimed again until the estimate
+    settles: the bracket of the first grid alone is tight and meets the exact products'."""
+    import time
+
+    from exactdp.engines.pld import fftquery
+    from exactdp.engines.pld.fftquery import fft_epsilon
+
+    monkeypatch.setattr(fftquery, "_next_grid", lambda *a: None)  # one grid: no refinement hides it
+
+    comp = Composition.of(["gaussian:sigma=0.8,q=0.001,count=100"])
+    lo, hi = fft_epsilon(comp, Fraction(1, 10**5), 3e-4, 4, time.monotonic() + 120)  # float ok: a target
+    assert hi is not None and hi - lo <= lo * Fraction(3, 10**4)
+    with fft_path(False):
+        exact = pld_epsilon(comp, Fraction(1, 10**5), digits=3)
+    assert lo <= Fraction(exact.upper) and Fraction(exact.lower) <= hi

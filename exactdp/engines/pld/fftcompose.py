@@ -90,6 +90,21 @@ def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:
     return Fraction(lo).limit_denominator(1 << 20)
 
 
+def _tilt(coeffs: list[arb], r: arb, scale: arb) -> list[arb]:
+    """``[c_i r^i scale]`` in Arb by a running product (each power a ball holding r^i: ball arithmetic
+    encloses every product; docs/pld.md §12.6).
+
+    >>> [str(x) for x in _tilt([arb(1), arb(2), arb(3)], arb(2), arb(1) / 2)]
+    ['0.500000000000000', '2.00000000000000', '6.00000000000000']
+    """
+    out = []
+    w = scale
+    for c in coeffs:
+        out.append(c * w)
+        w = w * r
+    return out
+
+
 def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
                  up: bool, window: tuple[int, int] | None = None,
                  log_target: float = -23.0) -> Tilted:  # float ok: the window's choice only
@@ -98,10 +113,7 @@ def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta:
     mids = np.maximum(np.array([float(x.mid()) for x in law_coeffs]), 0.0)  # float ok: choices only
     lam = Fraction(_log_mgf(mids, float(theta * h))).limit_denominator(1 << 30)  # float ok: M's choice
     with ctx.workprec(_PREC):
-        r = arb_of_fraction(theta * h).exp()
-        tilted = arb_poly(law_coeffs)(arb_poly([0, r])) * (-arb_of_fraction(lam)).exp()
-        coeffs = tilted.coeffs() + [arb(0)] * (len(law_coeffs) - tilted.length())
-        t = _directed(coeffs, up)
+        t = _directed(_tilt(law_coeffs, arb_of_fraction(theta * h).exp(), (-arb_of_fraction(lam)).exp()), up)
         log_mk = arb_of_fraction(lam) * k
     n, start = window_for(t, k, log_target) if window is None else window
     progress.tick(f"a float FFT of length {n:,} ({k} steps)")

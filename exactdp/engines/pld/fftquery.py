@@ -111,6 +111,20 @@ def _root(f, lo: float, hi: float, level: float) -> float:  # float ok: root fin
     return (lo + hi) / 2
 
 
+def _bracketing(f, a: float, b: float, level: float) -> tuple[float, float]:  # float ok: a search range
+    """[a, b] widened (a down to 0, b up) until the decreasing float curve f crosses level inside it:
+    a tilt aimed far from the root must not clamp the root to an end of the first range (issue 26:
+    8 x 10^-4 of an eps; a choice only, every end is certified after)."""
+    for _ in range(40):
+        if a > 0 and not f(a) > level:
+            a, b = max(a - 2 * (b - a), 0.0), a
+        elif not f(b) <= level:
+            a, b = b, b + 2 * (b - a)
+        else:
+            break
+    return a, b
+
+
 def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # float ok: a search start
                  span: float) -> tuple[Fraction, Fraction | None, float]:  # float ok: the next hint
     """(lower, upper, float estimate) of the optimal eps from one set of powered orders: float
@@ -122,8 +136,8 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
     ups, lows = [], []
     for fo in orders:
         up_f, low_f = delta_curves(fo, a, b)
-        ups.append(_root(up_f, a, b, dg))
-        lows.append(_root(low_f, a, b, dg))
+        ups.append(_root(up_f, *_bracketing(up_f, a, b, dg), dg))
+        lows.append(_root(low_f, *_bracketing(low_f, a, b, dg), dg))
     est = max(ups)
     hi: Fraction | None = None
     slack = 1e-12 * (1 + est)
@@ -211,7 +225,9 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
         hint = Fraction(guess).limit_denominator(1 << 20)
         orders = _orders(laws, groups, h, hint, aim)
         l, u, est = _eps_bracket(orders, delta_g, guess, max(2 * pl.sd, 0.5 * guess))
-        if abs(est - guess) > 0.02 * max(est, 0.1):  # the tilt was aimed far off: aim it again
+        for _ in range(4):  # the tilt was aimed far off: aim it again, until the estimate settles
+            if not abs(est - guess) > 0.02 * max(est, 0.1):
+                break
             guess = est
             orders = _orders(laws, groups, h, Fraction(guess).limit_denominator(1 << 20), aim)
             l, u, est = _eps_bracket(orders, delta_g, guess, max(pl.sd, 0.25 * guess))
