@@ -7,6 +7,7 @@ broken on purpose (error terms 0, no tilt) is caught.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -142,3 +143,28 @@ def test_a_tilt_aimed_far_from_the_root_still_finds_it(monkeypatch: pytest.Monke
     with fft_path(False):
         exact = pld_epsilon(comp, Fraction(1, 10**5), digits=3)
     assert lo <= Fraction(exact.upper) and Fraction(exact.lower) <= hi
+
+
+@pytest.mark.parametrize("reach", [80, 6])
+def test_a_tail_sum_summed_to_its_reach_encloses_the_whole_sum(monkeypatch: pytest.MonkeyPatch, reach: int) -> None:
+    """``_tail_sums`` sums the terms whose weight is above 2^-reach of the first and encloses the rest
+    by ``max |v| e^{-rate I1} / (1 - e^{-rate})`` (docs/pld.md §12.6): the ball holds the whole sum,
+    computed term by term in mpmath at 50 digits, even when the rest is far from negligible."""
+    import numpy as np
+
+    rng = np.random.default_rng(reach)
+    v = rng.random(6000) - 0.1  # a computed vector may hold small negative floats
+    start, i0 = 50, 400
+    tl = C.Tilted(Fraction(3), Fraction(1, 1000), 0, C.arb(0), F.Power(v, start, Fraction(0), Fraction(0)))
+    monkeypatch.setattr(C, "_REACH", reach)
+    s, _ = C._tail_sums(tl, i0, Fraction(1, 2))
+    with mpmath.workdps(50):
+        rate = mpmath.mpf(7) / 2000
+        terms = [mpmath.mpf(float(x)) * mpmath.exp(-rate * (start + i)) for i, x in enumerate(v.tolist())]
+        whole = mpmath.fsum(terms[i0 - start:])
+        lo = mpmath.mpf(s.lower().str(45, radius=False))
+        hi = mpmath.mpf(s.upper().str(45, radius=False))
+        assert lo - abs(whole) * mpmath.mpf(10) ** -40 <= whole <= hi + abs(whole) * mpmath.mpf(10) ** -40
+        if reach == 6:  # the terms summed alone miss the whole sum by far: the enclosing ball is needed
+            cut = i0 - start + math.ceil(reach * math.log(2) / (3.5 / 1000)) + 1  # float ok: as _tail_sums
+            assert abs(mpmath.fsum(terms[i0 - start:cut]) - whole) > abs(whole) * mpmath.mpf(10) ** -3

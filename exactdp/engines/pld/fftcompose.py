@@ -120,36 +120,50 @@ def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta:
     return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start))
 
 
-_SUFFIX: dict[tuple[int, int], tuple[Tilted, arb_poly]] = {}
+_SUFFIX: dict[tuple[int, int, int], tuple[Tilted, arb_poly]] = {}
 
 
-def _suffix_poly(tl: Tilted, a: int) -> arb_poly:
-    """The exact floats ``v[a:]`` as an Arb polynomial (the last few are kept)."""
-    hit = _SUFFIX.get((id(tl), a))
+def _suffix_poly(tl: Tilted, a: int, b: int) -> arb_poly:
+    """The exact floats ``v[a:b]`` as an Arb polynomial (the last few are kept)."""
+    hit = _SUFFIX.get((id(tl), a, b))
     if hit is not None and hit[0] is tl:
         return hit[1]
-    p = arb_poly(tl.power.v[a:].tolist())
+    p = arb_poly(tl.power.v[a:b].tolist())
     if len(_SUFFIX) > 16:
         _SUFFIX.clear()
-    _SUFFIX[(id(tl), a)] = (tl, p)
+    _SUFFIX[(id(tl), a, b)] = (tl, p)
     return p
+
+
+#: the terms of a tail sum beyond which the weights fall below 2^-_REACH of the first are bounded,
+#: not summed (docs/pld.md §12.6)
+_REACH = 80
 
 
 def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
     """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
     a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
-    the l2 error times the weights' l2 norm, plus twice the wrapped mass times the largest weight."""
+    the l2 error times the weights' l2 norm, plus twice the wrapped mass times the largest weight.
+    The terms whose weight is below ``2^-80`` of the first are not summed: their sum is enclosed
+    by ``max |v| e^{-rate I1} / (1 - e^{-rate})`` (I1 the first of them), a ball added to the sum."""
     pw = tl.power
     rate = arb_of_fraction((tl.theta + extra) * tl.h)
     a = max(i0 - pw.start, 0)
     top = arb(-1) * rate * i0
     w_max = top.exp()
-    if a < pw.v.shape[0]:
+    n_v = pw.v.shape[0]
+    if a < n_v:
         x = (-rate).exp()
-        s = _suffix_poly(tl, a)(x) * (-(rate * (pw.start + a))).exp()
+        rf = float((tl.theta + extra) * tl.h)  # float ok: how many terms to sum, a choice only
+        b = n_v if rf <= 0 else min(n_v, a + math.ceil(_REACH * math.log(2) / rf) + 1)  # float ok: a choice
+        s = _suffix_poly(tl, a, b)(x) * (-(rate * (pw.start + a))).exp()
+        if b < n_v:
+            vmax = arb(float(np.abs(pw.v[b:]).max()))  # float ok: the largest |v|, one of the exact floats
+            rest = vmax * (-(rate * (pw.start + b))).exp() / (1 - x)
+            s += arb(0, rest.upper())
     else:
         s = arb(0)
-    n = arb(pw.v.shape[0])
+    n = arb(n_v)
     if rate > 0:
         w2 = w_max * (1 / (1 - (-2 * rate).exp())).sqrt()
         w2 = min(w_max * n.sqrt(), w2)
