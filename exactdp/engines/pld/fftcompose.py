@@ -84,7 +84,7 @@ def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:
     lo, hi = 0.0, 1.0
     while mean(hi) < target and hi < 1e4:
         lo, hi = hi, hi * 2
-    for _ in range(50):
+    for _ in range(32):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if mean(mid) < target else (lo, mid)
     return Fraction(lo).limit_denominator(1 << 20)
@@ -389,7 +389,7 @@ def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a
     lo, hi = 1e-6, 1.0
     while at(hi)[1] > target and hi < 1e6:
         lo, hi = hi, hi * 2
-    for _ in range(60):
+    for _ in range(32):
         mid = math.sqrt(lo * hi)  # float ok: a choice only
         lo, hi = (mid, hi) if at(mid)[1] > target else (lo, mid)
     return at(hi)[0]

@@ -340,7 +340,7 @@ def _saddle(t: np.ndarray, k: int, a: int, upper: bool) -> float:  # float ok: o
     lo, hi = 0.0, 1e-6
     while mean(hi) < target and hi < 1e6:
         lo, hi = hi, hi * 2
-    for _ in range(60):
+    for _ in range(32):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if mean(mid) < target else (lo, mid)
     return hi
@@ -405,7 +405,7 @@ def window_for(t: np.ndarray, k: int, log_target: float = -23.0) -> tuple[int, i
         lo, hi = 0.0, 1e-6
         while at(sign * hi)[1] > log_target and hi < 1e6:
             lo, hi = hi, hi * 2
-        for _ in range(50):
+        for _ in range(32):
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if at(sign * mid)[1] > log_target else (lo, mid)
         ends.append(at(sign * hi)[0])
