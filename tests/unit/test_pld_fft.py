@@ -168,3 +168,17 @@ def test_a_tail_sum_summed_to_its_reach_encloses_the_whole_sum(monkeypatch: pyte
         if reach == 6:  # the terms summed alone miss the whole sum by far: the enclosing ball is needed
             cut = i0 - start + math.ceil(reach * math.log(2) / (3.5 / 1000)) + 1  # float ok: as _tail_sums
             assert abs(mpmath.fsum(terms[i0 - start:cut]) - whole) > abs(whole) * mpmath.mpf(10) ** -3
+
+
+def test_the_default_budget_routes_dpsgd_rows_to_the_path_and_few_sampled_steps_away() -> None:
+    """Issue 26 §4: with the default 30 s the 1000-step DP-SGD row takes the path (its first grid is
+    predicted within half the budget), and k subsampled steps with q k < 2 keep the exact products
+    whatever the budget (measured faster there: docs/pld.md §12.7)."""
+    from exactdp.engines.pld.fftquery import affordable, few_sampled
+
+    row = Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])
+    assert affordable(row, 6, 1e-6, 30.0)  # float ok: a time budget
+    few = Composition.of(["gaussian:sigma=0.8,q=0.001,count=100"])
+    assert few_sampled(few) and not affordable(few, 4, 1e-4, 1e6)  # float ok: a time budget
+    assert not few_sampled(Composition.of(["gaussian:sigma=1,q=0.02,count=300"]))
+    assert not few_sampled(Composition.of(["gaussian:sigma=2,count=64"]))  # not subsampled

@@ -159,10 +159,16 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
     return lo, hi, est
 
 
-#: seconds per single-step grid point, discretising and powering both laws (measured on a loaded
-#: machine about 60 us, DP-SGD at h = 1/25936), and bytes per window point of the FFT arrays
-SECONDS_PER_POINT = 2e-4
+#: seconds per predicted single-step grid point (``_grid_cost``), discretising, powering and querying
+#: both orders: measured 2.3e-5-3.9e-5 CPU seconds on DP-SGD rows (1000 and 10^4 steps at q 0.01, 100 at
+#: q 0.001; a machine loaded by several jobs, docs/pld.md §12.7), with a margin; and bytes per window
+#: point of the FFT arrays
+SECONDS_PER_POINT = 5e-5
 FFT_BYTES = 8 * 40
+#: the least expected number of sampled steps (q k) for which the path is taken: below it the
+#: composed loss sits near 0 but for a few sampled steps, the tilt pulls out their mode and widens
+#: the window, and the exact products are faster (measured, docs/pld.md §12.7)
+MIN_SAMPLED = 2
 
 
 def _grid_cost(pl: Plan, h: Fraction, prec: int) -> tuple[float, int]:  # float ok: a prediction only
@@ -181,9 +187,26 @@ def _grid_cost(pl: Plan, h: Fraction, prec: int) -> tuple[float, int]:  # float 
 def affordable(comp: Composition, digits: int, aim: float, seconds: float) -> bool:  # float ok: a choice
     """Whether the path's first grid is predicted to fit the time and the memory bound; if not, the
     exact products answer (their refinement starts coarse and stops at either bound)."""
+    if few_sampled(comp):
+        return False
     pl = plan(comp)
     cost, need = _grid_cost(pl, _first_grid(pl, aim), prec_for(digits, Fraction(1, 10**20)))
     return cost <= 0.5 * seconds and need <= memory.available()
+
+
+def few_sampled(comp: Composition) -> bool:
+    """Whether the composition is k Poisson-subsampled steps with ``q k < MIN_SAMPLED`` (the exact
+    products answer those faster: measured, docs/pld.md §12.7).
+
+    >>> few_sampled(Composition.of(["gaussian:sigma=0.8,q=0.001,count=100"]))
+    True
+    >>> few_sampled(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"]))
+    False
+    """
+    if len(comp.groups) != 1:
+        return False
+    m, k = comp.groups[0]
+    return isinstance(m, PoissonSampled) and m.q * k < MIN_SAMPLED
 
 
 def _first_grid(pl: Plan, aim: float) -> Fraction:  # float ok: a grid choice
