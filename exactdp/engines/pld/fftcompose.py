@@ -61,6 +61,22 @@ def _directed(coeffs: list[arb], up: bool) -> np.ndarray:  # float ok: floats bo
     return f
 
 
+_MIDS: dict[int, tuple[list[arb], np.ndarray]] = {}
+
+
+def _mids(coeffs: list[arb]) -> np.ndarray:  # float ok: midpoints that only choose tilts and windows
+    """The balls' midpoints as floats, at least 0 (the last few lists are remembered: a re-aimed
+    tilt reads the same laws again)."""
+    hit = _MIDS.get(id(coeffs))
+    if hit is not None and hit[0] is coeffs:
+        return hit[1]
+    m = np.maximum(np.array([float(x.mid()) for x in coeffs]), 0.0)  # float ok: choices only
+    if len(_MIDS) > 8:
+        _MIDS.clear()
+    _MIDS[id(coeffs)] = (coeffs, m)
+    return m
+
+
 def _log_mgf(p: np.ndarray, rate: float) -> float:  # float ok: a tilt choice only
     i = np.nonzero(p > 0)[0]
     z = np.log(p[i]) + rate * i
@@ -107,10 +123,12 @@ def _tilt(coeffs: list[arb], r: arb, scale: arb) -> list[arb]:
 
 def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
                  up: bool, window: tuple[int, int] | None = None,
-                 log_target: float = -23.0) -> Tilted:  # float ok: the window's choice only
+                 log_target: float = -23.0, mids: np.ndarray | None = None) -> Tilted:  # float ok: a choice
     """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
-    k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's."""
-    mids = np.maximum(np.array([float(x.mid()) for x in law_coeffs]), 0.0)  # float ok: choices only
+    k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's;
+    ``mids``: the coefficients' midpoints in floats, if known (they only choose M)."""
+    if mids is None:
+        mids = _mids(law_coeffs)
     lam = Fraction(_log_mgf(mids, float(theta * h))).limit_denominator(1 << 30)  # float ok: M's choice
     with ctx.workprec(_PREC):
         t = _directed(_tilt(law_coeffs, arb_of_fraction(theta * h).exp(), (-arb_of_fraction(lam)).exp()), up)
@@ -202,6 +220,21 @@ def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fr
     return order_of_laws(up, low, k, h, eps_hint)
 
 
+_COEFFS: dict[int, tuple[arb_poly, list[arb]]] = {}
+
+
+def _coeffs(p: arb_poly) -> list[arb]:
+    """``p.coeffs()``, the same list for the same polynomial (the last few are remembered)."""
+    hit = _COEFFS.get(id(p))
+    if hit is not None and hit[0] is p:
+        return hit[1]
+    c = p.coeffs()
+    if len(_COEFFS) > 8:
+        _COEFFS.clear()
+    _COEFFS[id(p)] = (p, c)
+    return c
+
+
 def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
                   log_target: float = -23.0) -> FftOrder:  # float ok: the windows' choice only
     """:func:`fft_order` from laws already discretised; ``log_target``: the windows' Chernoff tails
@@ -209,16 +242,15 @@ def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
     if low.Q is None or up.stride != 1 or low.stride != 1 or low.qshift != 0:
         raise ValueError("the FFT path takes the binned laws of a continuous model")
     with ctx.workprec(_PREC):
-        pu = up.P.coeffs()
-        pl_, ql = low.P.coeffs(), low.Q.coeffs()
-        mids = np.maximum(np.array([float(x.mid()) for x in pu]), 0.0)  # float ok: the tilt's choice
+        pu, pl_, ql = _coeffs(up.P), _coeffs(low.P), _coeffs(low.Q)
+        mids = _mids(pu)
         theta = choose_theta(mids, k, h, float(eps_hint - k * up.offset * h))  # float ok: a choice
         # a binned index sum J stands for losses in (J h, (J + k) h], about J h + k h / 2: the lower
         # laws are aimed half a cell per step lower (any aim is sound, docs/pld.md §12.6)
-        lmids = np.maximum(np.array([float(x.mid()) for x in pl_]), 0.0)  # float ok: the tilt's choice
+        lmids = _mids(pl_)
         theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
-        t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target)
-        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target)
+        t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target, mids=mids)
+        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target, mids=lmids)
         t_lq = tilted_power(ql, low.offset, h, k, theta_low, True,
                             (t_lp.power.v.shape[0], t_lp.power.start))
         one = arb(1)
