@@ -24,7 +24,7 @@ def same_ball(x: arb, y: arb) -> bool:
     return bool(x.mid() == y.mid() and x.rad() == y.rad())
 
 
-def direct_quads(model: LossModel, h: Fraction, jmin: int, jmax: int) -> list:
+def direct_quads(model: LossModel, h: Fraction, jmin: int, jmax: int, taylor: bool = False) -> list:
     """The edges as the discretisation computed them before the memo: one cdf call per edge."""
     hb = arb_of_fraction(h)
     return [model.cdf(hb * j) for j in range(jmin, jmax + 1)]

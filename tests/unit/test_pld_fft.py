@@ -7,6 +7,7 @@ broken on purpose (error terms 0, no tilt) is caught.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -121,3 +122,63 @@ def test_a_broken_bound_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(F, "outside_mass", lambda *a: Fraction(0))
     lo, hi = C.order_delta_bounds(C.fft_order(model, k, h, Fraction(1, 10**40), eps, 200), eps)
     assert not _inside(lo, hi, truth)
+
+
+def test_a_tilt_aimed_far_from_the_root_still_finds_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 26 §4: 100 steps of sigma 0.8, q 0.001 at delta 1e-5.  The saddle estimate aims the tilt
+    at eps ~0.58, four times the optimum (~0.141), and the float root search used to be clamped to
+    the end of its first range: the path answered a sound but useless [0.135, 0.219].  The search
+    range now widens until the curve crosses delta, and the tilt is aimed again until the estimate
+    settles: the bracket of the first grid alone is tight and meets the exact products'."""
+    import time
+
+    from exactdp.engines.pld import fftquery
+    from exactdp.engines.pld.fftquery import fft_epsilon
+
+    monkeypatch.setattr(fftquery, "_next_grid", lambda *a: None)  # one grid: no refinement hides it
+
+    comp = Composition.of(["gaussian:sigma=0.8,q=0.001,count=100"])
+    lo, hi = fft_epsilon(comp, Fraction(1, 10**5), 3e-4, 4, time.monotonic() + 120)  # float ok: a target
+    assert hi is not None and hi - lo <= lo * Fraction(3, 10**4)
+    with fft_path(False):
+        exact = pld_epsilon(comp, Fraction(1, 10**5), digits=3)
+    assert lo <= Fraction(exact.upper) and Fraction(exact.lower) <= hi
+
+
+@pytest.mark.parametrize("reach", [80, 6])
+def test_a_tail_sum_summed_to_its_reach_encloses_the_whole_sum(monkeypatch: pytest.MonkeyPatch, reach: int) -> None:
+    """``_tail_sums`` sums the terms whose weight is above 2^-reach of the first and encloses the rest
+    by ``max |v| e^{-rate I1} / (1 - e^{-rate})`` (docs/pld.md §12.6): the ball holds the whole sum,
+    computed term by term in mpmath at 50 digits, even when the rest is far from negligible."""
+    import numpy as np
+
+    rng = np.random.default_rng(reach)
+    v = rng.random(6000) - 0.1  # a computed vector may hold small negative floats
+    start, i0 = 50, 400
+    tl = C.Tilted(Fraction(3), Fraction(1, 1000), 0, C.arb(0), F.Power(v, start, Fraction(0), Fraction(0)))
+    monkeypatch.setattr(C, "_REACH", reach)
+    s, _ = C._tail_sums(tl, i0, Fraction(1, 2))
+    with mpmath.workdps(50):
+        rate = mpmath.mpf(7) / 2000
+        terms = [mpmath.mpf(float(x)) * mpmath.exp(-rate * (start + i)) for i, x in enumerate(v.tolist())]
+        whole = mpmath.fsum(terms[i0 - start:])
+        lo = mpmath.mpf(s.lower().str(45, radius=False))
+        hi = mpmath.mpf(s.upper().str(45, radius=False))
+        assert lo - abs(whole) * mpmath.mpf(10) ** -40 <= whole <= hi + abs(whole) * mpmath.mpf(10) ** -40
+        if reach == 6:  # the terms summed alone miss the whole sum by far: the enclosing ball is needed
+            cut = i0 - start + math.ceil(reach * math.log(2) / (3.5 / 1000)) + 1  # float ok: as _tail_sums
+            assert abs(mpmath.fsum(terms[i0 - start:cut]) - whole) > abs(whole) * mpmath.mpf(10) ** -3
+
+
+def test_the_default_budget_routes_dpsgd_rows_to_the_path_and_few_sampled_steps_away() -> None:
+    """Issue 26 §4: with the default 30 s the 1000-step DP-SGD row takes the path (its first grid is
+    predicted within half the budget), and k subsampled steps with q k < 2 keep the exact products
+    whatever the budget (measured faster there: docs/pld.md §12.7)."""
+    from exactdp.engines.pld.fftquery import affordable, few_sampled
+
+    row = Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])
+    assert affordable(row, 6, 1e-6, 30.0)  # float ok: a time budget
+    few = Composition.of(["gaussian:sigma=0.8,q=0.001,count=100"])
+    assert few_sampled(few) and not affordable(few, 4, 1e-4, 1e6)  # float ok: a time budget
+    assert not few_sampled(Composition.of(["gaussian:sigma=1,q=0.02,count=300"]))
+    assert not few_sampled(Composition.of(["gaussian:sigma=2,count=64"]))  # not subsampled

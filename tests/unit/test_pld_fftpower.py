@@ -155,3 +155,63 @@ def test_bad_arguments() -> None:
         F.power_tilted(np.array([0.5, 0.5]), 2, 6)
     with pytest.raises(InvalidParameterError):
         F.power_tilted(np.array([0.5, 0.5]), 0, 4)
+
+
+def _reference_fft(x: list[float], y: list[float], tw: F.Twiddles, inverse: bool) -> tuple[list, list]:
+    """The radix-2 decimation-in-time FFT written out point by point in Python floats (each
+    operation IEEE-rounded, the model of Higham's Theorem 24.2): the arithmetic fftpower.fft must do."""
+    n = len(x)
+    bits = n.bit_length() - 1
+    rev = [int(format(i, f"0{bits}b")[::-1], 2) if bits else 0 for i in range(n)]
+    xr, xi = [x[r] for r in rev], [y[r] for r in rev]
+    m = 1
+    while m < n:
+        step = n // (2 * m)
+        for k in range(0, n, 2 * m):
+            for j in range(m):
+                wr = float(tw.re[j * step])
+                wi = -float(tw.im[j * step]) if inverse else float(tw.im[j * step])
+                br, bi = xr[k + j + m], xi[k + j + m]
+                tr = wr * br - wi * bi
+                ti = wr * bi + wi * br
+                ar, ai = xr[k + j], xi[k + j]
+                xr[k + j], xi[k + j] = ar + tr, ai + ti
+                xr[k + j + m], xi[k + j + m] = ar - tr, ai - ti
+        m *= 2
+    return xr, xi
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, 64, 512, 2048])
+def test_the_fft_does_the_arithmetic_of_the_pointwise_reference(n: int) -> None:
+    """Bit for bit: the vectorised, in-place FFT (and its inverse) performs exactly the operations of
+    the point-by-point radix-2 algorithm whose error Theorem 24.2 bounds (docs/pld.md §12.2)."""
+    rng = random.Random(n)
+    x = [rng.random() - 0.25 for _ in range(n)]
+    y = [rng.random() - 0.75 for _ in range(n)]
+    tw = F.twiddles(n)
+    for inverse in (False, True):
+        r, i = F.fft(np.array(x), np.array(y), tw, inverse=inverse)
+        rr, ri = _reference_fft(x, y, tw, inverse)
+        assert r.tolist() == rr and i.tolist() == ri
+
+
+def test_the_pointwise_power_does_the_arithmetic_of_binary_powering() -> None:
+    """Bit for bit: ``_cpower`` is binary powering with the standard complex product (docs/pld.md §12.3)."""
+    rng = random.Random(3)
+    a = [complex(rng.random() - 0.5, rng.random() - 0.5) for _ in range(50)]
+
+    def mul(p: tuple[float, float], q: tuple[float, float]) -> tuple[float, float]:
+        return p[0] * q[0] - p[1] * q[1], p[0] * q[1] + p[1] * q[0]
+
+    for k in (1, 2, 5, 64, 1000):
+        got_r, got_i = F._cpower(np.array([z.real for z in a]), np.array([z.imag for z in a]), k)
+        for z, gr, gi in zip(a, got_r.tolist(), got_i.tolist()):
+            res: tuple[float, float] | None = None
+            base, e = (z.real, z.imag), k
+            while e:
+                if e & 1:
+                    res = base if res is None else mul(res, base)
+                e >>= 1
+                if e:
+                    base = mul(base, base)
+            assert res == (gr, gi)

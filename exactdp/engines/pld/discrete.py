@@ -30,6 +30,7 @@ from exactdp.core.binomial import binomial_pmf, binomial_upper_tail
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel, Position, Quad, Reversed
+from exactdp.engines.pld.taylor import taylor_quads
 
 __all__ = ["atom_bin", "binomial_law", "discretize", "discretize_binomial", "edge_quads", "tail_range"]
 
@@ -143,8 +144,10 @@ def _bisect_edge(ok: Callable[[int, str], bool], far: int, near: int, side: str)
     return b
 
 
-def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int) -> tuple[Law, Law]:
-    """(upper, lower) laws of ``model`` on the grid ``h``, indices [jmin, jmax] (docs/pld.md §2-§3).
+def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int,
+               taylor: bool = False) -> tuple[Law, Law]:
+    """(upper, lower) laws of ``model`` on the grid ``h``, indices [jmin, jmax] (docs/pld.md §2-§3);
+    ``taylor``: the edges from certified Taylor models (:func:`edge_quads`, docs/pld.md §12.8).
 
     Upper, connect-the-dots, with B_j = (jh, (j+1)h], G_j = P(B_j) - e^{jh} Q(B_j) >= 0 and
     D_j = e^{(j+1)h} - e^{jh}:
@@ -178,7 +181,7 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
                 Qb[j - jmin] += qm
         cont = model.has_continuous()
         if cont:
-            quads = edge_quads(model, h, jmin, jmax)
+            quads = edge_quads(model, h, jmin, jmax, taylor=taylor)
             half = arb(1) / 2
             for i in range(n_bins):
                 pf0, ps0, qf0, qs0 = quads[i]
@@ -206,13 +209,15 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
         return _connect_the_dots(h, jmin, Pb, Qt, PL, PR, QR * alpha[-1], p_inf, alpha), lower
 
 
-#: the edge quads of the last grid, by (h, precision), then model key, then index j
-_QUADS: dict[tuple[Fraction, int], dict[tuple, dict[int, Quad]]] = {}
+#: the edge quads of the last grid, by (h, precision, taylor), then model key, then index j
+_QUADS: dict[tuple[Fraction, int, bool], dict[tuple, dict[int, Quad]]] = {}
 
 
-def edge_quads(model: LossModel, h: Fraction, jmin: int, jmax: int) -> list[Quad]:
+def edge_quads(model: LossModel, h: Fraction, jmin: int, jmax: int, *, taylor: bool = False) -> list[Quad]:
     """[model.cdf(hb j) for jmin <= j <= jmax] at the working precision, hb the ball of h;
-    remembered for the last grid (docs/pld.md §9).
+    remembered for the last grid (docs/pld.md §9).  With ``taylor`` the balls come from certified
+    Taylor models of blocks of edges (:func:`exactdp.engines.pld.taylor.taylor_quads`, docs/pld.md
+    §12.8): other balls around the same values, a few times cheaper.
 
     A reversed model's quad at j is its base's quad at -j, permuted (``Reversed.cdf`` evaluates the
     base at ``-(hb j)``, and ``hb (-j)`` is the same ball: Arb rounds a product towards zero, so
@@ -228,14 +233,24 @@ def edge_quads(model: LossModel, h: Fraction, jmin: int, jmax: int) -> list[Quad
     True
     """
     if isinstance(model, Reversed):
-        base = edge_quads(model.base, h, -jmax, -jmin)
+        base = edge_quads(model.base, h, -jmax, -jmin, taylor=taylor)
         return [(qs, qf, ps, pf) for pf, ps, qf, qs in reversed(base)]
-    grid = (h, ctx.prec)
+    grid = (h, ctx.prec, taylor)
     if grid not in _QUADS:
         _QUADS.clear()
         _QUADS[grid] = {}
     memo = _QUADS[grid].setdefault(model.key(), {})
     hb = arb_of_fraction(h)
+    if taylor:
+        run: list[int] = []
+        for j in range(jmin, jmax + 2):
+            if j <= jmax and j not in memo:
+                run.append(j)
+                continue
+            if run:
+                progress.tick(f"discretising {model.name} ({run[0] - jmin}/{jmax - jmin} bins)")
+                memo.update(taylor_quads(model, h, run[0], run[-1]))
+                run = []
     out = []
     for j in range(jmin, jmax + 1):
         if (j - jmin) % 2048 == 0:

@@ -61,6 +61,22 @@ def _directed(coeffs: list[arb], up: bool) -> np.ndarray:  # float ok: floats bo
     return f
 
 
+_MIDS: dict[int, tuple[list[arb], np.ndarray]] = {}
+
+
+def _mids(coeffs: list[arb]) -> np.ndarray:  # float ok: midpoints that only choose tilts and windows
+    """The balls' midpoints as floats, at least 0 (the last few lists are remembered: a re-aimed
+    tilt reads the same laws again)."""
+    hit = _MIDS.get(id(coeffs))
+    if hit is not None and hit[0] is coeffs:
+        return hit[1]
+    m = np.maximum(np.array([float(x.mid()) for x in coeffs]), 0.0)  # float ok: choices only
+    if len(_MIDS) > 8:
+        _MIDS.clear()
+    _MIDS[id(coeffs)] = (coeffs, m)
+    return m
+
+
 def _log_mgf(p: np.ndarray, rate: float) -> float:  # float ok: a tilt choice only
     i = np.nonzero(p > 0)[0]
     z = np.log(p[i]) + rate * i
@@ -84,60 +100,88 @@ def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:
     lo, hi = 0.0, 1.0
     while mean(hi) < target and hi < 1e4:
         lo, hi = hi, hi * 2
-    for _ in range(50):
+    for _ in range(32):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if mean(mid) < target else (lo, mid)
     return Fraction(lo).limit_denominator(1 << 20)
 
 
+def _tilt(coeffs: list[arb], r: arb, scale: arb) -> list[arb]:
+    """``[c_i r^i scale]`` in Arb by a running product (each power a ball holding r^i: ball arithmetic
+    encloses every product; docs/pld.md §12.6).
+
+    >>> [str(x) for x in _tilt([arb(1), arb(2), arb(3)], arb(2), arb(1) / 2)]
+    ['0.500000000000000', '2.00000000000000', '6.00000000000000']
+    """
+    out = []
+    w = scale
+    for c in coeffs:
+        out.append(c * w)
+        w = w * r
+    return out
+
+
 def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
                  up: bool, window: tuple[int, int] | None = None,
-                 log_target: float = -23.0) -> Tilted:  # float ok: the window's choice only
+                 log_target: float = -23.0, mids: np.ndarray | None = None) -> Tilted:  # float ok: a choice
     """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
-    k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's."""
-    mids = np.maximum(np.array([float(x.mid()) for x in law_coeffs]), 0.0)  # float ok: choices only
+    k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's;
+    ``mids``: the coefficients' midpoints in floats, if known (they only choose M)."""
+    if mids is None:
+        mids = _mids(law_coeffs)
     lam = Fraction(_log_mgf(mids, float(theta * h))).limit_denominator(1 << 30)  # float ok: M's choice
     with ctx.workprec(_PREC):
-        r = arb_of_fraction(theta * h).exp()
-        tilted = arb_poly(law_coeffs)(arb_poly([0, r])) * (-arb_of_fraction(lam)).exp()
-        coeffs = tilted.coeffs() + [arb(0)] * (len(law_coeffs) - tilted.length())
-        t = _directed(coeffs, up)
+        t = _directed(_tilt(law_coeffs, arb_of_fraction(theta * h).exp(), (-arb_of_fraction(lam)).exp()), up)
         log_mk = arb_of_fraction(lam) * k
     n, start = window_for(t, k, log_target) if window is None else window
     progress.tick(f"a float FFT of length {n:,} ({k} steps)")
     return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start))
 
 
-_SUFFIX: dict[tuple[int, int], tuple[Tilted, arb_poly]] = {}
+_SUFFIX: dict[tuple[int, int, int], tuple[Tilted, arb_poly]] = {}
 
 
-def _suffix_poly(tl: Tilted, a: int) -> arb_poly:
-    """The exact floats ``v[a:]`` as an Arb polynomial (the last few are kept)."""
-    hit = _SUFFIX.get((id(tl), a))
+def _suffix_poly(tl: Tilted, a: int, b: int) -> arb_poly:
+    """The exact floats ``v[a:b]`` as an Arb polynomial (the last few are kept)."""
+    hit = _SUFFIX.get((id(tl), a, b))
     if hit is not None and hit[0] is tl:
         return hit[1]
-    p = arb_poly(tl.power.v[a:].tolist())
+    p = arb_poly(tl.power.v[a:b].tolist())
     if len(_SUFFIX) > 16:
         _SUFFIX.clear()
-    _SUFFIX[(id(tl), a)] = (tl, p)
+    _SUFFIX[(id(tl), a, b)] = (tl, p)
     return p
+
+
+#: the terms of a tail sum beyond which the weights fall below 2^-_REACH of the first are bounded,
+#: not summed (docs/pld.md §12.6)
+_REACH = 80
 
 
 def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
     """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
     a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
-    the l2 error times the weights' l2 norm, plus twice the wrapped mass times the largest weight."""
+    the l2 error times the weights' l2 norm, plus twice the wrapped mass times the largest weight.
+    The terms whose weight is below ``2^-80`` of the first are not summed: their sum is enclosed
+    by ``max |v| e^{-rate I1} / (1 - e^{-rate})`` (I1 the first of them), a ball added to the sum."""
     pw = tl.power
     rate = arb_of_fraction((tl.theta + extra) * tl.h)
     a = max(i0 - pw.start, 0)
     top = arb(-1) * rate * i0
     w_max = top.exp()
-    if a < pw.v.shape[0]:
+    n_v = pw.v.shape[0]
+    if a < n_v:
         x = (-rate).exp()
-        s = _suffix_poly(tl, a)(x) * (-(rate * (pw.start + a))).exp()
+        rf = float((tl.theta + extra) * tl.h)  # float ok: how many terms to sum, a choice only
+        b = n_v if rf <= 0 else min(n_v, a + math.ceil(_REACH * math.log(2) / rf) + 1)  # float ok: a choice
+        s = _suffix_poly(tl, a, b)(x) * (-(rate * (pw.start + a))).exp()
+        if b < n_v:
+            vmax = arb(float(np.abs(pw.v[b:]).max()))  # float ok: the largest |v|, one of the exact floats
+            rest = vmax * (-(rate * (pw.start + b))).exp() / (1 - x)
+            s += arb(0, rest.upper())
     else:
         s = arb(0)
-    n = arb(pw.v.shape[0])
+    n = arb(n_v)
     if rate > 0:
         w2 = w_max * (1 / (1 - (-2 * rate).exp())).sqrt()
         w2 = min(w_max * n.sqrt(), w2)
@@ -166,7 +210,7 @@ def step_laws(model: LossModel, h: Fraction, tau: Fraction, prec: int) -> tuple[
     moved or dropped as docs/pld.md §2, §3, §5 say."""
     jmin, jmax = tail_range(model, h, tau)
     with ctx.workprec(prec):
-        return discretize(model, h, jmin, jmax, prec=prec)
+        return discretize(model, h, jmin, jmax, prec=prec, taylor=True)
 
 
 def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fraction, prec: int) -> FftOrder:
@@ -176,6 +220,21 @@ def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fr
     return order_of_laws(up, low, k, h, eps_hint)
 
 
+_COEFFS: dict[int, tuple[arb_poly, list[arb]]] = {}
+
+
+def _coeffs(p: arb_poly) -> list[arb]:
+    """``p.coeffs()``, the same list for the same polynomial (the last few are remembered)."""
+    hit = _COEFFS.get(id(p))
+    if hit is not None and hit[0] is p:
+        return hit[1]
+    c = p.coeffs()
+    if len(_COEFFS) > 8:
+        _COEFFS.clear()
+    _COEFFS[id(p)] = (p, c)
+    return c
+
+
 def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
                   log_target: float = -23.0) -> FftOrder:  # float ok: the windows' choice only
     """:func:`fft_order` from laws already discretised; ``log_target``: the windows' Chernoff tails
@@ -183,16 +242,15 @@ def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
     if low.Q is None or up.stride != 1 or low.stride != 1 or low.qshift != 0:
         raise ValueError("the FFT path takes the binned laws of a continuous model")
     with ctx.workprec(_PREC):
-        pu = up.P.coeffs()
-        pl_, ql = low.P.coeffs(), low.Q.coeffs()
-        mids = np.maximum(np.array([float(x.mid()) for x in pu]), 0.0)  # float ok: the tilt's choice
+        pu, pl_, ql = _coeffs(up.P), _coeffs(low.P), _coeffs(low.Q)
+        mids = _mids(pu)
         theta = choose_theta(mids, k, h, float(eps_hint - k * up.offset * h))  # float ok: a choice
         # a binned index sum J stands for losses in (J h, (J + k) h], about J h + k h / 2: the lower
         # laws are aimed half a cell per step lower (any aim is sound, docs/pld.md §12.6)
-        lmids = np.maximum(np.array([float(x.mid()) for x in pl_]), 0.0)  # float ok: the tilt's choice
+        lmids = _mids(pl_)
         theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
-        t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target)
-        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target)
+        t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target, mids=mids)
+        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target, mids=lmids)
         t_lq = tilted_power(ql, low.offset, h, k, theta_low, True,
                             (t_lp.power.v.shape[0], t_lp.power.start))
         one = arb(1)
@@ -363,7 +421,7 @@ def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a
     lo, hi = 1e-6, 1.0
     while at(hi)[1] > target and hi < 1e6:
         lo, hi = hi, hi * 2
-    for _ in range(60):
+    for _ in range(32):
         mid = math.sqrt(lo * hi)  # float ok: a choice only
         lo, hi = (mid, hi) if at(mid)[1] > target else (lo, mid)
     return at(hi)[0]

@@ -153,23 +153,41 @@ def _bit_reversal(n: int) -> np.ndarray:
     return _BITREV[n]
 
 
+_SCRATCH: list[np.ndarray] = []
+
+
+def _scratch(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Three work arrays of ``shape`` (views of buffers kept for the last size: no allocation per stage)."""
+    size = int(np.prod(shape))
+    if not _SCRATCH or _SCRATCH[0].shape[0] != size:
+        _SCRATCH[:] = [np.empty(size) for _ in range(3)]
+    a, b, c = (x.reshape(shape) for x in _SCRATCH)
+    return a, b, c
+
+
 def _stage(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool,
            shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """One stage of butterflies on blocks ``[x1 | x2]`` of axis 1: ``(x1 + w_j x2, x1 - w_j x2)``,
-    ``w_j = tw[j step]`` (j < m) broadcast by ``shape``."""
+    ``w_j = tw[j step]`` (j < m) broadcast by ``shape``; in place (x is overwritten and returned).
+
+    Every line is one IEEE-rounded ufunc: ``t = fl(fl(wr x2r) - fl(wi x2i)) + i fl(fl(wr x2i) +
+    fl(wi x2r))``, then ``fl(x1 + t)`` and ``fl(x1 - t)`` (docs/pld.md §12.2)."""
     wr = tw.re[::step][:m].reshape(shape)
     wi = (-tw.im[::step][:m] if inverse else tw.im[::step][:m]).reshape(shape)
     er, orr = xr[:, 0], xr[:, 1]
     ei, oi = xi[:, 0], xi[:, 1]
-    tr = wr * orr - wi * oi
-    ti = wr * oi + wi * orr
-    yr = np.empty_like(xr)
-    yi = np.empty_like(xi)
-    np.add(er, tr, out=yr[:, 0])
-    np.subtract(er, tr, out=yr[:, 1])
-    np.add(ei, ti, out=yi[:, 0])
-    np.subtract(ei, ti, out=yi[:, 1])
-    return yr, yi
+    tr, ti, s = _scratch(orr.shape)
+    np.multiply(wr, orr, out=tr)
+    np.multiply(wi, oi, out=s)
+    np.subtract(tr, s, out=tr)
+    np.multiply(wr, oi, out=ti)
+    np.multiply(wi, orr, out=s)
+    np.add(ti, s, out=ti)
+    np.subtract(er, tr, out=orr)
+    np.add(er, tr, out=er)
+    np.subtract(ei, ti, out=oi)
+    np.add(ei, ti, out=ei)
+    return xr, xi
 
 
 def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -199,20 +217,35 @@ def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) 
     return xr, xi
 
 
+def _cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s1: np.ndarray,
+               s2: np.ndarray) -> None:
+    """(ar + i ai) <- (ar + i ai)(br + i bi) in place, the standard product (four real products, two
+    sums, each one IEEE-rounded ufunc: ``fl(fl(ar br) - fl(ai bi))``, ``fl(fl(ar bi) + fl(ai br))``);
+    b may be a itself (a square)."""
+    np.multiply(ar, br, out=s1)
+    np.multiply(ai, bi, out=s2)
+    np.subtract(s1, s2, out=s1)
+    np.multiply(ar, bi, out=s2)
+    np.multiply(ai, br, out=ai)
+    np.add(s2, ai, out=ai)
+    ar[...] = s1
+
+
 def _cpower(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(ar + i ai)^k pointwise by binary powering (k - 1 complex products in the expanded tree)."""
     rr: np.ndarray | None = None
     ri: np.ndarray | None = None
-    br, bi = ar, ai
+    br, bi = ar.copy(), ai.copy()
+    s1, s2 = np.empty_like(br), np.empty_like(br)
     while k:
         if k & 1:
             if rr is None or ri is None:
                 rr, ri = br.copy(), bi.copy()
             else:
-                rr, ri = rr * br - ri * bi, rr * bi + ri * br
+                _cmul_into(rr, ri, br, bi, s1, s2)
         k >>= 1
         if k:
-            br, bi = br * br - bi * bi, br * bi + bi * br
+            _cmul_into(br, bi, br, bi, s1, s2)
     assert rr is not None and ri is not None
     return rr, ri
 
@@ -307,7 +340,7 @@ def _saddle(t: np.ndarray, k: int, a: int, upper: bool) -> float:  # float ok: o
     lo, hi = 0.0, 1e-6
     while mean(hi) < target and hi < 1e6:
         lo, hi = hi, hi * 2
-    for _ in range(60):
+    for _ in range(32):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if mean(mid) < target else (lo, mid)
     return hi
@@ -372,7 +405,7 @@ def window_for(t: np.ndarray, k: int, log_target: float = -23.0) -> tuple[int, i
         lo, hi = 0.0, 1e-6
         while at(sign * hi)[1] > log_target and hi < 1e6:
             lo, hi = hi, hi * 2
-        for _ in range(50):
+        for _ in range(32):
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if at(sign * mid)[1] > log_target else (lo, mid)
         ends.append(at(sign * hi)[0])

@@ -111,6 +111,20 @@ def _root(f, lo: float, hi: float, level: float) -> float:  # float ok: root fin
     return (lo + hi) / 2
 
 
+def _bracketing(f, a: float, b: float, level: float) -> tuple[float, float]:  # float ok: a search range
+    """[a, b] widened (a down to 0, b up) until the decreasing float curve f crosses level inside it:
+    a tilt aimed far from the root must not clamp the root to an end of the first range (issue 26:
+    8 x 10^-4 of an eps; a choice only, every end is certified after)."""
+    for _ in range(40):
+        if a > 0 and not f(a) > level:
+            a, b = max(a - 2 * (b - a), 0.0), a
+        elif not f(b) <= level:
+            a, b = b, b + 2 * (b - a)
+        else:
+            break
+    return a, b
+
+
 def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # float ok: a search start
                  span: float) -> tuple[Fraction, Fraction | None, float]:  # float ok: the next hint
     """(lower, upper, float estimate) of the optimal eps from one set of powered orders: float
@@ -122,8 +136,8 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
     ups, lows = [], []
     for fo in orders:
         up_f, low_f = delta_curves(fo, a, b)
-        ups.append(_root(up_f, a, b, dg))
-        lows.append(_root(low_f, a, b, dg))
+        ups.append(_root(up_f, *_bracketing(up_f, a, b, dg), dg))
+        lows.append(_root(low_f, *_bracketing(low_f, a, b, dg), dg))
     est = max(ups)
     hi: Fraction | None = None
     slack = 1e-12 * (1 + est)
@@ -145,10 +159,16 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
     return lo, hi, est
 
 
-#: seconds per single-step grid point, discretising and powering both laws (measured on a loaded
-#: machine about 60 us, DP-SGD at h = 1/25936), and bytes per window point of the FFT arrays
-SECONDS_PER_POINT = 2e-4
+#: seconds per predicted single-step grid point (``_grid_cost``), discretising, powering and querying
+#: both orders: measured 2.3e-5-3.9e-5 CPU seconds on DP-SGD rows (1000 and 10^4 steps at q 0.01, 100 at
+#: q 0.001; a machine loaded by several jobs, docs/pld.md §12.7), with a margin; and bytes per window
+#: point of the FFT arrays
+SECONDS_PER_POINT = 5e-5
 FFT_BYTES = 8 * 40
+#: the least expected number of sampled steps (q k) for which the path is taken: below it the
+#: composed loss sits near 0 but for a few sampled steps, the tilt pulls out their mode and widens
+#: the window, and the exact products are faster (measured, docs/pld.md §12.7)
+MIN_SAMPLED = 2
 
 
 def _grid_cost(pl: Plan, h: Fraction, prec: int) -> tuple[float, int]:  # float ok: a prediction only
@@ -167,9 +187,26 @@ def _grid_cost(pl: Plan, h: Fraction, prec: int) -> tuple[float, int]:  # float 
 def affordable(comp: Composition, digits: int, aim: float, seconds: float) -> bool:  # float ok: a choice
     """Whether the path's first grid is predicted to fit the time and the memory bound; if not, the
     exact products answer (their refinement starts coarse and stops at either bound)."""
+    if few_sampled(comp):
+        return False
     pl = plan(comp)
     cost, need = _grid_cost(pl, _first_grid(pl, aim), prec_for(digits, Fraction(1, 10**20)))
     return cost <= 0.5 * seconds and need <= memory.available()
+
+
+def few_sampled(comp: Composition) -> bool:
+    """Whether the composition is k Poisson-subsampled steps with ``q k < MIN_SAMPLED`` (the exact
+    products answer those faster: measured, docs/pld.md §12.7).
+
+    >>> few_sampled(Composition.of(["gaussian:sigma=0.8,q=0.001,count=100"]))
+    True
+    >>> few_sampled(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"]))
+    False
+    """
+    if len(comp.groups) != 1:
+        return False
+    m, k = comp.groups[0]
+    return isinstance(m, PoissonSampled) and m.q * k < MIN_SAMPLED
 
 
 def _first_grid(pl: Plan, aim: float) -> Fraction:  # float ok: a grid choice
@@ -211,7 +248,9 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
         hint = Fraction(guess).limit_denominator(1 << 20)
         orders = _orders(laws, groups, h, hint, aim)
         l, u, est = _eps_bracket(orders, delta_g, guess, max(2 * pl.sd, 0.5 * guess))
-        if abs(est - guess) > 0.02 * max(est, 0.1):  # the tilt was aimed far off: aim it again
+        for _ in range(4):  # the tilt was aimed far off: aim it again, until the estimate settles
+            if not abs(est - guess) > 0.02 * max(est, 0.1):
+                break
             guess = est
             orders = _orders(laws, groups, h, Fraction(guess).limit_denominator(1 << 20), aim)
             l, u, est = _eps_bracket(orders, delta_g, guess, max(pl.sd, 0.25 * guess))

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TypeVar
 
-from flint import arb, ctx
+from flint import arb, arb_series, ctx
 
 from exactdp.core.errors import PrecisionError
 from exactdp.core.linlog import LinLog
@@ -146,6 +146,11 @@ class LossModel:
         """(P(L <= e), P(L > e), Q(L <= e), Q(L > e)) of the continuous part, at edge e."""
         z = arb(0)
         return z, z, z, z
+
+    def cdf_series(self, x: arb_series) -> tuple[arb_series, ...] | None:
+        """The four functions of :meth:`cdf` at the loss ``x``, a power series (a Taylor model's
+        coefficients, :mod:`exactdp.engines.pld.taylor`), or None where the model has no series."""
+        return None
 
     def p_inf(self) -> arb:
         return arb(0)
@@ -328,6 +333,10 @@ class GaussianPair(LossModel):
         zq = (e + m) / mu
         return _normal_sides(zp) + _normal_sides(zq)
 
+    def cdf_series(self, x: arb_series) -> tuple[arb_series, ...] | None:
+        mu, m = per_precision(self._balls, lambda: _mu_balls(self.mu) if self.mu is not None else _mu2_balls(self.mu2))
+        return _normal_series((x - m) / mu) + _normal_series((x + m) / mu)
+
     def support(self) -> tuple[float, float]:
         return float("-inf"), float("inf")  # float ok: grid range only
 
@@ -437,6 +446,17 @@ def _normal_sides(z: arb) -> tuple[arb, arb]:
     return (-z / r2).erfc() / 2, (z / r2).erfc() / 2
 
 
+def _normal_series(z: arb_series) -> tuple[arb_series, arb_series]:
+    """(Phi(z), 1 - Phi(z)) of a power series z: the small side by one erfc, chosen by the constant
+    term (either formula is the same function, so any choice holds)."""
+    r2 = per_precision(_SQRT2, lambda: arb(2).sqrt())
+    if z.coeffs()[0] < 0:
+        small = (-z / r2).erfc() / 2
+        return small, 1 - small
+    small = (z / r2).erfc() / 2
+    return 1 - small, small
+
+
 class Subsampled(LossModel):
     """Poisson subsampling at rate q, "remove" order: (P, Q) = ((1-q)B + qA, B) for the base pair (A, B).
 
@@ -496,6 +516,17 @@ class Subsampled(LossModel):
             raise PrecisionError("a grid edge of a subsampled loss is too close to log(1-q)")
         u = (y / qa).log()
         pf, ps, qf, qs = self.base.cdf(u)
+        return keep * qf + qa * pf, keep * qs + qa * ps, qf, qs
+
+    def cdf_series(self, x: arb_series) -> tuple[arb_series, ...] | None:
+        qa, keep = per_precision(self._balls, lambda: _q_balls(self.q))
+        y = x.exp() - keep
+        if not y.coeffs()[0] > 0:  # an edge at or below log(1 - q) is in the block: no series
+            return None
+        base = self.base.cdf_series((y / qa).log())
+        if base is None:
+            return None
+        pf, ps, qf, qs = base
         return keep * qf + qa * pf, keep * qs + qa * ps, qf, qs
 
     def cont_totals(self) -> tuple[arb, arb]:
