@@ -9,6 +9,7 @@ import time
 from fractions import Fraction
 
 import mpmath
+import pytest
 from flint import arb, ctx
 
 from exactdp import Composition, optimal_epsilon
@@ -80,3 +81,34 @@ def test_far_out_losses_keep_their_lower_bound() -> None:
         d = arb(10) ** -6
         eu, el = epsilon_upper(up, d), epsilon_lower(low, d, hint=epsilon_upper(up, d))
     assert el.lower() > 0.999 * eu.upper()  # float ok: the two sides within 0.1 % (they were 7 % apart)
+
+
+def test_binned_binomial_on_a_shared_grid_brackets_the_exact_group_and_computes_each_tilt_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """eps = 11/100 on the grid 1/4: the exponent g h - (2j - n) eps of the tilted Q takes one value
+    per residue of 22j/25 modulo 1 (25 values), so e^x is computed 25 times, not once per atom (issue
+    29: the binning dominated the builds of lists with millions of copies).  The bracket still holds
+    the direct mpmath sum."""
+    import exactdp.engines.pld.discrete as disc
+
+    calls = []
+    real = disc.arb_of_fraction
+
+    def counting(x: Fraction) -> arb:
+        calls.append(x)
+        return real(x)
+
+    monkeypatch.setattr(disc, "arb_of_fraction", counting)
+    eps, delta, n, h = F(11, 100), F(1, 10**7), 2000, F(1, 4)
+    with ctx.workprec(120):
+        up, low = discretize_binomial(eps, delta, n, h, arb(10) ** -30)
+        tilts = [x for x in calls if -h <= x < 0 or x == 0]
+        assert len(tilts) <= 25, len(tilts)  # one per residue (each atom once before: hundreds)
+        for x in (F(0), F(3), F(9), F(15)):
+            truth = binomial_delta(eps, delta, n, x)
+            X = real(x)
+            lo, hi = delta_lower(low, X), delta_upper(up, X)
+            with mpmath.workdps(50):
+                assert mpmath.mpf(float(lo.lower())) <= truth * (1 + mpmath.mpf(10) ** -14)  # float ok: a tolerance far below the width
+                assert truth <= mpmath.mpf(float(hi.upper())) * (1 + mpmath.mpf(10) ** -14)  # float ok: as above
+            assert hi.upper() - lo.lower() < arb(10) ** -2 * (hi.upper() + arb(10) ** -12)

@@ -381,6 +381,10 @@ def discretize_binomial(eps: Fraction, delta: Fraction, n: int, h: Fraction, tau
     zero = arb(0)
     Pb = [zero] * (jmax - jmin)
     Qt = [zero] * (jmax - jmin)  # tilted: e^{gh} Q = P e^{gh - x}, the exponent in [-h, 0)
+    # the exponent g h - (2j - n) eps = t / (h.den eps.den) in integers; it takes one value per residue
+    # of (2j - n) eps modulo h (few when eps and h share a small grid), so each e^x is computed once
+    hn, hd, en, ed = h.numerator, h.denominator, eps.numerator, eps.denominator
+    tilts: dict[int, arb] = {}
     for i, v in enumerate(vals):
         if i % 4096 == 0:
             progress.tick(f"binning a binomial law of {n} steps")
@@ -388,7 +392,11 @@ def discretize_binomial(eps: Fraction, delta: Fraction, n: int, h: Fraction, tau
         j = j_lo + i
         g = bin_of(j)
         Pb[g - jmin] += pm
-        Qt[g - jmin] += pm * arb_of_fraction(g * h - (2 * j - n) * eps).exp()
+        t = g * hn * ed - (2 * j - n) * en * hd
+        tilt = tilts.get(t)
+        if tilt is None:
+            tilt = tilts[t] = arb_of_fraction(Fraction(t, hd * ed)).exp()
+        Qt[g - jmin] += pm * tilt
     p_inf = -(((-arb_of_fraction(delta)).log1p() * n).expm1()) if delta else arb(0)
     dropped = outside * keep
     lower = Law(h, jmin, arb_poly(Pb), arb_poly(Qt), p_inf, upper=False, exact=False, moved=dropped)
