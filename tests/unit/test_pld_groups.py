@@ -112,3 +112,28 @@ def test_binned_binomial_on_a_shared_grid_brackets_the_exact_group_and_computes_
                 assert mpmath.mpf(float(lo.lower())) <= truth * (1 + mpmath.mpf(10) ** -14)  # float ok: a tolerance far below the width
                 assert truth <= mpmath.mpf(float(hi.upper())) * (1 + mpmath.mpf(10) ** -14)  # float ok: as above
             assert hi.upper() - lo.lower() < arb(10) ** -2 * (hi.upper() + arb(10) ** -12)
+
+
+def test_the_grids_of_a_refinement_share_a_group_s_binomial_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window of Bin(n, p) does not depend on the grid: a second grid computes no binomial mass
+    (issue 29), and its laws are those computed afresh (the window is a pure function of eps, n, tau
+    and the precision)."""
+    import exactdp.engines.pld.discrete as disc
+
+    eps, n, tau = F(17, 200), 30011, arb(10) ** -30
+    with ctx.workprec(120):
+        disc.discretize_binomial(eps, F(0), n, F(1, 4), tau)
+        calls = []
+        real = disc.binomial_pmf
+        monkeypatch.setattr(disc, "binomial_pmf", lambda *a: calls.append(a) or real(*a))
+        up, low = disc.discretize_binomial(eps, F(0), n, F(1, 9), tau)
+        assert calls == []  # the window of the first grid, reused
+        disc._WINDOWS.clear()
+        up2, low2 = disc.discretize_binomial(eps, F(0), n, F(1, 9), tau)
+        assert len(calls) == 1
+        for a, b in ((up.P, up2.P), (low.P, low2.P), (low.Q, low2.Q)):
+            assert a is not None and b is not None
+            assert all(x.mid() == y.mid() and x.rad() == y.rad() for x, y in zip(a.coeffs(), b.coeffs()))
+            assert a.length() == b.length()
+        other = disc.discretize_binomial(eps, F(0), n, F(1, 9), tau * 2)  # another tau: its own window
+        assert len(calls) == 2 and other[1].P.length() >= 1

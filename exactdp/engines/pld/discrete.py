@@ -356,6 +356,11 @@ def _binomial_window(p: arb, n: int, tau: arb, tails: bool = True) -> tuple[int,
     return j_lo, inside, below + above
 
 
+#: the binomial windows of the last few groups, by (eps, n, tau, precision): each is a pure function
+#: of its key (balls at that precision), computed once for the successive grids of a refinement
+_WINDOWS: dict[tuple, tuple[int, list[arb], arb]] = {}
+
+
 def discretize_binomial(eps: Fraction, delta: Fraction, n: int, h: Fraction, tau: arb) -> tuple[Law, Law]:
     """(upper, lower) laws on the grid h of n generic (eps, delta) pairs composed *before* discretising.
 
@@ -370,7 +375,13 @@ def discretize_binomial(eps: Fraction, delta: Fraction, n: int, h: Fraction, tau
     y = e.exp()
     p = y / (1 + y)
     keep = ((-arb_of_fraction(delta)).log1p() * n).exp() if delta else arb(1)  # (1 - delta)^n
-    j_lo, vals, outside = _binomial_window(p, n, tau)
+    key = (eps, n, tuple(int(x) for x in tau.mid().man_exp()), tuple(int(x) for x in tau.rad().man_exp()),
+           ctx.prec)
+    if key not in _WINDOWS:  # the window does not depend on h: the grids of one refinement share it
+        if len(_WINDOWS) >= 32:
+            _WINDOWS.pop(next(iter(_WINDOWS)))
+        _WINDOWS[key] = _binomial_window(p, n, tau)
+    j_lo, vals, outside = _WINDOWS[key]
     # bins: atom (2j - n) eps lies in (g h, (g+1) h] with g = ceil(x/h) - 1, in integers
     num, den = eps.numerator * h.denominator, eps.denominator * h.numerator  # x/h = (2j - n) num/den
 
