@@ -5,6 +5,7 @@ optimum.
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 
@@ -137,3 +138,35 @@ def test_the_grids_of_a_refinement_share_a_group_s_binomial_window(monkeypatch: 
             assert a.length() == b.length()
         other = disc.discretize_binomial(eps, F(0), n, F(1, 9), tau * 2)  # another tau: its own window
         assert len(calls) == 2 and other[1].P.length() >= 1
+
+
+def test_a_first_grid_that_runs_past_its_cap_hands_over_to_the_default_grid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first grid predicted from the composition (finer than the default) gets a share of the
+    budget; on a loaded machine that share can run out before any bracket exists, and the coarser
+    default grid then answers in the rest instead of the whole query failing (issue 29, family list
+    #13 under load).  The bracket is checked against the grouped-binomial mpmath oracle."""
+    from exactdp.engines.pld import refine as R
+    from exactdp.testing.families import mv_delta
+
+    groups = [(F(312345, 10**7), F(0), 300), (F(1234567, 10**7), F(0), 200), (F(1, 5), F(0), 10)]
+    delta_g = F(1, 10**6)
+    hs: list[Fraction] = []
+    real = R.build_cached
+
+    def slow_first(pl, h, *a):  # type: ignore[no-untyped-def]
+        hs.append(h)
+        while len(hs) == 1:  # the first build never ends: only the budget stops it
+            time.sleep(0.01)
+            progress.tick()
+        return real(pl, h, *a)
+
+    monkeypatch.setattr(R, "build_cached", slow_first)
+    with progress.task("test", max_seconds=12, stream=None):
+        e = pld_epsilon(Composition.heterogeneous(groups), delta_g, digits=10, max_seconds=10)
+    assert len(hs) >= 2 and hs[1] > hs[0]  # the default grid, coarser than the predicted one
+    assert e.lower > 0 and e.upper < math.inf and e.digits >= 3
+    assert mv_delta(groups, e.upper) <= _q(delta_g) <= mv_delta(groups, e.lower)
+
+
+def _q(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
