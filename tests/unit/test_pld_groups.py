@@ -5,10 +5,12 @@ optimum.
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 
 import mpmath
+import pytest
 from flint import arb, ctx
 
 from exactdp import Composition, optimal_epsilon
@@ -80,3 +82,91 @@ def test_far_out_losses_keep_their_lower_bound() -> None:
         d = arb(10) ** -6
         eu, el = epsilon_upper(up, d), epsilon_lower(low, d, hint=epsilon_upper(up, d))
     assert el.lower() > 0.999 * eu.upper()  # float ok: the two sides within 0.1 % (they were 7 % apart)
+
+
+def test_binned_binomial_on_a_shared_grid_brackets_the_exact_group_and_computes_each_tilt_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """eps = 11/100 on the grid 1/4: the exponent g h - (2j - n) eps of the tilted Q takes one value
+    per residue of 22j/25 modulo 1 (25 values), so e^x is computed 25 times, not once per atom (issue
+    29: the binning dominated the builds of lists with millions of copies).  The bracket still holds
+    the direct mpmath sum."""
+    import exactdp.engines.pld.discrete as disc
+
+    calls = []
+    real = disc.arb_of_fraction
+
+    def counting(x: Fraction) -> arb:
+        calls.append(x)
+        return real(x)
+
+    monkeypatch.setattr(disc, "arb_of_fraction", counting)
+    eps, delta, n, h = F(11, 100), F(1, 10**7), 2000, F(1, 4)
+    with ctx.workprec(120):
+        up, low = discretize_binomial(eps, delta, n, h, arb(10) ** -30)
+        tilts = [x for x in calls if -h <= x < 0 or x == 0]
+        assert len(tilts) <= 25, len(tilts)  # one per residue (each atom once before: hundreds)
+        for x in (F(0), F(3), F(9), F(15)):
+            truth = binomial_delta(eps, delta, n, x)
+            X = real(x)
+            lo, hi = delta_lower(low, X), delta_upper(up, X)
+            with mpmath.workdps(50):
+                assert mpmath.mpf(float(lo.lower())) <= truth * (1 + mpmath.mpf(10) ** -14)  # float ok: a tolerance far below the width
+                assert truth <= mpmath.mpf(float(hi.upper())) * (1 + mpmath.mpf(10) ** -14)  # float ok: as above
+            assert hi.upper() - lo.lower() < arb(10) ** -2 * (hi.upper() + arb(10) ** -12)
+
+
+def test_the_grids_of_a_refinement_share_a_group_s_binomial_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window of Bin(n, p) does not depend on the grid: a second grid computes no binomial mass
+    (issue 29), and its laws are those computed afresh (the window is a pure function of eps, n, tau
+    and the precision)."""
+    import exactdp.engines.pld.discrete as disc
+
+    eps, n, tau = F(17, 200), 30011, arb(10) ** -30
+    with ctx.workprec(120):
+        disc.discretize_binomial(eps, F(0), n, F(1, 4), tau)
+        calls = []
+        real = disc.binomial_pmf
+        monkeypatch.setattr(disc, "binomial_pmf", lambda *a: calls.append(a) or real(*a))
+        up, low = disc.discretize_binomial(eps, F(0), n, F(1, 9), tau)
+        assert calls == []  # the window of the first grid, reused
+        disc._WINDOWS.clear()
+        up2, low2 = disc.discretize_binomial(eps, F(0), n, F(1, 9), tau)
+        assert len(calls) == 1
+        for a, b in ((up.P, up2.P), (low.P, low2.P), (low.Q, low2.Q)):
+            assert a is not None and b is not None
+            assert all(x.mid() == y.mid() and x.rad() == y.rad() for x, y in zip(a.coeffs(), b.coeffs()))
+            assert a.length() == b.length()
+        other = disc.discretize_binomial(eps, F(0), n, F(1, 9), tau * 2)  # another tau: its own window
+        assert len(calls) == 2 and other[1].P.length() >= 1
+
+
+def test_a_first_grid_that_runs_past_its_cap_hands_over_to_the_default_grid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first grid predicted from the composition (finer than the default) gets a share of the
+    budget; on a loaded machine that share can run out before any bracket exists, and the coarser
+    default grid then answers in the rest instead of the whole query failing (issue 29, family list
+    #13 under load).  The bracket is checked against the grouped-binomial mpmath oracle."""
+    from exactdp.engines.pld import refine as R
+    from exactdp.testing.families import mv_delta
+
+    groups = [(F(312345, 10**7), F(0), 300), (F(1234567, 10**7), F(0), 200), (F(1, 5), F(0), 10)]
+    delta_g = F(1, 10**6)
+    hs: list[Fraction] = []
+    real = R.build_cached
+
+    def slow_first(pl, h, *a):  # type: ignore[no-untyped-def]
+        hs.append(h)
+        while len(hs) == 1:  # the first build never ends: only the budget stops it
+            time.sleep(0.01)
+            progress.tick()
+        return real(pl, h, *a)
+
+    monkeypatch.setattr(R, "build_cached", slow_first)
+    with progress.task("test", max_seconds=12, stream=None):
+        e = pld_epsilon(Composition.heterogeneous(groups), delta_g, digits=10, max_seconds=10)
+    assert len(hs) >= 2 and hs[1] > hs[0]  # the default grid, coarser than the predicted one
+    assert e.lower > 0 and e.upper < math.inf and e.digits >= 3
+    assert mv_delta(groups, e.upper) <= _q(delta_g) <= mv_delta(groups, e.lower)
+
+
+def _q(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator

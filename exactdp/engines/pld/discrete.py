@@ -371,6 +371,11 @@ def _binomial_window(p: arb, n: int, tau: arb, tails: bool = True) -> tuple[int,
     return j_lo, inside, below + above
 
 
+#: the binomial windows of the last few groups, by (eps, n, tau, precision): each is a pure function
+#: of its key (balls at that precision), computed once for the successive grids of a refinement
+_WINDOWS: dict[tuple, tuple[int, list[arb], arb]] = {}
+
+
 def discretize_binomial(eps: Fraction, delta: Fraction, n: int, h: Fraction, tau: arb) -> tuple[Law, Law]:
     """(upper, lower) laws on the grid h of n generic (eps, delta) pairs composed *before* discretising.
 
@@ -385,7 +390,13 @@ def discretize_binomial(eps: Fraction, delta: Fraction, n: int, h: Fraction, tau
     y = e.exp()
     p = y / (1 + y)
     keep = ((-arb_of_fraction(delta)).log1p() * n).exp() if delta else arb(1)  # (1 - delta)^n
-    j_lo, vals, outside = _binomial_window(p, n, tau)
+    key = (eps, n, tuple(int(x) for x in tau.mid().man_exp()), tuple(int(x) for x in tau.rad().man_exp()),
+           ctx.prec)
+    if key not in _WINDOWS:  # the window does not depend on h: the grids of one refinement share it
+        if len(_WINDOWS) >= 32:
+            _WINDOWS.pop(next(iter(_WINDOWS)))
+        _WINDOWS[key] = _binomial_window(p, n, tau)
+    j_lo, vals, outside = _WINDOWS[key]
     # bins: atom (2j - n) eps lies in (g h, (g+1) h] with g = ceil(x/h) - 1, in integers
     num, den = eps.numerator * h.denominator, eps.denominator * h.numerator  # x/h = (2j - n) num/den
 
@@ -396,6 +407,10 @@ def discretize_binomial(eps: Fraction, delta: Fraction, n: int, h: Fraction, tau
     zero = arb(0)
     Pb = [zero] * (jmax - jmin)
     Qt = [zero] * (jmax - jmin)  # tilted: e^{gh} Q = P e^{gh - x}, the exponent in [-h, 0)
+    # the exponent g h - (2j - n) eps = t / (h.den eps.den) in integers; it takes one value per residue
+    # of (2j - n) eps modulo h (few when eps and h share a small grid), so each e^x is computed once
+    hn, hd, en, ed = h.numerator, h.denominator, eps.numerator, eps.denominator
+    tilts: dict[int, arb] = {}
     for i, v in enumerate(vals):
         if i % 4096 == 0:
             progress.tick(f"binning a binomial law of {n} steps")
@@ -403,7 +418,11 @@ def discretize_binomial(eps: Fraction, delta: Fraction, n: int, h: Fraction, tau
         j = j_lo + i
         g = bin_of(j)
         Pb[g - jmin] += pm
-        Qt[g - jmin] += pm * arb_of_fraction(g * h - (2 * j - n) * eps).exp()
+        t = g * hn * ed - (2 * j - n) * en * hd
+        tilt = tilts.get(t)
+        if tilt is None:
+            tilt = tilts[t] = arb_of_fraction(Fraction(t, hd * ed)).exp()
+        Qt[g - jmin] += pm * tilt
     p_inf = -(((-arb_of_fraction(delta)).log1p() * n).expm1()) if delta else arb(0)
     dropped = outside * keep
     lower = Law(h, jmin, arb_poly(Pb), arb_poly(Qt), p_inf, upper=False, exact=False, moved=dropped)

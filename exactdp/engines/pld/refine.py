@@ -44,7 +44,7 @@ from exactdp.engines.pld.plan import (
 from exactdp.engines.pld.queries import delta_lower, delta_upper
 from exactdp.model.composition import Composition
 
-__all__ = ["DECISION_DIGITS", "DEFAULT_SECONDS", "GRID_SECONDS_PER_POINT", "LATTICE_CAP", "LATTICE_POINTS", "LATTICE_SHARE", "MAX_POINTS", "STOPPED_BY", "UNDECIDED_WHY", "bracket_width",
+__all__ = ["DECISION_DIGITS", "DEFAULT_SECONDS", "FIRST_GRID_CAP", "GRID_SECONDS_PER_POINT", "LATTICE_CAP", "LATTICE_POINTS", "LATTICE_SHARE", "MAX_POINTS", "STOPPED_BY", "UNDECIDED_WHY", "bracket_width",
            "decide", "fits", "grid_seconds", "lattice_fits", "lower_rational", "refine", "time_budget", "unbounded"]
 
 #: default time budget (seconds) of a refinement when the caller sets none
@@ -110,6 +110,10 @@ def lattice_fits(pl: Plan, prec: int, digits: int, seconds: float, aim: float | 
     return (lattice_bytes(pl, prec) <= memory.available() and lat <= LATTICE_SHARE * seconds
             and (aim is None or lat <= grid_seconds(pl, aim)))
 
+
+#: the share of what is left that a first grid finer than the default one (predicted from the
+#: composition, docs/pld.md §8) may take; past it the default grid answers in the rest
+FIRST_GRID_CAP = 0.6
 
 #: the predicted seconds of the refined grids per grid point: two chains (upper and lower) of the
 #: lattice's per-point cost, and about two passes (python benchmarks/bench_route_costs.py)
@@ -208,10 +212,13 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
     points = 2048.0
     h = on_lattice(pl, grid_for(pl, points))
     hp = predicted_grid(pl, target if target is not None else 10.0 ** (-digits)) if predict else None
+    #: the default first grid, when the predicted one is finer (its build then runs under a cap, and
+    #: this coarser one answers if it runs past it)
+    h_default: Fraction | None = None
     if hp is not None and 0.85 * hp < float(h):  # float ok: grid planning only
         h_jump = on_lattice(pl, Fraction(1, math.ceil(1 / max(0.85 * hp, float(h) / 4))))  # float ok: as above
         if h_jump < h and fits(pl, h_jump, prec):
-            h = h_jump
+            h, h_default = h_jump, h
     last_width: float | None = None  # float ok: a prediction only
     aim = target if target is not None else 10.0 ** (-digits)
     # the width this grid can reach (§6: ~ C h^2), when predicted: precision and truncation for it
@@ -223,12 +230,25 @@ def refine(comp: Composition, digits: int, max_seconds: float | None, scale: Fra
         prec_g, tau_g = (prec, tau) if d_grid == digits else (prec_for(d_grid, scale),
                                                                tau_for(d_grid, scale, n_ops))
         try:
-            b = build_cached(pl, h, tau_g, prec_g, _grid_floor(floor(lo), h) if floor is not None else None)
-            l, u = bracket(b)
+            if h_default is None:
+                b = build_cached(pl, h, tau_g, prec_g, _grid_floor(floor(lo), h) if floor is not None else None)
+                l, u = bracket(b)
+            else:
+                # the predicted first grid has no measured cost (a loaded machine can make it take the
+                # whole budget): it gets FIRST_GRID_CAP of what is left, the default grid the rest
+                left = budget - (time.monotonic() - start)
+                with progress.task("pld grid", max_seconds=FIRST_GRID_CAP * left if math.isfinite(left) else None):
+                    b = build_cached(pl, h, tau_g, prec_g, _grid_floor(floor(lo), h) if floor is not None else None)
+                    l, u = bracket(b)
         except TimeBudgetError:
+            outer = progress.remaining()
+            if h_default is not None and isinstance(hi, float) and (outer is None or outer > 0):
+                h, h_default, reach = h_default, None, None  # the coarser default grid, in what is left
+                continue
             if isinstance(hi, float):
                 raise
             return lo, hi, False  # the best bracket so far, certified
+        h_default = None
         lo = max(lo, l) if not isinstance(l, float) else lo
         if isinstance(u, float):
             hi = u if isinstance(hi, float) else hi
