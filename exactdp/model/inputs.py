@@ -35,7 +35,7 @@ from decimal import Decimal
 from typing import Any
 
 from exactdp.core import progress
-from exactdp.core.errors import ExactDPError, InvalidParameterError
+from exactdp.core.errors import ExactDPError, InvalidParameterError, MemoryBoundError, TimeBudgetError
 from exactdp.core.files import read_text
 from exactdp.core.numbers import format_fraction
 from exactdp.model.composition import Composition
@@ -104,6 +104,8 @@ class _Groups:
         if got is None:
             try:
                 got = Composition.heterogeneous([entry]).groups[0]
+            except (TimeBudgetError, MemoryBoundError):
+                raise  # the budget ran out during the parse (a tick): not a fault of this line
             except ExactDPError as e:
                 raise InvalidParameterError(at(_err_line(e))) from None
             if len(self.parsed) < MAX_DISTINCT_MECHANISMS:

@@ -104,3 +104,27 @@ def test_too_many_distinct_mechanisms_are_refused_by_name(tmp_path: Path, monkey
     assert "more than 100 distinct mechanisms" in err and err.count("\n") == 1, err
     with pytest.raises(Exception, match="more than 100 distinct"):
         inputs.mechanisms_from_json([[f"0.{i + 1:04d}", "0"] for i in range(101)], "mechanisms")
+
+
+def test_a_budget_running_out_while_a_line_is_parsed_is_the_budget_not_that_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The budget may run out inside a line's parse (a progress tick there): exit 3, "time budget ran
+    out", not exit 2 naming the line as a bad input (seen under load: "line 7379")."""
+    from exactdp.core.errors import TimeBudgetError
+    from exactdp.model.composition import Composition
+
+    real = Composition.heterogeneous
+    calls = {"n": 0}
+
+    def slow(entries: object) -> Composition:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise TimeBudgetError("the time budget ran out after 2.0 s (reading)")
+        return real(entries)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(inputs.Composition, "heterogeneous", staticmethod(slow))
+    f = tmp_path / "m.csv"
+    f.write_text("".join(f"0.{i + 1:04d},0\n" for i in range(5)))
+    assert main(["epsilon", "--mechanisms", str(f), "--at-delta", "1e-5"]) == 3
+    err = capsys.readouterr().err
+    assert "time budget ran out" in err and "line 3" not in err and err.count("\n") == 1, err
