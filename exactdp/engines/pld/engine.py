@@ -42,10 +42,26 @@ from exactdp.core.numbers import (
 )
 from exactdp.engines.pld.build import Built, finest_build
 from exactdp.engines.pld.extremes import decision_shortcut, delta_shortcut, epsilon_shortcut
-from exactdp.engines.pld.fftquery import ALGORITHM_FFT, affordable, fft_delta, fft_epsilon, fft_groups, fft_path
+from exactdp.engines.pld.fftquery import (
+    ALGORITHM_FFT,
+    affordable,
+    fft_decision,
+    fft_delta,
+    fft_epsilon,
+    fft_groups,
+    fft_path,
+)
 from exactdp.engines.pld.plan import plan
 from exactdp.engines.pld.queries import delta_lower, delta_upper, epsilon_lower, epsilon_upper
-from exactdp.engines.pld.refine import UNDECIDED_WHY, bracket_width, decide, lower_rational, refine, time_budget
+from exactdp.engines.pld.refine import (
+    UNDECIDED_WHY,
+    bracket_width,
+    decide,
+    is_unbounded,
+    lower_rational,
+    refine,
+    time_budget,
+)
 from exactdp.engines.pld.single_step import single_delta, single_epsilon, single_step_models
 from exactdp.model.composition import Composition
 
@@ -344,6 +360,8 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
                 return "fails", lo_s, hi_s
         UNDECIDED_WHY.set("delta at eps_g equals delta_g to 30 digits")
         return "undecided", lo_s, hi_s
+    if eps_g.kind == "rational" and fft_groups(comp) is not None:  # k copies of one mechanism (§12.7)
+        return fft_decision(comp, eps_g.value, delta_g, None if is_unbounded() else deadline)
     return decide(comp, eps_g, delta_g, deadline)
 
 
