@@ -193,7 +193,7 @@ def _decide(oracle: Oracle, comp: Composition, eps: Any, delta: Any, seconds: fl
         return None
 
 
-#: a claim inside the bracket of k copies of one Gaussian step (the float-FFT decision, docs/pld.md
+#: a claim inside the bracket of k copies of one Gaussian step or mixture (the float-FFT decision, docs/pld.md
 #: §12.7) is decided at the claim with this many budgets: the two of the refinement it skips, and its own
 DIRECT_BUDGETS = 3
 
@@ -202,9 +202,9 @@ def _decides_at_claim(comp: Composition) -> bool:
     """Whether the PLD engine decides a claim on ``comp`` by evaluating delta at the claim itself on
     grids aimed at its distance (the float-FFT path, docs/pld.md §12.7): then refining the eps bracket
     first only spends the budget."""
-    from exactdp.engines.pld.fftquery import fft_groups
+    from exactdp.engines.pld.fftquery import decision_groups
 
-    return fft_groups(comp) is not None
+    return decision_groups(comp) is not None
 
 
 def _refined(oracle: Oracle, comp: Composition, query: str, at: Any, claim: Fraction, opt: Enclosure) -> Enclosure:

@@ -45,6 +45,7 @@ from exactdp.engines.pld.extremes import decision_shortcut, delta_shortcut, epsi
 from exactdp.engines.pld.fftquery import (
     ALGORITHM_FFT,
     affordable,
+    decision_groups,
     fft_decision,
     fft_delta,
     fft_epsilon,
@@ -340,7 +341,9 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
     Every grid's bracket is certified (docs/pld.md §4-§6), so the brackets of successive grids are
     intersected.  The next grid is aimed at the distance between the bracket and delta_g, not at
     a number of digits (width ~ C h^2, docs/pld.md §6): a point far from the boundary is decided on
-    a coarse grid.  One run of one mechanism is decided on its profile itself (docs/pld.md §8).
+    a coarse grid.  One run of one mechanism is decided on its profile itself (docs/pld.md §8); k
+    copies of one Gaussian step or mixture at a rational eps_g through the float FFT at the claim
+    (:func:`~exactdp.engines.pld.fftquery.fft_decision`, docs/pld.md §12.7).
     """
     _check_comp(comp)
     eps_g = ExactReal.parse(eps_g, "eps_g")
@@ -360,7 +363,7 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
                 return "fails", lo_s, hi_s
         UNDECIDED_WHY.set("delta at eps_g equals delta_g to 30 digits")
         return "undecided", lo_s, hi_s
-    if eps_g.kind == "rational" and fft_groups(comp) is not None:  # k copies of one mechanism (§12.7)
+    if eps_g.kind == "rational" and decision_groups(comp) is not None:  # k copies of one mechanism (§12.7)
         return fft_decision(comp, eps_g.value, delta_g, None if is_unbounded() else deadline)
     return decide(comp, eps_g, delta_g, deadline)
 
