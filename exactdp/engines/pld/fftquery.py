@@ -291,6 +291,8 @@ DECISION_FIRST_AIM = 1e-2
 #: the share of the estimated distance between delta(eps_g) and delta_g the next grid aims its
 #: error at (width ~ C h^2, docs/pld.md §6): below 1, so a prediction a little off still decides
 DECISION_MARGIN = 0.5
+#: the most a decision's grid is refined in one step once both ends were measured on two grids
+DECISION_MAX_STEP = 16
 
 #: one end's history of one order: (h, the end on that grid, not intersected)
 Ends = list[tuple[Fraction, Fraction]]
@@ -485,7 +487,7 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
         for i, (side, _) in plans.items():
             sides[i] = side
         first = any(len(lows[i]) < 2 for i in open_)
-        factor = min(max(min(f for _, f in plans.values()), 1 / 4 if first else 1 / 16), 0.7)
+        factor = min(max(min(f for _, f in plans.values()), 1 / 4 if first else 1 / DECISION_MAX_STEP), 0.7)
         est = min(abs(_estimate(lows[i], ups[i])[0] - float(delta_g)) for i in open_)  # float ok: windows
         aim = min(max(est / float(scale) / 10, 1e-15), 1e-3)  # float ok: the windows' choice only
         h_new = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
