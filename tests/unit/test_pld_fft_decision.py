@@ -160,3 +160,25 @@ def test_decisions_near_the_optimum_are_never_wrong(sigma: int, count: int, dg_e
         claim = Fraction(float(opt * (1 + rel)))
         v, lo, hi = pld_decision(comp, claim, dg, deadline=time.monotonic() + 3)
         _agrees(v, lo, hi, _truth(sigma, count, claim), dg)
+
+
+def test_one_side_orders_bound_like_both_and_the_missing_end_is_trivial() -> None:
+    """``order_of_side`` powers one end; that end is the full order's, and the end left out reads as a
+    trivial sound bound (upper 1; lower the +inf mass alone, 0 for a Gaussian), never a wrong one."""
+    from exactdp.engines.pld import fftcompose as C
+    from exactdp.engines.pld.plan import plan as plan_of
+
+    comp = Composition.of(["gaussian:sigma=4,count=64"])
+    model, k = plan_of(comp).orders[0][0]
+    h, eps = Fraction(1, 64), Fraction(10)
+    up, low = C.step_laws(model, h, Fraction(1, 10**30), 128)
+    full = C.order_of_laws(up, low, k, h, eps)
+    lo_f, hi_f = C.order_delta_bounds(full, eps)
+    _, hi_u = C.order_delta_bounds(C.order_of_side(up, low, k, h, eps, "upper"), eps, "upper")
+    lo_l, _ = C.order_delta_bounds(C.order_of_side(up, low, k, h, eps, "lower"), eps, "lower")
+    assert (lo_l, hi_u) == (lo_f, hi_f)
+    assert C.order_delta_bounds(C.order_of_side(up, low, k, h, eps, "upper"), eps) == (Fraction(0), hi_f)
+    assert C.order_delta_bounds(C.order_of_side(up, low, k, h, eps, "lower"), eps) == (lo_f, Fraction(1))
+    truth = _truth(4, 64, eps)
+    with mpmath.workdps(40):
+        assert _m(lo_f) <= truth <= _m(hi_f)
