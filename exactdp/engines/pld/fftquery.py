@@ -390,33 +390,34 @@ def decision_groups(comp: Composition) -> list[tuple[LossModel, int]] | None:
     return _copies(comp) if isinstance(comp.groups[0][0], MixtureOfGaussians) else None
 
 
-_AT_CLAIM: OrderedDict[tuple, FftOrder] = OrderedDict()
+_AT_CLAIM: OrderedDict[tuple, tuple[FftOrder, float]] = OrderedDict()  # float ok: seconds
 #: the powered orders a decision keeps (the last few grids): deciding a claim and then one a few ulps
 #: away (the judge's floating-point check) reads the second off the first one's FFTs
 AT_CLAIM_KEEP = 6
 
 
 def _order_at(group: tuple[LossModel, int], h: Fraction, tau: Fraction, prec: int, eps_g: Fraction,
-              aim: float, side: str) -> FftOrder:  # float ok: the windows' choice only
+              aim: float, side: str) -> tuple[FftOrder, float]:  # float ok: the windows' choice, seconds
     """One order powered on grid h (``side``: :func:`exactdp.engines.pld.fftcompose.order_of_side`),
     the tilt aimed at eps_g rounded to a quarter cell (any aim is sound, docs/pld.md §12.6),
-    remembered for the next decisions at nearby claims."""
+    remembered for the next decisions at nearby claims; with the seconds it took to build (also when
+    remembered: the next grid's cost is predicted from them)."""
     from exactdp.engines.pld.fftcompose import order_of_side, step_laws
 
     model, k = group
     hint = Fraction(round(eps_g / h * 4)) * h / 4
     log_aim = round(math.log10(aim))  # float ok: the windows' choice only
     key = (model.key(), k, h, tau, prec, hint, log_aim, side)
-    fo = _AT_CLAIM.get(key)
-    if fo is None:
+    hit = _AT_CLAIM.get(key)
+    if hit is None:
+        t0 = time.monotonic()
         up, low = step_laws(model, h, tau, prec)
         log_target = max(min(log_aim * math.log(10) - 10.0, -23.0), -40.0)  # float ok: as in _orders
-        fo = order_of_side(up, low, k, h, hint, side, log_target)
-        _AT_CLAIM[key] = fo
+        hit = _AT_CLAIM[key] = (order_of_side(up, low, k, h, hint, side, log_target), time.monotonic() - t0)
         while len(_AT_CLAIM) > AT_CLAIM_KEEP:
             _AT_CLAIM.popitem(last=False)
     _AT_CLAIM.move_to_end(key)
-    return fo
+    return hit
 
 
 def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float ok: a clock time
@@ -457,13 +458,14 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
         return v, max(lo_o), max(hi_o)
 
     while True:
-        t0 = time.monotonic()
+        cost = 0.0  # float ok: seconds, the grid's build time (remembered ones included)
         prec, tau = prec_for(digits, scale), tau_for(digits, scale, 4 * n)
         progress.tick(f"float FFT grid 1/{float(1 / h):.4g} at the claim")  # float ok: a message
         window = 0
         try:
             for i in open_:
-                fo = _order_at(groups[i], h, tau, prec, eps_g, aim, sides[i])
+                fo, built = _order_at(groups[i], h, tau, prec, eps_g, aim, sides[i])
+                cost += built
                 window = max(window, fo.up.power.v.shape[0], fo.low_p.power.v.shape[0])
                 lo, hi = order_delta_bounds(fo, eps_g, sides[i])
                 if sides[i] != "upper":
@@ -479,7 +481,6 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
         open_ = [i for i in open_ if hi_o[i] > delta_g]
         if not open_:
             return answer("meets")
-        cost = time.monotonic() - t0
         width = max(float(hi_o[i] - lo_o[i]) for i in open_)  # float ok: a precision choice
         if digits < 30 and width <= 10.0 ** (2 - digits) * float(scale):  # float ok: a precision choice
             digits = min(30, digits + 8)  # the bracket nears the truncation and the radii: tighten them
