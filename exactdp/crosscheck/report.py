@@ -125,9 +125,9 @@ class CachedOracle(Oracle):
         return self._memo(("d", composition, eps_g, digits),
                           lambda: self._base.delta(composition, eps_g, digits=digits or self.digits))
 
-    def is_private(self, composition: Any, eps_g: Any, delta_g: Any) -> bool:
-        return self._memo(("p", composition, eps_g, delta_g),
-                          lambda: self._base.is_private(composition, eps_g, delta_g))
+    def is_private(self, composition: Any, eps_g: Any, delta_g: Any, *, max_seconds: float | None = None) -> bool:  # float ok: seconds
+        return self._memo(("p", composition, eps_g, delta_g, max_seconds),
+                          lambda: self._base.is_private(composition, eps_g, delta_g, max_seconds=max_seconds))
 
 
 def _reported_str(x: Any) -> str | None:

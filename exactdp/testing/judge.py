@@ -182,12 +182,29 @@ def _excess(opt: Enclosure, c: Fraction) -> tuple[Fraction | None, Fraction | No
     return lo, hi
 
 
-def _decide(oracle: Oracle, comp: Composition, eps: Any, delta: Any) -> bool | None:
-    """The exact decision, or None when it is out of reach within the oracle's budget."""
+def _decide(oracle: Oracle, comp: Composition, eps: Any, delta: Any, seconds: float | None = None) -> bool | None:  # float ok: seconds
+    """The exact decision, or None when it is out of reach within the oracle's budget (``seconds``
+    when given)."""
     try:
-        return oracle.is_private(comp, eps, delta)
+        if seconds is None:
+            return oracle.is_private(comp, eps, delta)
+        return oracle.is_private(comp, eps, delta, max_seconds=seconds)
     except PrecisionError:  # TimeBudgetError included: undecided, never a guess
         return None
+
+
+#: a claim inside the bracket of k copies of one Gaussian step or mixture (the float-FFT decision, docs/pld.md
+#: §12.7) is decided at the claim with this many budgets: the two of the refinement it skips, and its own
+DIRECT_BUDGETS = 3
+
+
+def _decides_at_claim(comp: Composition) -> bool:
+    """Whether the PLD engine decides a claim on ``comp`` by evaluating delta at the claim itself on
+    grids aimed at its distance (the float-FFT path, docs/pld.md §12.7): then refining the eps bracket
+    first only spends the budget."""
+    from exactdp.engines.pld.fftquery import decision_groups
+
+    return decision_groups(comp) is not None
 
 
 def _refined(oracle: Oracle, comp: Composition, query: str, at: Any, claim: Fraction, opt: Enclosure) -> Enclosure:
@@ -280,8 +297,11 @@ def judge(
             return out("lower-estimate", note="at or below the certified optimum, as a lower estimate should be")
         return out("lower-estimate", note="inside the certified bracket")
 
+    direct = needs_pld(comp) and _decides_at_claim(comp)
+    seconds = DIRECT_BUDGETS * oracle.budget if direct else None  # float ok: seconds
+
     def private(c: Fraction) -> bool | None:
-        return _decide(oracle, comp, c, at) if query == "epsilon" else _decide(oracle, comp, at, c)
+        return _decide(oracle, comp, c, at, seconds) if query == "epsilon" else _decide(oracle, comp, at, c, seconds)
 
     if isinstance(claim, float):  # +inf claims nothing
         return out("sound", note="+inf claims nothing")
@@ -299,7 +319,7 @@ def judge(
     if claim < 0 or claim < opt.lower:
         ok: bool | None = False
     else:
-        if needs_pld(comp):  # a PLD bracket: refine it (more digits, each within the budget) first
+        if needs_pld(comp) and not direct:  # a PLD bracket: refine it (more digits, each within the budget) first
             opt = _refined(oracle, comp, query, at, claim, opt)  # ``out`` reports the refined bracket
         if claim >= opt.upper:
             lo, hi = _excess(opt, claim)

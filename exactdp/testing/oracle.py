@@ -380,10 +380,11 @@ class Oracle:
 
         return optimal_delta(comp, eg, digits=self._digits(digits))
 
-    def is_private(self, composition: Any, eps_g: Any, delta_g: Any) -> bool:
+    def is_private(self, composition: Any, eps_g: Any, delta_g: Any, *, max_seconds: float | None = None) -> bool:  # float ok: seconds
         """Exactly whether ``composition`` is (eps_g, delta_g)-DP (docs/contracts.md §1.5).
 
-        For a PLD-engine composition the bracket is refined for at most the budget; a tie raises
+        For a PLD-engine composition the bracket is refined for at most the budget (``max_seconds``
+        when given, else the oracle's); a tie raises
         :class:`~exactdp.core.errors.TimeBudgetError` with the bracket reached (``.best``)."""
         comp = self.composition(composition)
         with self.floats():
@@ -394,7 +395,7 @@ class Oracle:
         if needs_pld(comp):
             from exactdp.engines.pld.engine import pld_decide
 
-            return pld_decide(comp, eg, dg, max_seconds=self.budget)
+            return pld_decide(comp, eg, dg, max_seconds=self.budget if max_seconds is None else max_seconds)
         from exactdp.api.optimal import is_private
 
         return is_private(comp, eg, dg)

@@ -42,10 +42,27 @@ from exactdp.core.numbers import (
 )
 from exactdp.engines.pld.build import Built, finest_build
 from exactdp.engines.pld.extremes import decision_shortcut, delta_shortcut, epsilon_shortcut
-from exactdp.engines.pld.fftquery import ALGORITHM_FFT, affordable, fft_delta, fft_epsilon, fft_groups, fft_path
+from exactdp.engines.pld.fftquery import (
+    ALGORITHM_FFT,
+    affordable,
+    decision_groups,
+    fft_decision,
+    fft_delta,
+    fft_epsilon,
+    fft_groups,
+    fft_path,
+)
 from exactdp.engines.pld.plan import plan
 from exactdp.engines.pld.queries import delta_lower, delta_upper, epsilon_lower, epsilon_upper
-from exactdp.engines.pld.refine import UNDECIDED_WHY, bracket_width, decide, lower_rational, refine, time_budget
+from exactdp.engines.pld.refine import (
+    UNDECIDED_WHY,
+    bracket_width,
+    decide,
+    is_unbounded,
+    lower_rational,
+    refine,
+    time_budget,
+)
 from exactdp.engines.pld.single_step import single_delta, single_epsilon, single_step_models
 from exactdp.model.composition import Composition
 
@@ -324,7 +341,9 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
     Every grid's bracket is certified (docs/pld.md §4-§6), so the brackets of successive grids are
     intersected.  The next grid is aimed at the distance between the bracket and delta_g, not at
     a number of digits (width ~ C h^2, docs/pld.md §6): a point far from the boundary is decided on
-    a coarse grid.  One run of one mechanism is decided on its profile itself (docs/pld.md §8).
+    a coarse grid.  One run of one mechanism is decided on its profile itself (docs/pld.md §8); k
+    copies of one Gaussian step or mixture at a rational eps_g through the float FFT at the claim
+    (:func:`~exactdp.engines.pld.fftquery.fft_decision`, docs/pld.md §12.7).
     """
     _check_comp(comp)
     eps_g = ExactReal.parse(eps_g, "eps_g")
@@ -344,6 +363,8 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
                 return "fails", lo_s, hi_s
         UNDECIDED_WHY.set("delta at eps_g equals delta_g to 30 digits")
         return "undecided", lo_s, hi_s
+    if eps_g.kind == "rational" and decision_groups(comp) is not None:  # k copies of one mechanism (§12.7)
+        return fft_decision(comp, eps_g.value, delta_g, None if is_unbounded() else deadline)
     return decide(comp, eps_g, delta_g, deadline)
 
 

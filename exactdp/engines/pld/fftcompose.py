@@ -28,7 +28,7 @@ from exactdp.engines.pld.fftpower import Power, lower_fraction, power_parts, upp
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 
-__all__ = ["FftOrder", "Tilted", "choose_theta", "delta_curves", "fft_order", "order_delta_bounds", "order_of_laws",
+__all__ = ["FftOrder", "Tilted", "choose_theta", "delta_curves", "fft_order", "order_delta_bounds", "order_of_laws", "order_of_side",
            "step_laws", "tilted_power"]
 
 _PREC = 128
@@ -425,3 +425,39 @@ def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a
         mid = math.sqrt(lo * hi)  # float ok: a choice only
         lo, hi = (mid, hi) if at(mid)[1] > target else (lo, mid)
     return at(hi)[0]
+
+
+def _nothing(h: Fraction) -> Tilted:
+    """The zero measure, exactly (no error, nothing wrapped): a side that was not powered."""
+    return Tilted(Fraction(0), h, 0, arb(0), Power(np.zeros(1), 0, Fraction(0), Fraction(0)))
+
+
+def order_of_side(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction, side: str,
+                  log_target: float = -23.0) -> FftOrder:  # float ok: the windows' choice only
+    """:func:`order_of_laws` with one side powered only (``side`` "upper" or "lower"; "both" is
+    :func:`order_of_laws`): a decision that needs one end of the bracket pays one FFT (upper) or two.
+
+    The side left out holds a bound that is sound and trivial: an upper law of the zero measure with
+    the +inf mass 1 (:func:`order_delta_bounds` gives upper = 1), or lower laws P = Q = 0 with the
+    true +inf mass (the cut sum is then that mass alone, and delta >= P(L = +inf), docs/pld.md §1)."""
+    if side == "both":
+        return order_of_laws(up, low, k, h, eps_hint, log_target)
+    if side not in ("upper", "lower"):
+        raise ValueError(f"side={side!r} must be 'upper', 'lower' or 'both'")
+    if low.Q is None or up.stride != 1 or low.stride != 1 or low.qshift != 0:
+        raise ValueError("the FFT path takes the binned laws of a continuous model")
+    with ctx.workprec(_PREC):
+        one = arb(1)
+        none = _nothing(h)
+        if side == "upper":
+            pu = up.P.coeffs()
+            mids = np.maximum(np.array([float(x.mid()) for x in pu]), 0.0)  # float ok: the tilt's choice
+            theta = choose_theta(mids, k, h, float(eps_hint - k * up.offset * h))  # float ok: a choice
+            t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target)
+            return FftOrder(h, k, t_up, none, none, one - (one - up.p_inf) ** k, one - (one - low.p_inf) ** k)
+        pl_, ql = low.P.coeffs(), low.Q.coeffs()
+        lmids = np.maximum(np.array([float(x.mid()) for x in pl_]), 0.0)  # float ok: the tilt's choice
+        theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
+        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target)
+        t_lq = tilted_power(ql, low.offset, h, k, theta_low, True, (t_lp.power.v.shape[0], t_lp.power.start))
+        return FftOrder(h, k, none, t_lp, t_lq, one, one - (one - low.p_inf) ** k)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -26,12 +27,12 @@ from exactdp.engines.pld.models import LossModel
 from exactdp.engines.pld.plan import BYTES_A, BYTES_B, Plan, plan, prec_for, predicted_grid, tau_for
 from exactdp.engines.pld.refine import STOPPED_BY
 from exactdp.model.composition import Composition
-from exactdp.model.mechanisms import Gaussian, PoissonSampled
+from exactdp.model.mechanisms import Gaussian, MixtureOfGaussians, PoissonSampled
 
 if TYPE_CHECKING:  # numpy is imported only when the path runs (exactdp stays light to import)
     from exactdp.engines.pld.fftcompose import FftOrder
 
-__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
+__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "decision_groups", "fft_decision", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
 
 ALGORITHM_FFT = "pld-fft"
 #: the least number of copies the FFT path takes: below it the exact products are cheap
@@ -64,6 +65,12 @@ def fft_groups(comp: Composition) -> list[tuple[LossModel, int]] | None:
     mixture x 1000 (7.4 s against 6.6 s) were slower than the exact products (``gaussian_steps``)."""
     if not _ENABLED.get() or not gaussian_steps(comp):
         return None
+    return _copies(comp)
+
+
+def _copies(comp: Composition) -> list[tuple[LossModel, int]] | None:
+    """Each order's one (model, k) when the composition is k >= MIN_COPIES copies of one mechanism with
+    a continuous loss off any lattice, else None."""
     pl = plan(comp)
     if pl.lattice is not None:
         return None
@@ -313,3 +320,227 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
         if h_next is None:
             return lo, hi
         h = h_next
+
+
+# -- decisions: the bracket of delta at the claim, refined only until it excludes delta_g (§12.7) ----------
+
+#: the first grid of a decision: the grid predicted for an eps bracket this wide (relative); coarse,
+#: so a claim far from the optimum is decided at once, and cheap enough to be measured twice
+DECISION_FIRST_AIM = 1e-2
+#: the share of the estimated distance between delta(eps_g) and delta_g the next grid aims its
+#: error at (width ~ C h^2, docs/pld.md §6): below 1, so a prediction a little off still decides
+DECISION_MARGIN = 0.5
+#: the most a decision's grid is refined in one step once both ends were measured on two grids
+DECISION_MAX_STEP = 16
+
+#: one end's history of one order: (h, the end on that grid, not intersected)
+Ends = list[tuple[Fraction, Fraction]]
+
+
+def _richardson(ends: Ends) -> tuple[float, float] | None:  # float ok: a grid choice only
+    """(estimate of delta, C) from the last two grids of one end, ``end ~ T + C h^2`` (docs/pld.md §6;
+    C > 0 above, < 0 below), or None with fewer grids or a noisy difference.
+
+    >>> _richardson([(Fraction(1), Fraction(12)), (Fraction(1, 2), Fraction(6))])
+    (4.0, 8.0)
+    """
+    if len(ends) < 2:
+        return None
+    (h1, e1), (h2, e2) = ((float(h), float(e)) for h, e in ends[-2:])  # float ok: a grid choice only
+    dh = h1 * h1 - h2 * h2
+    if not dh > 0:
+        return None
+    c = (e1 - e2) / dh
+    return e2 - c * h2 * h2, c
+
+
+def _estimate(lows: Ends, ups: Ends) -> tuple[float, float, float]:  # float ok: a grid choice only
+    """(estimate of delta, C_up, C_low) of one order: ``hi ~ T + C_up h^2``, ``lo ~ T - C_low h^2``.
+
+    Each end's last two grids give its constant and an estimate of T (Richardson; the end refined on
+    the finer grid when one end went on alone); an end with one grid alone takes its constant from T,
+    and with no estimate at all the last bracket is split 2:1
+    (connect-the-dots is about twice as far from the truth as binning, measured on DP-SGD).  It only
+    chooses the next grid and the end to refine: no verdict is read from it.
+
+    >>> _estimate([(Fraction(1, 2), Fraction(1))], [(Fraction(1, 2), Fraction(4))])
+    (2.0, 8.0, 4.0)
+    >>> _estimate([(Fraction(1), Fraction(0)), (Fraction(1, 2), Fraction(3))], [(Fraction(1), Fraction(12)), (Fraction(1, 2), Fraction(6))])
+    (4.0, 8.0, 4.0)
+    """
+    ru, rl = _richardson(ups), _richardson(lows)
+    ru = ru if ru is not None and ru[1] > 0 else None
+    rl = rl if rl is not None and rl[1] < 0 else None
+    (hu, eu), (hl, el) = ((float(h), float(e)) for h, e in (ups[-1], lows[-1]))  # float ok: a grid choice
+    if ru is not None and rl is not None and hu != hl:  # one end refined alone since: its estimate is newer
+        ru, rl = (ru, None) if hu < hl else (None, rl)
+    if ru is None and rl is None:
+        t = el + (eu - el) / 3 if hu == hl else (eu + el) / 2
+    else:
+        t = sum(r[0] for r in (ru, rl) if r is not None) / ((ru is not None) + (rl is not None))
+    cu = ru[1] if ru is not None else (eu - t) / (hu * hu)
+    cl = -rl[1] if rl is not None else (t - el) / (hl * hl)
+    return t, cu, cl
+
+
+def _plan_side(lows: Ends, ups: Ends, delta_g: Fraction, h: Fraction) -> tuple[str, float]:  # float ok: a grid choice only
+    """(the side to power next, the next h over ``h``) for one undecided order: until each end has two
+    grids both; then the end predicted to cross delta_g (upper when delta(eps_g) is estimated below it),
+    its error aimed at :data:`DECISION_MARGIN` of the estimated distance (width ~ C h^2, §6)."""
+    t, cu, cl = _estimate(lows, ups)
+    dg = float(delta_g)  # float ok: a grid choice only
+    side = "upper" if t < dg else "lower"
+    c = cu if side == "upper" else cl
+    dist = abs(t - dg)  # a tie (dist near 0) is refined by 1/16 of h at most a grid (fft_decision)
+    factor = math.sqrt(DECISION_MARGIN * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
+    if len(lows) < 2 or len(ups) < 2:
+        return "both", factor
+    return side, factor
+
+
+def _decision_bytes(pl: Plan, h: Fraction, prec: int, window: float, n_orders: int) -> float:  # float ok: a prediction
+    """Bytes predicted for one grid of a decision: :func:`_grid_cost`'s single-step points, and the
+    FFT arrays of the window measured on the last grid scaled to h (the windows are set by the tilted
+    law, not by the composition's spread: 2^19 points at DP-SGD sigma 0.8, q 0.125, h = 1/3040, where
+    the composition's spread predicts 2^21)."""
+    k = pl.orders[0][0][1]
+    span = (pl.hi - pl.lo) / k if math.isfinite(pl.hi - pl.lo) else 10 * pl.sd
+    points = 2 * span / float(h)  # float ok: a prediction only
+    return n_orders * (points * (BYTES_A * prec * prec + BYTES_B) + (1 << max(int(window), 1).bit_length()) * FFT_BYTES)
+
+
+def decision_groups(comp: Composition) -> list[tuple[LossModel, int]] | None:
+    """:func:`fft_groups` for a decision: also k >= MIN_COPIES copies of one mixture of Gaussians.
+
+    A decision near the optimum needs a fine grid at one claim, where the FFT path is measured much
+    faster than the exact products for the mixture too (100 x mog(sigma 2, sensitivities 0/1/2, probs
+    0.5/0.25/0.25) at delta_g 1e-5: the claim 26.6807 in 0.70 s against 4.1 s of CPU; dp_accounting's
+    26.680637252090897 in 15 s, where the exact products were undecided after 110 s); a claim far
+    from it costs both paths a fraction of a second (0.23 s against 0.04 s at 27).
+
+    >>> decision_groups(Composition.of(["mog:sigma=2,sensitivities=0/1/2,probs=0.5/0.25/0.25,count=100"])) is not None
+    True
+    >>> decision_groups(Composition.of(["laplace:scale=10,count=100"])) is None
+    True
+    """
+    groups = fft_groups(comp)
+    if groups is not None or not _ENABLED.get() or len(comp.groups) != 1:
+        return groups
+    return _copies(comp) if isinstance(comp.groups[0][0], MixtureOfGaussians) else None
+
+
+_AT_CLAIM: OrderedDict[tuple, tuple[FftOrder, float]] = OrderedDict()  # float ok: seconds
+#: the powered orders a decision keeps (the last few grids): deciding a claim and then one a few ulps
+#: away (the judge's floating-point check) reads the second off the first one's FFTs
+AT_CLAIM_KEEP = 6
+
+
+def _order_at(group: tuple[LossModel, int], h: Fraction, tau: Fraction, prec: int, eps_g: Fraction,
+              aim: float, side: str) -> tuple[FftOrder, float]:  # float ok: the windows' choice, seconds
+    """One order powered on grid h (``side``: :func:`exactdp.engines.pld.fftcompose.order_of_side`),
+    the tilt aimed at eps_g rounded to a quarter cell (any aim is sound, docs/pld.md §12.6),
+    remembered for the next decisions at nearby claims; with the seconds it took to build (also when
+    remembered: the next grid's cost is predicted from them)."""
+    from exactdp.engines.pld.fftcompose import order_of_side, step_laws
+
+    model, k = group
+    hint = Fraction(round(eps_g / h * 4)) * h / 4
+    log_aim = round(math.log10(aim))  # float ok: the windows' choice only
+    key = (model.key(), k, h, tau, prec, hint, log_aim, side)
+    hit = _AT_CLAIM.get(key)
+    if hit is None:
+        t0 = time.monotonic()
+        up, low = step_laws(model, h, tau, prec)
+        log_target = max(min(log_aim * math.log(10) - 10.0, -23.0), -40.0)  # float ok: as in _orders
+        hit = _AT_CLAIM[key] = (order_of_side(up, low, k, h, hint, side, log_target), time.monotonic() - t0)
+        while len(_AT_CLAIM) > AT_CLAIM_KEEP:
+            _AT_CLAIM.popitem(last=False)
+    _AT_CLAIM.move_to_end(key)
+    return hit
+
+
+def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float ok: a clock time
+                 deadline: float | None) -> tuple[str, Fraction, Fraction]:
+    """("meets" | "fails" | "undecided", lower, upper) for k copies of one mechanism (``decision_groups``):
+    a certified bracket [lower, upper] of delta(eps_g), refined only until it excludes delta_g or the
+    ``time.monotonic()`` deadline (None: until the memory bound).
+
+    Each grid evaluates each order's tilted FFT bounds at eps_g itself (``order_delta_bounds``,
+    docs/pld.md §12.6, the tilt aimed at eps_g), never an eps bracket.  Every grid's bracket is
+    certified, so an order's brackets are intersected; an order whose upper end is <= delta_g is
+    settled (it cannot make delta exceed delta_g) and not refined again.  After two grids of both
+    ends, each grid powers only the end predicted to cross delta_g, at the h that puts its error at
+    half the estimated distance (width ~ C h^2, the constants measured on the last two grids,
+    docs/pld.md §6, §8).  The answer is "undecided" (``UNDECIDED_WHY`` says why) when the next grid is
+    predicted past the deadline or past the memory bound.
+    """
+    from exactdp.engines.pld.fftcompose import order_delta_bounds
+    from exactdp.engines.pld.refine import DECISION_DIGITS, UNDECIDED_WHY
+
+    groups = decision_groups(comp)
+    if groups is None:
+        raise ValueError("fft_decision: not k copies of one continuous mechanism")
+    pl = plan(comp)
+    scale = max(delta_g, Fraction(1, 10**30))
+    digits = DECISION_DIGITS
+    h = _first_grid(pl, DECISION_FIRST_AIM)
+    n = len(groups)
+    lo_o = [Fraction(0)] * n          # each order's certified bracket, intersected over the grids
+    hi_o = [Fraction(1)] * n
+    lows: list[Ends] = [[] for _ in range(n)]
+    ups: list[Ends] = [[] for _ in range(n)]
+    sides = ["both"] * n
+    open_ = list(range(n))            # the orders not yet certified <= delta_g
+    aim = 1e-3                        # float ok: the relative distance the windows are sized for
+
+    def answer(v: str) -> tuple[str, Fraction, Fraction]:
+        return v, max(lo_o), max(hi_o)
+
+    while True:
+        cost = 0.0  # float ok: seconds, the grid's build time (remembered ones included)
+        prec, tau = prec_for(digits, scale), tau_for(digits, scale, 4 * n)
+        progress.tick(f"float FFT grid 1/{float(1 / h):.4g} at the claim")  # float ok: a message
+        window = 0
+        try:
+            for i in open_:
+                fo, built = _order_at(groups[i], h, tau, prec, eps_g, aim, sides[i])
+                cost += built
+                window = max(window, fo.up.power.v.shape[0], fo.low_p.power.v.shape[0])
+                lo, hi = order_delta_bounds(fo, eps_g, sides[i])
+                if sides[i] != "upper":
+                    lows[i].append((h, lo))
+                if sides[i] != "lower":
+                    ups[i].append((h, hi))
+                lo_o[i], hi_o[i] = max(lo_o[i], lo), min(hi_o[i], hi)
+                if lo_o[i] > delta_g:
+                    return answer("fails")
+        except TimeBudgetError:
+            UNDECIDED_WHY.set("the time budget ran out")
+            return answer("undecided")
+        open_ = [i for i in open_ if hi_o[i] > delta_g]
+        if not open_:
+            return answer("meets")
+        width = max(float(hi_o[i] - lo_o[i]) for i in open_)  # float ok: a precision choice
+        if digits < 30 and width <= 10.0 ** (2 - digits) * float(scale):  # float ok: a precision choice
+            digits = min(30, digits + 8)  # the bracket nears the truncation and the radii: tighten them
+        plans = {i: _plan_side(lows[i], ups[i], delta_g, h) for i in open_}
+        for i, (side, _) in plans.items():
+            sides[i] = side
+        first = any(len(lows[i]) < 2 for i in open_)
+        factor = min(max(min(f for _, f in plans.values()), 1 / 4 if first else 1 / DECISION_MAX_STEP), 0.7)
+        est = min(abs(_estimate(lows[i], ups[i])[0] - float(delta_g)) for i in open_)  # float ok: windows
+        aim = min(max(est / float(scale) / 10, 1e-15), 1e-3)  # float ok: the windows' choice only
+        h_new = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
+        if h_new >= h:
+            h_new = Fraction(1, math.ceil(1 / h) + 1)
+        one_side = all(sides[i] != "both" for i in open_)
+        need = cost * float(h / h_new) ** 1.1 * (0.75 if one_side else 1.0)  # float ok: a prediction only
+        grown = window * float(h / h_new)  # float ok: a prediction only
+        if _decision_bytes(pl, h_new, prec_for(digits, scale), grown, len(open_)) > memory.available():
+            UNDECIDED_WHY.set("the next grid would pass the memory bound (--max-memory)")
+            return answer("undecided")
+        if deadline is not None and time.monotonic() + need > deadline:
+            left = max(deadline - time.monotonic(), 0.0)
+            UNDECIDED_WHY.set(f"the time budget ran out (the next grid needs about {need:.0f} s, with {left:.0f} s left)")
+            return answer("undecided")
+        h = h_new

@@ -45,7 +45,7 @@ from exactdp.engines.pld.queries import delta_lower, delta_upper
 from exactdp.model.composition import Composition
 
 __all__ = ["DECISION_DIGITS", "DEFAULT_SECONDS", "FIRST_GRID_CAP", "GRID_SECONDS_PER_POINT", "LATTICE_CAP", "LATTICE_POINTS", "LATTICE_SHARE", "MAX_POINTS", "STOPPED_BY", "UNDECIDED_WHY", "bracket_width",
-           "decide", "fits", "grid_seconds", "lattice_fits", "lower_rational", "refine", "time_budget", "unbounded"]
+           "decide", "fits", "grid_seconds", "is_unbounded", "lattice_fits", "lower_rational", "refine", "time_budget", "unbounded"]
 
 #: default time budget (seconds) of a refinement when the caller sets none
 DEFAULT_SECONDS = 30.0
@@ -75,6 +75,11 @@ def unbounded() -> Iterator[None]:
         yield
     finally:
         _UNBOUNDED.reset(token)
+
+
+def is_unbounded() -> bool:
+    """Whether the refinements of this context run without a time budget (:func:`unbounded`)."""
+    return _UNBOUNDED.get()
 
 
 def fits(pl: Plan, h: Fraction, prec: int) -> bool:
