@@ -175,7 +175,12 @@ def pld_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: 
     def probe(x: Any) -> Outcome:
         t0 = time.monotonic()
         v, lo, hi = pld_decision(comp_of(x), eps_g, delta_g, deadline=deadline())
-        return Outcome(v, _log_ratio((lo + hi) / 2, delta_g) if v != "undecided" else 0.0,
+        # the score places the next probe only: the end that decided (a float-FFT decision refines that
+        # end alone and may leave the other trivial, docs/pld.md §12.7, so the midpoint would mislead)
+        at = (lo + hi) / 2
+        if hi > 2 * lo:
+            at = hi if v == "meets" else lo if v == "fails" else at
+        return Outcome(v, _log_ratio(at, delta_g) if v != "undecided" else 0.0,
                        Proof(v, "PLD bracket", "delta(eps_g)", lo, hi, time.monotonic() - t0))
 
     return probe

@@ -346,3 +346,18 @@ def test_dpsgd_q_and_k_checked_with_pld_brackets() -> None:
     check_certificates(k, "1", "1e-5")
     assert pld_decide(comp("0.05", k.value), ExactReal.parse("1"), F(1, 10**5), max_seconds=200)
     assert not pld_decide(comp("0.05", k.value + 1), ExactReal.parse("1"), F(1, 10**5), max_seconds=200)
+
+
+def test_dpsgd_probes_decided_by_the_float_fft_place_the_next_probe_from_the_end_that_decided() -> None:
+    """A float-FFT decision (docs/pld.md §12.7) refines only the end that decides and may leave the
+    other trivial (upper 1): the secant's score is that end, not the midpoint, else the search took twice
+    the probes (16 against 8 for this query). The answer is still checked: the value meets, fails_at misses."""
+    from exactdp.api.optimal import is_private
+    from exactdp.query import run_query
+
+    r = run_query({"query": "calibrate", "calibrate": "sigma", "k": 1000, "q": "0.01", "target_eps": "2",
+                   "target_delta": "1e-5"})
+    assert r["engine"] == "pld" and r["gap_reached"], r
+    assert r["probes"] <= 11, r
+    value, fails = Fraction(r["value"]), Fraction(r["fails_at"])
+    assert fails < value and is_private(f"gaussian:sigma={value},q=0.01,count=1000", 2, Fraction(1, 10**5))
