@@ -26,7 +26,7 @@ is > delta.
 
 >>> from flint import arb
 >>> lo, hi = asoodeh_delta_ends(Fraction(2), arb(1), arb(0))   # the corner optimum 1 - e^-1
->>> print(arb_of_fraction(lo).str(8), hi - lo < Fraction(1, 10**12))
+>>> print(arb_of_fraction(lo).str(8, radius=False), hi - lo < Fraction(1, 10**12))
 0.63212056 True
 """
 
