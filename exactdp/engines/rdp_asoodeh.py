@@ -251,13 +251,14 @@ def asoodeh_eps_ends(alpha: Fraction, tau: arb, delta: arb) -> _Point | None:
     at the current precision; (-1, 0) when eps <= 0 is certified; None when the refinement fails."""
     if not tau > 0:
         return None
-    d_lo = fraction_of_arb_endpoints(delta)[0]
-    at0 = asoodeh_delta_ends(alpha, tau, arb(0))
-    if at0 is not None and at0[1] <= d_lo:
-        return Fraction(-1), Fraction(0)
-    # eps: Newton on delta*(eps) = delta (d delta*/d eps = -gamma q), from the float start
     big_l = float(-delta.mid().log())  # float ok: the start only
     af, tf = float(alpha), float(tau.mid())  # float ok: the start only
+    at0_f = float_point(af, tf, 0.0)
+    if at0_f is None or at0_f[2] <= 2 * float(delta.mid()):  # float ok: only where eps <= 0 may be certified
+        at0 = asoodeh_delta_ends(alpha, tau, arb(0))
+        if at0 is not None and at0[1] <= fraction_of_arb_endpoints(delta)[0]:
+            return Fraction(-1), Fraction(0)
+    # eps: Newton on delta*(eps) = delta (d delta*/d eps = -gamma q), from the float start
     eps_f = max(tf + (big_l + (af - 1) * math.log(af - 1) - af * math.log(af)) / (af - 1), 0.0)  # float ok
     start = None
     for _ in range(60):  # float Newton (a choice only)
@@ -292,7 +293,7 @@ def _eps_ends(alpha: Fraction, tau: arb, delta: arb, start: tuple[float, float, 
         dlt = arb_of_fraction(x[0]) - gamma * arb_of_fraction(x[1])
         step = _exact((dlt - delta) / (gamma * arb_of_fraction(x[1])))
         eps += step
-        if abs(step) <= eps / 2 ** (ctx.prec - 8):
+        if abs(step) <= eps / 2 ** (outer_prec - 8):
             break
     eta = eps / 2 ** (outer_prec - 50)
     eps_u, eps_l = eps + eta, eps - eta
