@@ -34,7 +34,7 @@ import exactdp
 from exactdp.core.errors import InvalidParameterError
 
 DPSGD = ("gaussian:sigma=1,q=0.01,count=1000", "1e-5")
-CONVERSIONS = ("rdp-mironov", "rdp-cks", "rdp-bbghs")
+CONVERSIONS = ("rdp-mironov", "rdp-cks", "rdp-bbghs", "rdp-asoodeh")
 COST_ROWS = [
     ("Gaussian s=2 x 10", ["gaussian:sigma=2,count=10"]),
     ("Gaussian s=10 x 1000", ["gaussian:sigma=10,count=1000"]),
