@@ -200,17 +200,21 @@ def _upper(a: arb, k: arb, gamma: arb, x: _Point) -> Fraction | None:
     (the interior and the corner optimum), the smaller."""
     p, q = arb_of_fraction(x[0]), arb_of_fraction(x[1])
     h, hp, hq = _h(a, p, q)[:3]
-    best: Fraction | None = None
+    best: arb | None = None
     for lam in (1 / hp, -gamma / hq):
         if not (lam.is_finite() and lam >= 0):
             continue
         gp, gq = 1 - lam * hp, -gamma - lam * hq
-        corner = Fraction(0)
+        total = lam * k + p - gamma * q - lam * h
         for g, z in ((gp, p), (gq, q)):
-            corner += max(fraction_of_arb_endpoints(-g * z)[1], fraction_of_arb_endpoints(g * (1 - z))[1])
-        total = fraction_of_arb_endpoints(lam * k + p - gamma * q - lam * h)[1] + corner
-        best = total if best is None else min(best, total)
-    return best
+            u1, u2 = (-g * z).upper(), (g * (1 - z)).upper()
+            total += max(u1, u2)
+        total = total.upper()
+        if total.is_finite() and (best is None or total < best):
+            best = total
+    if best is None or not best <= 2:  # no use above delta = 1 (and no huge Fractions)
+        return None
+    return fraction_of_arb_endpoints(best)[1]
 
 
 def _start(alpha: Fraction, tau: arb, eps: float) -> tuple[float, float, float] | None:  # float ok: start
@@ -327,6 +331,8 @@ def asoodeh_eps_term(alpha: Fraction, tau: arb, big_l: arb) -> arb:
     if ends is None:  # a cruder certified ball: the corner pair below, Mironov's conversion above
         a = arb_of_fraction(alpha)
         return _ball(tau + (-delta).log1p(), tau + big_l / (a - 1))
+    if ends[1] <= 0:  # eps <= 0 certified: the value clamped at 0, exactly (a ball's radius would not be)
+        return arb(0)
     return _ball(arb_of_fraction(ends[0]), arb_of_fraction(ends[1]))
 
 

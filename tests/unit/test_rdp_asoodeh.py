@@ -176,3 +176,13 @@ def test_cli_json_names_the_order_and_negative_eps_is_refused(capsys: pytest.Cap
     with pytest.raises(InvalidParameterError, match=">= 0"):
         exactdp.delta("gaussian:sigma=2", "-0.5", method="rdp-asoodeh")
 
+
+
+def test_eps_zero_when_delta_is_above_the_total_variation_bound() -> None:
+    # one Gaussian, sigma 2: delta*(0) at order 2 (tau 1/4) is below 0.9, so eps = 0 exactly (clamped)
+    with ctx.workprec(128):
+        ends = ra.asoodeh_eps_ends(Fraction(2), arb_of_fraction(Fraction(1, 4)), arb_of_fraction(Fraction(9, 10)))
+    assert ends is not None and ends[1] <= 0
+    assert brute_delta(Fraction(2), Fraction(1, 4), Fraction(0)) < mpmath.mpf("0.9")
+    e = exactdp.epsilon("gaussian:sigma=2", "0.9", method="rdp-asoodeh", orders=[2, 3], digits=6)
+    assert e.exact == 0
