@@ -43,12 +43,22 @@ __all__ = ["asoodeh_delta_ends", "asoodeh_eps_ends", "asoodeh_eps_term", "asoode
 
 _Point = tuple[Fraction, Fraction]
 
+#: above this eps an order's eps is not refined (its gradient would cancel ~1.45 eps bits): the order
+#: contributes the cruder certified ball [tau + log(1 - delta), Mironov's tau + L/(alpha-1)] instead
+MAX_EPS = 2000
+
 
 # ---------------------------------------------------------------- float start (a choice, never certified)
 
-def _inner(a: float, eps: float, s: float) -> tuple[float, float, float]:  # float ok: the start only
-    """For v = 1 - s, the u > gamma of the stationarity condition; returns (log u, q, log h)."""
-    lv = math.log1p(-s)  # float ok: the start only
+def _lse(x: float, y: float) -> float:  # float ok: the start only
+    m = max(x, y)
+    return m + math.log(math.exp(x - m) + math.exp(y - m))  # float ok: the start only
+
+
+def _inner(a: float, eps: float, y: float) -> tuple[float, float, float]:  # float ok: the start only
+    """For v = 1 - s, s = e^y, the u > gamma of the stationarity condition; returns (log u, log q, log h)."""
+    sv = math.exp(y)  # float ok: s (0 when it underflows: then v = 1 to float precision)
+    lv = math.log1p(-sv)  # float ok: the start only
     r = (a - 1) * (lv - eps) + math.log(a - (a - 1) * math.exp(lv - eps))  # float ok: the start only
     t = r - (a - 1) * math.log(a / (a - 1))  # float ok: left of the root of a concave increasing g
     for _ in range(200):
@@ -61,28 +71,30 @@ def _inner(a: float, eps: float, s: float) -> tuple[float, float, float]:  # flo
             break
     lu = eps + math.log((a - math.exp(t)) / (a - 1))  # float ok: the start only
     eu = math.exp(-lu)  # float ok: 1/u (no overflow)
-    q = s * eu / (1 - (1 - s) * eu)
+    lq = y - lu - math.log1p(-(1 - sv) * eu)  # float ok: q = s/(u - 1 + s)
+    q = math.exp(lq)  # float ok: the start only
     big = a * lu
-    if big > 1:
-        lh = big + math.log(q + (1 - q) * math.exp(a * (lv - lu)))  # float ok: the start only
+    if big > 1:  # log(q u^a + (1-q) v^a), in logs (q may underflow)
+        lh = big + _lse(lq, math.log1p(-q) + a * (lv - lu))  # float ok: the start only
     else:
         lh = math.log1p(q * math.expm1(big) + (1 - q) * math.expm1(a * lv))  # float ok: the start only
-    return lu, q, lh
+    return lu, lq, lh
 
 
 def float_point(a: float, tau: float, eps: float) -> tuple[float, float, float] | None:  # float ok: start
-    """A float estimate (p, q, delta*) of the optimum at order a, divergence tau, eps >= 0 (None: not found).
+    """A float estimate (log p, log q, log delta*) of the optimum at order a, divergence tau, eps >= 0
+    (None: not found); logs, so that the tiny deltas of large orders do not underflow.
 
     Interior optimum: v = (1-p)/(1-q) in (0, 1) solves ``h = K`` with u = p/q from the stationarity
-    condition; at ``tau >= eps + log(a/(a-1))`` the optimum is the corner p = 1, q = e^-tau."""
+    condition; at ``tau >= eps + log(a/(a-1))`` the optimum is the corner p = 1, q = e^-tau (log p = 0)."""
     if tau <= 0:
         return None
     if tau >= eps + math.log(a / (a - 1)):  # float ok: the start only
-        return 1.0, math.exp(-tau), -math.expm1(eps - tau)  # float ok: the start only
+        return 0.0, -tau, math.log(-math.expm1(eps - tau))  # float ok: the start only
     target = math.log((a - 1) * tau)  # float ok: the start only
 
     def f(y: float) -> float:  # float ok: the start only
-        lh = _inner(a, eps, math.exp(y))[2]  # float ok: the start only
+        lh = _inner(a, eps, y)[2]
         return math.log(lh) - target if lh > 0 else -math.inf  # float ok: the start only
 
     hi = -1e-12
@@ -93,7 +105,7 @@ def float_point(a: float, tau: float, eps: float) -> tuple[float, float, float] 
     f_lo = f(lo)
     while f_lo >= 0:
         hi, f_hi, lo = lo, f_lo, lo * 2
-        if lo < -700:
+        if lo < -1e6:
             return None
         f_lo = f(lo)
     side = 0
@@ -117,12 +129,11 @@ def float_point(a: float, tau: float, eps: float) -> tuple[float, float, float] 
             if side == 1 and not math.isinf(f_lo):
                 f_lo /= 2
             side = 1
-    s = math.exp((lo + hi) / 2)  # float ok: the start only
-    lu, q, _ = _inner(a, eps, s)
-    p = s / (1 - (1 - s) * math.exp(-lu))  # float ok: p = q u
-    if not (0 < q < p <= 1):
+    lu, lq, _ = _inner(a, eps, (lo + hi) / 2)
+    lp = lq + lu
+    if not (lq < lp < 0):
         return None
-    return p, q, -p * math.expm1(eps - lu)  # float ok: delta = p (1 - gamma/u)
+    return lp, lq, lp + math.log(-math.expm1(eps - lu))  # float ok: delta = p (1 - gamma/u)
 
 
 # ---------------------------------------------------------------- certified pieces (Arb)
@@ -173,10 +184,10 @@ def _newton(a: arb, k: arb, gamma: arb, p: Fraction, q: Fraction) -> _Point | No
 
 def _point(a: arb, k: arb, gamma: arb, start: tuple[float, float, float], tau: arb) -> _Point | None:  # float ok
     """The optimum at the current precision: the corner (1, e^-tau) or Newton's refinement of ``start``."""
-    p0, q0, _ = start
-    if p0 == 1:
+    lp, lq, _ = start
+    if lp == 0:
         return Fraction(1), _exact((-tau).exp())
-    return _newton(a, k, gamma, Fraction(p0), Fraction(q0))
+    return _newton(a, k, gamma, _exact(arb_of_fraction(Fraction(lp)).exp()), _exact(arb_of_fraction(Fraction(lq)).exp()))
 
 
 def _lower(a: arb, k: arb, gamma: arb, x: _Point) -> tuple[Fraction, _Point] | None:
@@ -233,9 +244,9 @@ def asoodeh_delta_ends(alpha: Fraction, tau: arb, eps: arb) -> _Point | None:
         return _delta_ends(alpha, tau, eps, start)
 
 
-def _extra_bits(eps: float, delta: float) -> int:  # float ok: a choice of precision only
+def _extra_bits(eps: float, log_delta: float) -> int:  # float ok: a choice of precision only
     """Bits lost to cancellation in the gradient (gamma - lambda h_q, of size gamma) against delta."""
-    return int(max(eps, 0) * 1.45 + max(-math.log2(delta), 0)) + 16  # float ok: a choice of precision
+    return int((max(eps, 0) + max(-log_delta, 0)) * 1.45) + 16
 
 
 def _delta_ends(alpha: Fraction, tau: arb, eps: arb, start: tuple[float, float, float]) -> _Point | None:  # float ok
@@ -258,7 +269,7 @@ def asoodeh_eps_ends(alpha: Fraction, tau: arb, delta: arb) -> _Point | None:
     big_l = float(-delta.mid().log())  # float ok: the start only
     af, tf = float(alpha), float(tau.mid())  # float ok: the start only
     at0_f = float_point(af, tf, 0.0)
-    if at0_f is None or at0_f[2] <= 2 * float(delta.mid()):  # float ok: only where eps <= 0 may be certified
+    if at0_f is None or at0_f[2] <= math.log(2) - big_l:  # float ok: only where eps <= 0 may be certified
         at0 = asoodeh_delta_ends(alpha, tau, arb(0))
         if at0 is not None and at0[1] <= fraction_of_arb_endpoints(delta)[0]:
             return Fraction(-1), Fraction(0)
@@ -269,12 +280,13 @@ def asoodeh_eps_ends(alpha: Fraction, tau: arb, delta: arb) -> _Point | None:
         start = float_point(af, tf, eps_f)
         if start is None:
             return None
-        step = (start[2] - float(delta.mid())) / (math.exp(eps_f) * start[1])  # float ok: the start only
+        # on log delta*: d/d eps = -gamma q / delta
+        step = (start[2] + big_l) / math.exp(eps_f + start[1] - start[2])  # float ok: the start only
         eps_f = max(eps_f + step, eps_f / 2)
         if abs(step) <= 1e-14 * max(eps_f, 1e-3):
             break
     start = float_point(af, tf, eps_f)
-    if start is None:
+    if start is None or eps_f > MAX_EPS:  # the crude ball of the caller suffices at so large an eps
         return None
     extra = _extra_bits(eps_f, start[2])
     with ctx.workprec(ctx.prec + extra):
@@ -290,7 +302,7 @@ def _eps_ends(alpha: Fraction, tau: arb, delta: arb, start: tuple[float, float, 
     x: _Point | None = None
     for _ in range(20):  # Newton in Arb, each step re-solving the point
         gamma = arb_of_fraction(eps).exp()
-        x = _point(a, k, gamma, start, tau) if x is None else (_newton(a, k, gamma, *x) if start[0] != 1
+        x = _point(a, k, gamma, start, tau) if x is None else (_newton(a, k, gamma, *x) if start[0] != 0
                                                                else _point(a, k, gamma, start, tau))
         if x is None:
             return None
@@ -302,7 +314,7 @@ def _eps_ends(alpha: Fraction, tau: arb, delta: arb, start: tuple[float, float, 
     eta = eps / 2 ** (outer_prec - 50)
     eps_u, eps_l = eps + eta, eps - eta
     gamma_u = arb_of_fraction(eps_u).exp()
-    xu = _point(a, k, gamma_u, start, tau) if start[0] == 1 else _newton(a, k, gamma_u, *x)  # type: ignore[misc]
+    xu = _point(a, k, gamma_u, start, tau) if start[0] == 0 else _newton(a, k, gamma_u, *x)  # type: ignore[misc]
     if xu is None:
         return None
     up = _upper(a, k, gamma_u, xu)

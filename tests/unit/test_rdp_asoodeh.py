@@ -113,7 +113,7 @@ def test_an_upper_end_without_the_tangent_plane_term_is_caught_by_the_brute_forc
         a, k, gamma = arb_of_fraction(alpha), arb_of_fraction(7 * tau).exp(), arb_of_fraction(eps).exp()
         start = ra.float_point(8.0, 0.5, 2.0)
         assert start is not None
-        x = ra._newton(a, k, gamma, Fraction(start[0]), Fraction(start[1]))
+        x = ra._newton(a, k, gamma, *(Fraction(str(mpmath.exp(v))) for v in start[:2]))
         assert x is not None
         off = (x[0] * Fraction(11, 10), x[1] * Fraction(9, 10))  # a point off the optimum
         lam = 1 / ra._h(a, arb_of_fraction(x[0]), arb_of_fraction(x[1]))[1]  # the optimal multiplier
@@ -186,3 +186,13 @@ def test_eps_zero_when_delta_is_above_the_total_variation_bound() -> None:
     assert brute_delta(Fraction(2), Fraction(1, 4), Fraction(0)) < mpmath.mpf("0.9")
     e = exactdp.epsilon("gaussian:sigma=2", "0.9", method="rdp-asoodeh", orders=[2, 3], digits=6)
     assert e.exact == 0
+
+
+def test_a_tiny_delta_at_a_large_order_is_refined_in_logs() -> None:
+    # Laplace scale 1 is 1-DP: at eps 5 every conversion's delta is tiny (about 1e-1781 at order 1024),
+    # below a float; the start is found in logs and Newton refines it in Arb
+    aso = exactdp.delta("laplace:scale=1", "5", method="rdp-asoodeh", orders=[64, 1024], digits=6)
+    cks = exactdp.delta("laplace:scale=1", "5", method="rdp-cks", orders=[64, 1024], digits=6)
+    assert 0 < aso.lower <= aso.upper <= cks.upper
+    assert aso.upper - aso.lower <= aso.lower * Fraction(1, 10**6)
+    assert aso.algorithm == "rdp-asoodeh (order 1024)"
