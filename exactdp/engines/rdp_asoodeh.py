@@ -162,8 +162,11 @@ def _exact(x: arb) -> Fraction:
 
 
 def _newton(a: arb, k: arb, gamma: arb, p: Fraction, q: Fraction) -> _Point | None:
-    """Newton's method on ``h = K``, ``h_q + gamma h_p = 0`` from (p, q), at the current precision."""
+    """Newton's method on ``h = K``, ``h_q + gamma h_p = 0`` from (p, q), at the current precision, until
+    the step is below the precision or stops shrinking (the noise floor of an ill-conditioned system:
+    the point is only a candidate, the certificate is checked after)."""
     tol = Fraction(1, 2 ** (ctx.prec - 8))
+    last: Fraction | None = None
     for _ in range(40):
         if not (0 < q < p < 1):
             return None
@@ -176,9 +179,12 @@ def _newton(a: arb, k: arb, gamma: arb, p: Fraction, q: Fraction) -> _Point | No
             return None
         dp = _exact((f1 * j22 - f2 * j12) / det)
         dq = _exact((j11 * f2 - j21 * f1) / det)
-        p, q = p - dp, q - dq
-        if abs(dp) <= tol * p and abs(dq) <= tol * q:
+        size = max(abs(dp) / p, abs(dq) / q)
+        if last is not None and size >= last and size <= tol * 2**32:
             return p, q
+        p, q, last = p - dp, q - dq, size
+        if size <= tol:
+            return (p, q) if 0 < q < p < 1 else None
     return None
 
 
