@@ -34,7 +34,7 @@ import exactdp
 from exactdp.core.errors import InvalidParameterError
 
 DPSGD = ("gaussian:sigma=1,q=0.01,count=1000", "1e-5")
-CONVERSIONS = ("rdp-mironov", "rdp-cks", "rdp-bbghs")
+CONVERSIONS = ("rdp-mironov", "rdp-cks", "rdp-bbghs", "rdp-asoodeh")
 COST_ROWS = [
     ("Gaussian s=2 x 10", ["gaussian:sigma=2,count=10"]),
     ("Gaussian s=10 x 1000", ["gaussian:sigma=10,count=1000"]),
@@ -153,7 +153,8 @@ def plot(path: str, steps: tuple[int, ...] = PLOT_STEPS) -> None:
     FigureCanvasAgg(fig)
     top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 2]})
     styles = {"optimal": ("k", "-", "optimal (certified PLD)"), "rdp-mironov": ("tab:red", "--", "rdp-mironov"),
-              "rdp-cks": ("tab:blue", "-.", "rdp-cks"), "rdp-bbghs": ("tab:green", ":", "rdp-bbghs (= rdp-cks)")}
+              "rdp-cks": ("tab:blue", "-.", "rdp-cks"), "rdp-bbghs": ("tab:green", ":", "rdp-bbghs (= rdp-cks)"),
+              "rdp-asoodeh": ("tab:purple", (0, (5, 1)), "rdp-asoodeh (optimal per order)")}
     opt = [float(v) for v in rows["optimal"]]  # float ok: drawing
     for m, values in rows.items():
         color, ls, label = styles[m]

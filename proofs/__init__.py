@@ -64,6 +64,7 @@ def _registry() -> dict[str, Callable[[], Derivation]]:
         pld.pld_binning_and_truncation,
         pld.pld_fixed_point,
         pld.pld_fixed_off_lattice,
+        advanced.asoodeh_two_point,
     ]
     return {b.__name__: b for b in builders}
 

@@ -16,7 +16,8 @@ from .framework import (
 )
 from .optimal import _unevaluated
 
-__all__ = ["drv10_algebra", "drv10_mean_term", "steinke_zcdp", "steinke_rho_footnote", "zcdp_conversion"]
+__all__ = ["drv10_algebra", "drv10_mean_term", "steinke_zcdp", "steinke_rho_footnote", "zcdp_conversion",
+           "asoodeh_two_point"]
 
 R = sp.Rational
 
@@ -265,5 +266,62 @@ def zcdp_conversion() -> Derivation:
             Equal("its value there is -(eps - rho)^2/(4 rho)", chern.subs(a, a_star), -(eps - rho) ** 2 / (4 * rho)),
             Implementation("exactdp zcdp / zcdp-tight / optimal at 30 x 0.1-DP, eps_g = 1.5: simple = "
                            "exp(-(1.5 - rho)^2/(4 rho)) >= tight (<= CKS at alpha = 5, 5.5, 6) >= optimal", fn=tie),
+        ],
+    )
+
+
+def asoodeh_two_point() -> Derivation:
+    """The two-point problem of the rdp-asoodeh conversion (docs/rdp.md §3.1): the derivatives of
+    h(p, q) = p^a q^(1-a) + (1-p)^a (1-q)^(1-a) that the Newton step and the tangent plane use, the
+    convexity of each perspective term (so F = p - gamma q - lambda h is concave), and the corner
+    optimum p = 1, q = e^-tau where h = K and delta* = 1 - e^(eps - tau)."""
+    p, q, r, s, b, tau = pos("p q r s b tau")
+    a = 1 + b  # alpha > 1
+    h = p**a * q ** (1 - a) + r**a * s ** (1 - a)  # r = 1 - p, s = 1 - q
+
+    def dp(e: sp.Expr) -> sp.Expr:
+        return sp.diff(e, p) - sp.diff(e, r)
+
+    def dq(e: sp.Expr) -> sp.Expr:
+        return sp.diff(e, q) - sp.diff(e, s)
+
+    a1, b1, r1, r2 = (p / q) ** (a - 1), (r / s) ** (a - 1), p / q, r / s
+    c = a * (a - 1)
+    t = p**a * q ** (1 - a)
+    hess = sp.Matrix([[sp.diff(t, p, 2), sp.diff(t, p, q)], [sp.diff(t, p, q), sp.diff(t, q, 2)]])
+
+    def tie() -> str | None:
+        from exactdp import delta, epsilon
+
+        # one Gaussian, sigma 1: tau(4) = 2 >= eps + log(4/3) at eps = 1, the corner
+        d = delta("gaussian:sigma=1", "1", method="rdp-asoodeh", orders=[4], digits=25)
+        why = enclosure_contains(d, 1 - sp.exp(-1))
+        if why:
+            return f"delta at the corner: {why}"
+        # eps at delta 1/2 >= 1/alpha: the corner again, eps = tau + log(1 - delta) = 2 - log 2
+        e = epsilon("gaussian:sigma=1", "0.5", method="rdp-asoodeh", orders=[4], digits=25)
+        why = enclosure_contains(e, 2 - sp.log(2))
+        return f"eps at the corner: {why}" if why else None
+
+    return Derivation(
+        "asoodeh_two_point",
+        "the rdp-asoodeh two-point problem: h's derivatives, each term jointly convex, the corner optimum 1 - e^(eps - tau)",
+        "Asoodeh-Liao-Calmon-Kosut-Sankar 2021; docs/rdp.md §3.1",
+        [
+            Equal("h_p = a ((p/q)^(a-1) - ((1-p)/(1-q))^(a-1))", dp(h), a * (a1 - b1)),
+            Equal("h_q = (1-a) ((p/q)^a - ((1-p)/(1-q))^a)", dq(h), (1 - a) * (r1 * a1 - r2 * b1)),
+            Equal("h_pp = a (a-1) ((p/q)^(a-1)/p + ((1-p)/(1-q))^(a-1)/(1-p))", dp(dp(h)), c * (a1 / p + b1 / r)),
+            Equal("h_pq = -a (a-1) ((p/q)^(a-1)/q + ((1-p)/(1-q))^(a-1)/(1-q))", dq(dp(h)), -c * (a1 / q + b1 / s)),
+            Equal("h_qq = a (a-1) ((p/q)^a/q + ((1-p)/(1-q))^a/(1-q))", dq(dq(h)), c * (r1 * a1 / q + r2 * b1 / s)),
+            Equal("the perspective p^a q^(1-a) has a Hessian of determinant 0", hess.det(), 0),
+            Equal("and trace (p/q)^(a-1) a (a-1) (1/p + p/q^2)", hess[0, 0] + hess[1, 1],
+                  (p / q) ** b * a * (a - 1) * (1 / p + p / q**2)),
+            NonNegative("the trace's factor after the positive (p/q)^(a-1) is >= 0: the Hessian is positive "
+                        "semi-definite, so each term and h are convex and F = p - gamma q - lambda h is concave",
+                        a * (a - 1) * (1 / p + p / q**2)),
+            Equal("the corner q = e^-tau, p = 1 meets the constraint: h(1, q) = q^(1-a) = K = e^((a-1) tau)",
+                  (sp.exp(-tau)) ** (1 - a), sp.exp((a - 1) * tau)),
+            Implementation("exactdp rdp-asoodeh at one Gaussian (sigma 1, order 4, tau 2): delta at eps 1 is "
+                           "1 - e^-1, eps at delta 1/2 is 2 - log 2", fn=tie),
         ],
     )

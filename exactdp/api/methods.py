@@ -90,7 +90,7 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("rdp-bbghs", _R, "rdp_bbghs_delta", "rdp_bbghs_epsilon",
                    "RDP -> (eps, delta), Balle et al. 2020 Thm 21 (dp_accounting's), best of --orders", ("orders",)),
         MethodSpec("rdp-asoodeh", _R, "rdp_asoodeh_delta", "rdp_asoodeh_epsilon",
-                   "the optimal RDP conversion of Asoodeh et al. 2021: refused (no closed form)", ("orders",)),
+                   "RDP -> (eps, delta), the optimal conversion of one order (Asoodeh et al. 2021), certified, best of --orders", ("orders",)),
     ]
 }
 

@@ -136,7 +136,7 @@ def add_common(p: argparse.ArgumentParser, *, method: bool = True) -> None:
                        help=f"the composition theorem to evaluate (default optimal); one of: {', '.join(METHODS)}")
         p.add_argument("--eta", metavar="ETA", help="accuracy parameter of --method mv-approx (e.g. 0.01)")
         p.add_argument("--orders", metavar="LIST", help="comma-separated Rényi orders of the RDP conversions "
-                       "(--method rdp-mironov, rdp-cks, rdp-bbghs), e.g. 2,3.5,64; default: dp_accounting's "
+                       "(--method rdp-mironov, rdp-cks, rdp-bbghs, rdp-asoodeh), e.g. 2,3.5,64; default: dp_accounting's "
                        "orders 1.1..10.9, 11..63, 128..1024 (docs/rdp.md §3)")
     p.add_argument("--digits", default=str(DEFAULT_DIGITS), metavar="N",
                    help=f"significant digits certified (default {DEFAULT_DIGITS})")

@@ -16,8 +16,10 @@ is the minimum over the orders tried.  Three published conversions, each in its 
 
 ``rdp-cks`` and ``rdp-bbghs`` are the same function of (alpha, tau, delta) written two ways
 (docs/rdp.md §3 shows the one-line identity); both names are kept because both statements are cited.
-``rdp-asoodeh`` (the optimal conversion of Asoodeh et al. 2021) is a two-point optimisation with no
-closed form: refused by name.
+``rdp-asoodeh`` (Asoodeh et al. 2021) is the optimal conversion of one order's divergence, the value of
+a two-point optimisation with no closed form; :mod:`exactdp.engines.rdp_asoodeh` certifies it at each
+order (a feasible binary pair below, weak duality above), and the minimum over orders is taken as for
+the others.
 
 The divergence is the composition's (:func:`exactdp.engines.rdp.composition_divergence_arb`) in the
 ``max`` direction: the larger of its two certified sums (remove and add), so the conversion holds for
@@ -42,7 +44,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import NoReturn
 
 from flint import arb, ctx
 
@@ -51,6 +52,7 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.numbers import MAX_PREC, ExactReal, arb_of_fraction, format_fraction, fraction_of_arb_endpoints
 from exactdp.engines.rdp import composition_divergence_arb, is_infinite, wor_bound_name
+from exactdp.engines.rdp_asoodeh import asoodeh_eps_term, asoodeh_logdelta_term
 from exactdp.model.composition import Composition
 from exactdp.model.mechanisms import SampledWithoutReplacement
 
@@ -77,8 +79,9 @@ DEFAULT_ORDERS: tuple[Fraction, ...] = (
     + tuple(Fraction(x) for x in (128, 256, 512, 1024))
 )
 
-# each conversion: (eps at order a from tau and L = log(1/delta), log delta at order a from tau and eps)
-_Term = Callable[[arb, arb, arb], arb]
+# each conversion: (eps at the exact order from tau and L = log(1/delta), log delta at the order from tau and eps)
+_Term = Callable[[Fraction, arb, arb], arb]
+_ArbTerm = Callable[[arb, arb, arb], arb]
 
 
 def _mironov_eps(a: arb, tau: arb, big_l: arb) -> arb:
@@ -108,10 +111,18 @@ def _bbghs_logdelta(a: arb, tau: arb, eps: arb) -> arb:
     return (a - 1) * (tau - eps + (-1 / a).log1p()) - a.log()
 
 
+def _at_order(f: _ArbTerm) -> _Term:
+    """A closed form of an Arb order as a term of the exact order."""
+    def term(alpha: Fraction, tau: arb, x: arb) -> arb:
+        return f(arb_of_fraction(alpha), tau, x)
+    return term
+
+
 CONVERSIONS: dict[str, tuple[_Term, _Term]] = {
-    "rdp-mironov": (_mironov_eps, _mironov_logdelta),
-    "rdp-cks": (_cks_eps, _cks_logdelta),
-    "rdp-bbghs": (_bbghs_eps, _bbghs_logdelta),
+    "rdp-mironov": (_at_order(_mironov_eps), _at_order(_mironov_logdelta)),
+    "rdp-cks": (_at_order(_cks_eps), _at_order(_cks_logdelta)),
+    "rdp-bbghs": (_at_order(_bbghs_eps), _at_order(_bbghs_logdelta)),
+    "rdp-asoodeh": (asoodeh_eps_term, asoodeh_logdelta_term),
 }
 
 
@@ -124,7 +135,7 @@ def _orders(orders: Sequence[Fraction] | None) -> tuple[list[Fraction], bool]:
 
 
 def _certify_min(comp: Composition, orders: Sequence[Fraction] | None, digits: int, name: str,
-                 term: Callable[[arb, arb], arb],
+                 term: Callable[[Fraction, arb], arb],
                  finish: Callable[[list[tuple[Fraction, Fraction]], int, Fraction], Enclosure | None]) -> Enclosure:
     """The precision loop: ``term(alpha, tau)`` at each order, then ``finish(endpoints, winner, target)``
     turns the exact endpoints into the enclosure, or None to raise the precision."""
@@ -147,7 +158,7 @@ def _certify_min(comp: Composition, orders: Sequence[Fraction] | None, digits: i
                     first_refusal = first_refusal or e
                     continue
                 kept.append(a)
-                balls.append(term(arb_of_fraction(a), tau))
+                balls.append(term(a, tau))
         if not kept:
             raise InvalidParameterError(f"method={name!r}: no order of the default set is answered for this "
                                         f"composition ({first_refusal})")
@@ -177,7 +188,7 @@ def conversion_epsilon(comp: Composition, delta_g: Fraction, *, digits: int, nam
         _orders(orders)
         return Enclosure.infinite(digits, name)
 
-    def term(a: arb, tau: arb) -> arb:
+    def term(a: Fraction, tau: arb) -> arb:
         return eps_term(a, tau, -arb_of_fraction(delta_g).log())
 
     def finish(ends: list[tuple[Fraction, Fraction]], w: int, target: Fraction) -> Enclosure | None:
@@ -200,7 +211,7 @@ def conversion_delta(comp: Composition, eps_g: ExactReal, *, digits: int, name: 
         _orders(orders)
         return Enclosure.exact_value(Fraction(1), digits, name)
 
-    def term(a: arb, tau: arb) -> arb:
+    def term(a: Fraction, tau: arb) -> arb:
         return logdelta_term(a, tau, eps_g.arb())
 
     def finish(ends: list[tuple[Fraction, Fraction]], w: int, target: Fraction) -> Enclosure | None:
@@ -252,19 +263,17 @@ def rdp_bbghs_delta(comp: Composition, eps_g: ExactReal, *, digits: int,
     return conversion_delta(comp, eps_g, digits=digits, name="rdp-bbghs", orders=orders)
 
 
-def _asoodeh() -> NoReturn:
-    raise InvalidParameterError("method='rdp-asoodeh': the optimal RDP conversion of Asoodeh et al. 2021 is the value "
-                                "of a two-point optimisation with no closed form, which exactdp does not certify yet; "
-                                "use rdp-cks or rdp-bbghs (the best closed-form conversions), or the optimal method")
-
-
 def rdp_asoodeh_epsilon(comp: Composition, delta_g: Fraction, *, digits: int,
                         orders: Sequence[Fraction] | None = None) -> Enclosure:
-    """Refused by name: the Asoodeh et al. 2021 conversion has no closed form (docs/rdp.md §3)."""
-    _asoodeh()
+    """Eps of Asoodeh et al. 2021, the optimal conversion of one order's divergence, certified by a
+    feasible pair and weak duality (:mod:`exactdp.engines.rdp_asoodeh`), minimised over the orders."""
+    return conversion_epsilon(comp, delta_g, digits=digits, name="rdp-asoodeh", orders=orders)
 
 
 def rdp_asoodeh_delta(comp: Composition, eps_g: ExactReal, *, digits: int,
                       orders: Sequence[Fraction] | None = None) -> Enclosure:
-    """Refused by name: the Asoodeh et al. 2021 conversion has no closed form (docs/rdp.md §3)."""
-    _asoodeh()
+    """Delta of Asoodeh et al. 2021 at eps_g >= 0, certified (docs/rdp.md §3.1), minimised over the orders."""
+    if eps_g.sign() < 0:
+        raise InvalidParameterError(f"method='rdp-asoodeh' takes eps >= 0 (got eps={eps_g}): its optimisation "
+                                    "is stated for e^eps >= 1 (docs/rdp.md §3.1)")
+    return conversion_delta(comp, eps_g, digits=digits, name="rdp-asoodeh", orders=orders)
