@@ -42,6 +42,7 @@ from exactdp.core.numbers import (
     parse_rational,
 )
 from exactdp.engines.gaussian import gaussian_mu, gaussian_mu2, gaussian_tradeoff
+from exactdp.engines.gdp import gdp_mu, shifts
 from exactdp.engines.pld.tradeoff import Point, hull_at, phi_inverse_of, pld_tradeoff
 from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.mechanisms import MixtureOfGaussians, PoissonSampled
@@ -139,6 +140,9 @@ def tradeoff(composition: CompositionInput, alphas: Sequence[ExactInput], *, dig
             except PrecisionError:
                 pass  # the region could not be certified at its precision cap: the PLD engine answers
         betas, mu = pld_tradeoff(comp, al, digits=d, max_seconds=budget)
+        if not mu.is_infinite:  # +inf exactly stays (a certainly positive +inf mass, docs/tradeoff.md §5)
+            assert isinstance(mu.lower, Fraction)
+            mu = gdp_mu(shifts(comp), mu.lower, d, mu.algorithm)
         return Tradeoff(tuple(al), tuple(betas), mu)
 
 

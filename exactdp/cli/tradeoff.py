@@ -110,7 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  alpha {r['alpha']:>12}  beta {val}")
         m = result["gdp_mu"]
         mu = m["exact"] if m["exact"] is not None else f"[{m['lower']}, {m['upper']}]"
-        print(f"  GDP mu (smallest mu with f >= G_mu): {mu}")
+        how = f"  ({m['algorithm']}, docs/tradeoff.md §5)" if m.get("algorithm") else ""
+        print(f"  GDP mu (smallest mu with f >= G_mu): {mu}{how}")
     if args.plot:
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0

@@ -315,7 +315,10 @@ def test_laplace_gdp_mu_lower_end_below_the_true_mu(scale: str) -> None:
         lo, hi = (m1, hi) if g(m1) < g(m2) else (lo, m2)
     true_mu = _frac(g(lo))
     mu = tradeoff(f"laplace:scale={scale}", ["0.5"], digits=6).gdp_mu
-    assert true_mu - Fraction(1, 10**4) <= mu.lower <= true_mu + Fraction(1, 10**12) and mu.upper == exactdp.INF
+    assert true_mu - Fraction(1, 10**4) <= mu.lower <= true_mu + Fraction(1, 10**12)
+    # the upper end: the eps-DP bound -2 Phi^-1(1/(1 + e^eps)) (docs/tradeoff.md Theorem 5.2), above the true mu
+    drs = _frac(-2 * mpmath.sqrt(2) * mpmath.erfinv(2 / (1 + mpmath.exp(e)) - 1))
+    assert true_mu <= drs <= mu.upper <= drs + Fraction(1, 10**12)
 
 
 # -- the two orders: a Poisson-subsampled Gaussian ----------------------------------------------
