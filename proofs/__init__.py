@@ -65,6 +65,7 @@ def _registry() -> dict[str, Callable[[], Derivation]]:
         pld.pld_fixed_point,
         pld.pld_fixed_off_lattice,
         advanced.asoodeh_two_point,
+        properties.gdp_gaussian_shift,
     ]
     return {b.__name__: b for b in builders}
 

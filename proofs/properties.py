@@ -9,7 +9,7 @@ from .framework import Computed, Derivation, Equal, Implementation, NonNegative,
 from .optimal import dominating_pair, hockey_stick_product
 
 __all__ = ["group_privacy", "post_processing", "poisson_subsampling", "replace_one_sampling", "truncated_sampling",
-           "special_randomized_response", "replacement_sampling"]
+           "special_randomized_response", "replacement_sampling", "gdp_gaussian_shift"]
 
 R = sp.Rational
 
@@ -381,5 +381,57 @@ def replacement_sampling() -> Derivation:
                   -(xx - v / 2) ** 2 / (2 * v) - xx, -(xx + v / 2) ** 2 / (2 * v)),
             Implementation("exactdp: 3 draws with replacement from 4 records, sigma 1, at eps = 1/2 is "
                            "sum_j b_j delta_j(1/2) (sympy at 50 digits)", fn=tie),
+        ],
+    )
+
+
+def gdp_gaussian_shift() -> Derivation:
+    """The GDP mu of eps-DP (the vertex of f_eps meets G_mu at mu = -2 Phi^-1(1/(1 + e^eps))), and the
+    Gaussian-tail step of the exactness of M = sqrt(sum m_i^2) for compositions of Gaussian shifts:
+    (1 - G_mu(a)) / (1 - G_M(a)) -> 0 as a -> 0 for mu < M (docs/tradeoff.md §5, Theorems 5.1-5.2)."""
+    x, t, d, big = pos("x t d M")
+    a = 1 / (1 + x)  # x = e^eps
+    inv = lambda p: sp.sqrt(2) * sp.erfinv(2 * p - 1)  # noqa: E731  Phi^-1
+    cdf = lambda z: (1 + sp.erf(z / sp.sqrt(2))) / 2  # noqa: E731  Phi
+    dens = lambda z: sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi)  # noqa: E731  the normal density
+    small = big - d  # mu = M - d < M
+    # Mills: z/(1 + z^2) phi(z) <= Phibar(z) <= phi(z)/z for z > 0, so the tail ratio is at most
+    # phi(t - mu)/phi(t - M) (1 + (t - M)^2)/((t - mu)(t - M)) for t > M
+    bound = sp.exp(-d * t + (big**2 - small**2) / 2) * (1 + (t - big) ** 2) / ((t - small) * (t - big))
+
+    def tie() -> str | None:
+        from fractions import Fraction
+
+        from exactdp import Composition, tradeoff
+        from exactdp.core.enclosure import Enclosure
+        from exactdp.engines.gdp import gdp_mu, shifts
+
+        up = gdp_mu(shifts(Composition.of("laplace:scale=1")), Fraction(0), 60).upper
+        assert isinstance(up, Fraction)
+        why = enclosure_contains(Enclosure.exact_value(up), -2 * inv(1 / (1 + sp.E)))
+        if why:
+            return why
+        mu = tradeoff("gaussian:sigma=1/2,q=1/10,count=4", ["1/10"], digits=3).gdp_mu
+        return None if mu.exact == 4 else f"4 subsampled Gaussians of shift 2: mu {mu}, not exactly 4"
+
+    return Derivation(
+        "gdp_gaussian_shift",
+        "eps-DP is mu-GDP iff mu >= -2 Phi^-1(1/(1 + e^eps)); Gaussian tails make a Gaussian-shift composition "
+        "exactly sqrt(sum m_i^2)-GDP",
+        "Dong, Roth and Su 2022 (GDP of eps-DP; composition of GDP); docs/tradeoff.md §5",
+        [
+            Equal("the two pieces of f_eps meet on the diagonal at a* = 1/(1 + e^eps): 1 - e^eps a* = a*",
+                  1 - x * a, a),
+            Equal("and e^-eps (1 - a*) = a*", (1 - a) / x, a),
+            Equal("Phi(-Phi^-1(a*)) = 1 - a* (erf is odd), so Phi^-1(1 - a*) = -Phi^-1(a*) and "
+                  "mu* = Phi^-1(1 - a*) - Phi^-1(a*) = -2 Phi^-1(a*)", cdf(-inv(a)), 1 - a),
+            Equal("G_mu*(a*) = Phi(Phi^-1(1 - a*) - mu*) = Phi(-Phi^-1(a*) + 2 Phi^-1(a*)) = a*: the vertex lies on "
+                  "G_mu* (and below it for a smaller mu, G decreasing in mu)", cdf(-inv(a) + 2 * inv(a)), a),
+            Equal("the normal densities' ratio phi(t - mu)/phi(t - M) = e^{-(M - mu) t + (M^2 - mu^2)/2}",
+                  dens(t - small) / dens(t - big), sp.exp(-d * t + (big**2 - small**2) / 2)),
+            Equal("the Mills bound of the tail ratio tends to 0 as t -> inf (d = M - mu > 0)",
+                  sp.limit(bound, t, sp.oo), 0),
+            Implementation("exactdp: one Laplace(1) step's mu upper end is -2 Phi^-1(1/(1 + e)) (60 digits); "
+                           "4 subsampled Gaussians of shift 2 have mu exactly 4", fn=tie),
         ],
     )
