@@ -9,6 +9,8 @@
   value (or curve) against the certified Rényi divergence at each order (docs/kit.md §7);
 - :func:`assert_tradeoff_sound` / :func:`assert_tradeoff_curve_sound` / :func:`judge_tradeoff`: a reported
   trade-off function f(alpha) against the certified beta(alpha) (docs/kit.md §8);
+- :func:`assert_gdp_mu_sound` / :func:`judge_gdp_mu`: a reported Gaussian-DP mu against the certified
+  GDP mu (docs/kit.md §8, docs/tradeoff.md §5);
 - every assertion's ``composition=`` also takes a dp_accounting ``DpEvent`` or accountant, an Opacus
   accountant or an :class:`exactdp.Accountant` (:func:`exactdp.from_accountant`, ``relation=``);
 - :func:`exact_floats`: floats as inputs, at their exact binary value;
@@ -50,6 +52,7 @@ from exactdp.testing.counterexample import (
     find_counterexample_heterogeneous,
     find_delta_counterexample,
 )
+from exactdp.testing.gdp import GDP_VERDICTS, GdpJudgement, assert_gdp_mu_sound, judge_gdp_mu
 from exactdp.testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, Judgement, judge
 from exactdp.testing.oracle import (
     FP_LEVEL,
@@ -80,12 +83,14 @@ __all__ = [
     "DECLINES",
     "FP_LEVEL",
     "FP_ULPS",
+    "GDP_VERDICTS",
     "LOOSE_REL",
     "MIN_CHECKED",
     "RDP_VERDICTS",
     "TRADEOFF_VERDICTS",
     "VERDICTS",
     "Counterexample",
+    "GdpJudgement",
     "InvalidClaimError",
     "Judgement",
     "LoosenessReport",
@@ -99,6 +104,7 @@ __all__ = [
     "VacuousSearchError",
     "Verdict",
     "as_composition",
+    "assert_gdp_mu_sound",
     "assert_rdp_curve_sound",
     "assert_rdp_sound",
     "assert_sound",
@@ -117,6 +123,7 @@ __all__ = [
     "judge",
     "judge_delta",
     "judge_epsilon",
+    "judge_gdp_mu",
     "judge_rdp",
     "judge_tradeoff",
     "looseness_report",
