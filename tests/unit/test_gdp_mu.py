@@ -226,3 +226,18 @@ def test_fixed_batch_and_subsampled_pure_steps_are_bounded() -> None:
         assert mu.lower == 0 and _frac(up) <= mu.upper <= _frac(up) + Fraction(1, 10**20)
     # a step with no Gaussian bound (the discrete Gaussian): no finite upper end
     assert gdp_mu(shifts(Composition.of(["dgaussian:sigma=2", "gaussian:sigma=1"])), Fraction(0), 6).upper == exactdp.INF
+
+
+def test_engine_curve_stays_above_g_m_and_fixed_batch_end_to_end() -> None:
+    """Theorem 5.1's upper bound seen through the PLD engine: the certified upper end of beta(alpha) of a
+    subsampled Gaussian is never below G_m(alpha) (mpmath); a fixed batch gets a finite upper end."""
+    alphas = ["1e-6", "0.001", "0.1", "0.5"]
+    t = tradeoff("gaussian:sigma=1,q=0.5", alphas, digits=4)
+    with mpmath.workdps(30):
+        for a, b in zip(alphas, t.betas):
+            g = _phi(mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(a)) - 1)
+            assert b.upper >= _frac(g) * (1 - Fraction(1, 10**20)), (a, b, g)
+    w = tradeoff("gaussian:sigma=2,sample=10,of=100,count=3", ["0.1"], digits=3).gdp_mu
+    with mpmath.workdps(30):
+        assert w.lower <= _frac(mpmath.sqrt(3) / 2) <= w.upper <= _frac(mpmath.sqrt(3) / 2) + Fraction(1, 10**20)
+    assert "gdp-shift-bound" in (w.algorithm or "")
