@@ -74,6 +74,15 @@ class Shifts:
     tight: bool
     complete: bool
 
+    def __post_init__(self) -> None:
+        if not all(isinstance(x, Fraction) and x >= 0 for x in (self.exact_mu2, self.bound_mu2)):
+            raise InvalidParameterError("exact_mu2 and bound_mu2 must be Fractions >= 0")
+        if not all(isinstance(q, Fraction) and 0 < q <= 1 and isinstance(e, ExactReal) and isinstance(c, int) and c > 0
+                   for q, e, c in self.pure):
+            raise InvalidParameterError("pure must hold (q in (0, 1], eps, count > 0) triples")
+        if self.tight and (self.bound_mu2 or self.pure or not self.complete):
+            raise InvalidParameterError("a tight Shifts has shift steps only")
+
 
 def _pure_eps(m: object) -> ExactReal | None:
     """The eps of a pure eps-DP mechanism (its loss is within [-eps, eps]), else None."""
