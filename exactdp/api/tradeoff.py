@@ -6,8 +6,10 @@ orders of the pair, docs/tradeoff.md §1-§2); ``gdp_mu`` is the smallest mu wit
 when there is none.  A composition of Gaussian mechanisms is answered by the closed form
 (mu^2 adds, beta = Phi(Phi^-1(1 - alpha) - mu), docs/tradeoff.md §6), k equal generic (eps, delta)
 mechanisms by the exact KOV15 vertices (:mod:`exactdp.api.region`, §6); any other by the certified
-PLD engine (:mod:`exactdp.engines.pld.tradeoff`), whose mu bracket is ``[lower, +inf]`` unless the
-+inf mass is certainly positive (then +inf exactly, §5).
+PLD engine (:mod:`exactdp.engines.pld.tradeoff`), whose mu bracket ``[lower, +inf]`` (+inf exactly when
+the +inf mass is certainly positive) is completed by each step's Gaussian shift
+(:mod:`exactdp.engines.gdp`, §5): exact for Gaussian-shift compositions (DP-SGD: sqrt(k)/sigma), a
+certified finite upper end with pure-DP or fixed-batch steps.
 
 >>> t = tradeoff("gaussian:sigma=1,count=4", ["0.05"], digits=8)
 >>> str(t.gdp_mu), str(t.betas[0])

@@ -39,11 +39,15 @@ def build_parser() -> argparse.ArgumentParser:
                     "type II error beta(alpha) of the optimal test between two neighbouring datasets, as an\n"
                     "enclosure [lower, upper]; and gdp_mu, the smallest mu for which the composition is mu-GDP\n"
                     "(f >= G_mu, G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu)), +inf when there is none.  Gaussian\n"
-                    "compositions are exact (closed form); others come from the certified PLD, whose mu bracket\n"
-                    "is [lower, inf] (a truncated law cannot bound the tail).  The true positive rate of\n"
-                    "dp_accounting is 1 - beta.  docs/tradeoff.md.",
+                    "compositions are exact (closed form); others come from the certified PLD.  gdp_mu is exact\n"
+                    "for Gaussians, subsampled Gaussians and mixtures of Gaussians (sqrt(sum m_i^2), m_i the\n"
+                    "largest shift over sigma: DP-SGD is sqrt(k)/sigma-GDP whatever q); with pure-DP or\n"
+                    "fixed-batch steps its upper end is a certified bound; [lower, inf] where a step has no\n"
+                    "Gaussian bound; its \"algorithm\" names the argument (docs/tradeoff.md §5).  The true\n"
+                    "positive rate of dp_accounting is 1 - beta.  docs/tradeoff.md.",
         epilog=("examples:\n"
                 "  exactdp tradeoff --mechanism gaussian:sigma=2,count=10 --alpha 0.001,0.01,0.1\n"
+                "  exactdp tradeoff --mechanism gaussian:sigma=2,q=0.01,count=16 --alpha 0.01 --digits 4\n"
                 "  exactdp tradeoff --mechanism laplace:scale=10,count=20 --alpha 0.01,0.1,0.5 --digits 6 --json\n"
                 "  exactdp tradeoff --eps 0.5 --k 4 --alpha 0.05,0.2 --csv -\n\n"
                 + EPILOG_NUMBERS),

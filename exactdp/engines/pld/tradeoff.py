@@ -15,7 +15,8 @@ same builds a delta query makes (:mod:`exactdp.engines.pld.build`), refined by t
 
 The GDP mu (§5): each of those points also gives mu >= Phi^-1(1 - a) - Phi^-1(b); an upper bound
 would need the whole tail of the law, which a truncated law never has, so it is +inf here (the
-closed forms of :mod:`exactdp.engines.gaussian` answer the Gaussian compositions exactly).  Floats
+closed forms of :mod:`exactdp.engines.gaussian` answer the Gaussian compositions exactly, and
+:mod:`exactdp.engines.gdp` gives the upper end, or the exact mu, from each step's Gaussian shift).  Floats
 only choose which cuts and grid points are evaluated; every value returned comes from balls.
 """
 
