@@ -63,6 +63,8 @@ from exactdp.testing import (
     assert_tradeoff_curve_sound,
     assert_tradeoff_sound,
     judge_tradeoff,
+    assert_gdp_mu_sound,
+    judge_gdp_mu,
     InvalidClaimError,
     Oracle,
     TooLooseError,
@@ -249,6 +251,8 @@ KIT: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "assert_tradeoff_curve_sound": (assert_tradeoff_curve_sound, (["0.05"], ["0.3"]),
                                     {"composition": "gaussian:sigma=1"}),
     "judge_tradeoff": (judge_tradeoff, ("0.3",), {"alpha": "0.05", "composition": "gaussian:sigma=1"}),
+    "assert_gdp_mu_sound": (assert_gdp_mu_sound, (2,), {"composition": "gaussian:sigma=1/2"}),
+    "judge_gdp_mu": (judge_gdp_mu, ("0.3",), {"composition": "gaussian:sigma=1"}),
 }
 KIT_FAILURES = (ExactDPError, InvalidClaimError, UnsoundClaimError, VacuousSearchError, UndecidedClaimError,
                 TooLooseError)
@@ -262,7 +266,8 @@ NOT_CALLED = {
     "exactdp.testing": {"FP_LEVEL", "DECLINES", "MIN_CHECKED", "Verdict", "Counterexample", "SearchStats",
                         "UnsoundClaimError", "InvalidClaimError", "VacuousSearchError", "FP_ULPS", "LOOSE_REL",
                         "VERDICTS", "Judgement", "LoosenessReport", "UndecidedClaimError", "TooLooseError",
-                        "RDP_VERDICTS", "RdpJudgement", "TRADEOFF_VERDICTS", "TradeoffJudgement"},
+                        "RDP_VERDICTS", "RdpJudgement", "TRADEOFF_VERDICTS", "TradeoffJudgement",
+                        "GDP_VERDICTS", "GdpJudgement"},
 }
 
 
