@@ -22,6 +22,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
+from typing import cast
 
 from flint import arb, arb_poly, ctx
 
@@ -237,30 +238,27 @@ def _taylor_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[L
             Pb_[t] = (pf1 - pf0) if pf1 < half else (ps0 - ps1)
             Qt_[t] = ((qf1 - qf0) if qf1 < half else (qs0 - qs1)) * (hb * (jmin + t)).exp()
         i = k
-    Pb = [_nonneg_part(x) for x in Pb_]
-    Qt = [_nonneg_part(x) for x in Qt_]
+    Pb = _nonneg_parts(Pb_)
+    Qt = _nonneg_parts(Qt_)
     PL = model.cdf(hb * jmin)[0]
     _, PR, _, QR = model.cdf(hb * jmax)
     QRt = QR * (hb * jmax).exp()
     p_inf = model.p_inf()
     lower = Law(h, jmin, arb_poly(Pb), arb_poly(Qt), p_inf, upper=False, exact=False, moved=PL + PR)
     eh, ep = hb.exp(), hb.expm1()
-    p: list[arb] = []
-    for t, x in enumerate(pc):
-        if t == 0:
-            x = PL + Qt[0] - (Pb[0] - Qt[0]) / ep
-        elif x is None:
-            x = (eh * (Pb[t - 1] - Qt[t - 1]) - (Pb[t] - Qt[t])) / ep + Qt[t]
-        p.append(x if x >= 0 else _nonneg(x))
-    p.append(_nonneg(eh * (Pb[-1] - Qt[-1]) / ep + QRt))
+    pc[0] = PL + Qt[0] - (Pb[0] - Qt[0]) / ep
+    for t in [t for t, x in enumerate(pc) if x is None]:
+        pc[t] = (eh * (Pb[t - 1] - Qt[t - 1]) - (Pb[t] - Qt[t])) / ep + Qt[t]
+    pc.append(eh * (Pb[-1] - Qt[-1]) / ep + QRt)
+    p = [x if x >= 0 else _nonneg(x) for x in cast(list[arb], pc)]
     upper = Law(h, jmin, arb_poly(p), None, _nonneg(p_inf + PR - QRt), upper=True, exact=False, moved=arb(0))
     return upper, lower
 
 
-def _nonneg_part(x: arb | None) -> arb:
-    """A ball of a mass known to be >= 0, cut to [0, inf) (a bin's mass)."""
-    assert x is not None  # every bin is served by a block or by its edges
-    return x if x >= 0 else x.nonnegative_part()
+def _nonneg_parts(xs: list[arb | None]) -> list[arb]:
+    """Balls of masses known to be >= 0, each cut to [0, inf) (bin masses; every bin is served by a
+    block or by its edges, so none is None here)."""
+    return [x if x >= 0 else x.nonnegative_part() for x in cast(list[arb], xs)]
 
 
 #: the edge quads of the last grid, by (h, precision, taylor), then model key, then index j

@@ -13,6 +13,7 @@ a block of a few edges, or one the model has no series for, falls back to ``mode
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import pairwise
 
 from flint import arb, arb_mat, arb_poly, arb_series, ctx
 
@@ -149,9 +150,13 @@ def taylor_quads(model: LossModel, h: Fraction, j0: int, j1: int) -> dict[int, Q
 
 # -- the bin masses themselves, a block of bins at a time (docs/pld.md §12.9) -----------------------
 
-#: the degree and the largest half-width of the bin blocks (the last is halved while needed)
-BIN_DEGREE = 20
-_BIN_WIDEST = 128
+#: the degree of the bin blocks' Taylor models and the largest half-width of a block (halved
+#: while needed)
+BIN_DEGREE = 26
+_BIN_WIDEST = 256
+
+#: the working precision of the remainder's series (its input is a wide ball)
+_WIDE_PREC = 53
 
 #: the evaluation matrices of the last grid, by (h, precision, degree, half-width)
 _WEIGHTS: dict[tuple[Fraction, int, int, int], tuple[arb_mat, arb_mat, arb_mat]] = {}
@@ -179,18 +184,47 @@ def bin_weights(h: Fraction, d: int, r: int) -> tuple[arb_mat, arb_mat, arb_mat]
         _WEIGHTS.clear()
     hb = arb_of_fraction(h)
     em, ep = (-hb).expm1(), hb.expm1()
-    pts = range(-r, r + 1)
-    n = 2 * r + 1
-
-    def diff(i: int, s: int) -> int:
-        return (s + 1) ** i - s ** i
-
-    ones = [arb(1)] * n
-    wp = [arb(diff(i, s)) for i in range(1, d + 1) for s in pts] + ones
-    wq = [em * (s + 1) ** i + diff(i, s) for i in range(d + 1) for s in pts] + ones
-    wc = [arb(diff(i, s - 1)) - arb(diff(i, s) - diff(i, s - 1)) / ep for i in range(1, d + 1) for s in pts] + ones
-    out = arb_mat(d + 1, n, wp), arb_mat(d + 2, n, wq), arb_mat(d + 1, n, wc)
+    wp, powers, diffs, back, second = _integer_weights(d, r)
+    out = wp, powers * em + diffs, back - second / ep
     _WEIGHTS[key] = out
+    return out
+
+
+_INTEGER_WEIGHTS: dict[tuple[int, int], tuple[arb_mat, ...]] = {}
+
+
+def _integer_weights(d: int, r: int) -> tuple[arb_mat, ...]:
+    """The exact integer matrices behind :func:`bin_weights` at s = -r .. r: W_P; (s+1)^i and D_i(s)
+    for 0 <= i <= d (with a last row of zeros and of ones); D_i(s-1) and D_i(s) - D_i(s-1) for
+    1 <= i <= d (last rows: ones and zeros).  Exact balls: arb holds integers exactly."""
+    key = (d, r)
+    hit = _INTEGER_WEIGHTS.get(key)
+    if hit is not None:
+        return hit
+    n = 2 * r + 1
+    wp: list[int] = []
+    powers: list[int] = []
+    diffs: list[int] = []
+    back: list[int] = []
+    second: list[int] = []
+    for i in range(d + 1):
+        col = [s ** i for s in range(-r - 1, r + 2)]     # s^i at s = -r-1 .. r+1
+        dif = [y - x for x, y in pairwise(col)]          # D_i(s) at s = -r-1 .. r
+        powers += col[2:]
+        diffs += dif[1:]
+        if i:
+            wp += dif[1:]
+            back += dif[:-1]
+            second += [y - x for x, y in pairwise(dif)]
+    ones, zeros = [1] * n, [0] * n
+    wp += ones
+    powers += zeros
+    diffs += ones
+    back += ones
+    second += zeros
+    out = (arb_mat(d + 1, n, wp), arb_mat(d + 2, n, powers), arb_mat(d + 2, n, diffs),
+           arb_mat(d + 1, n, back), arb_mat(d + 1, n, second))
+    _INTEGER_WEIGHTS[key] = out
     return out
 
 
@@ -227,7 +261,8 @@ def _bin_block(model: LossModel, hb: arb, c: int, r: int, d: int,
         cen = model.cdf_series(xs)
         if cen is None:
             return None
-        wide = model.cdf_series(xw)
+        with ctx.workprec(_WIDE_PREC):  # a ball of radius about r h: more bits would be noise
+            wide = model.cdf_series(xw)
         if wide is None:
             return None
         # the smaller side of each pair at the centre, the same for both series (a sign only: the
@@ -235,10 +270,11 @@ def _bin_block(model: LossModel, hb: arb, c: int, r: int, d: int,
         p_small = 0 if abs(cen[0].coeffs()[0]).upper() <= abs(cen[1].coeffs()[0]).upper() else 1
         q_small = 2 if abs(cen[2].coeffs()[0]).upper() <= abs(cen[3].coeffs()[0]).upper() else 3
         rows: list[tuple[arb_series, arb_series, arb_series]] = []
-        for x, fs in ((xs, cen), (xw, wide)):
-            sa = fs[0] if p_small == 0 else -fs[1]
-            su = x.exp() * (fs[2] if q_small == 2 else -fs[3])
-            rows.append((sa, su, sa - su))
+        for x, fs, prec in ((xs, cen, ctx.prec), (xw, wide, _WIDE_PREC)):
+            with ctx.workprec(prec):
+                sa = fs[0] if p_small == 0 else -fs[1]
+                su = x.exp() * (fs[2] if q_small == 2 else -fs[3])
+                rows.append((sa, su, sa - su))
     finally:
         ctx.cap = old
     ca, cu, cf = (_coeffs(x, d + 1) for x in rows[0])
