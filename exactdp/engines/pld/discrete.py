@@ -148,7 +148,8 @@ def _bisect_edge(ok: Callable[[int, str], bool], far: int, near: int, side: str)
 def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int,
                taylor: bool = False) -> tuple[Law, Law]:
     """(upper, lower) laws of ``model`` on the grid ``h``, indices [jmin, jmax] (docs/pld.md §2-§3);
-    ``taylor``: the edges from certified Taylor models (:func:`edge_quads`, docs/pld.md §12.8).
+    ``taylor``: the edges from certified Taylor models (:func:`edge_quads`, docs/pld.md §12.8), and
+    for a model without atoms the bin masses from Taylor models of blocks of bins (docs/pld.md §12.9).
 
     Upper, connect-the-dots, with B_j = (jh, (j+1)h], G_j = P(B_j) - e^{jh} Q(B_j) >= 0 and
     D_j = e^{(j+1)h} - e^{jh}:

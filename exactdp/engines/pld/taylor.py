@@ -8,6 +8,10 @@ to degree D, and the (D+1)-th coefficient evaluated on the whole block (an Arb p
 ball of the block's losses) bounds the Lagrange remainder, so every point's ball holds the true
 value (docs/pld.md §12.8).  A block whose remainder is not small against its values is halved;
 a block of a few edges, or one the model has no series for, falls back to ``model.cdf``.
+
+:func:`taylor_bins` goes one step further for the float-FFT path: the bin masses themselves (P, tilted
+Q, and the connect-the-dots masses) of a block of bins are three polynomials with exact integer
+weights, evaluated for every block of one width by one Arb matrix product (docs/pld.md §12.9).
 """
 
 from __future__ import annotations
