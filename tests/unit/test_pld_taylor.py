@@ -97,3 +97,124 @@ def test_the_fft_laws_from_taylor_edges_overlap_the_direct_ones() -> None:
             for cx, cy in zip(x.P.coeffs(), y.P.coeffs()):
                 assert cx.overlaps(cy)
                 assert cx.rad() <= 256 * cy.rad() + cy.mid().__abs__() * 2 ** -80
+
+
+# -- the bin masses from Taylor models of blocks of bins (taylor.taylor_bins, docs/pld.md §12.9) ----
+
+def bin_truth(mu: Fraction, q: Fraction | None, h: Fraction, j: int, reverse: bool) -> tuple:
+    """(P(B_j), e^{jh} Q(B_j), p_j) by mpmath: the bin masses as differences of the small sides of
+    mpmath's distribution functions, and the connect-the-dots mass at j from its definition
+    p_j = a_j (G_{j-1}/D_{j-1} - G_j/D_j) + e^{jh} Q(B_j), G = P(B) - a Q(B), a_j = e^{jh},
+    D_j = a_{j+1} - a_j (docs/pld.md §2).  ``reverse``: the pair in the other order."""
+
+    def quad(i: int) -> tuple:
+        e = mpmath.mpf(i * h.numerator) / h.denominator
+        if not reverse:
+            return truth(mu, q, e)
+        pf, ps, qf, qs = truth(mu, q, -e)  # continuous: the reversed pair's quad at e, permuted
+        return qs, qf, ps, pf
+
+    def masses(i: int) -> tuple:
+        (pf0, ps0, qf0, qs0), (pf1, ps1, qf1, qs1) = quad(i), quad(i + 1)
+        pb = pf1 - pf0 if pf1 < 0.5 else ps0 - ps1
+        qb = qf1 - qf0 if qf1 < 0.5 else qs0 - qs1
+        return pb, qb
+
+    def a(i: int) -> mpmath.mpf:
+        return mpmath.exp(mpmath.mpf(i * h.numerator) / h.denominator)
+
+    (p0, q0), (p1, q1) = masses(j - 1), masses(j)
+    g0, g1 = p0 - a(j - 1) * q0, p1 - a(j) * q1
+    t0, t1 = g0 / (a(j) - a(j - 1)), g1 / (a(j + 1) - a(j))
+    return p1, a(j) * q1, a(j) * (t0 - t1) + a(j) * q1
+
+
+def bin_misses(mu: Fraction, q: Fraction | None, h: Fraction, j0: int, j1: int, reverse: bool = False,
+               prec: int = 97) -> tuple[list, int]:
+    """(the bins whose ball misses mpmath's value, the number of bins the blocks served)."""
+    base = GaussianPair(mu)
+    model: LossModel = base if q is None else Subsampled(base, q)
+    if reverse:
+        model = Reversed(model)
+    with ctx.workprec(prec):
+        got = taylor.taylor_bins(model, h, j0, j1)
+    bad, served = [], 0
+    with mpmath.workdps(50):
+        for i in range(j1 - j0):
+            if got[0][i] is None:
+                continue
+            served += 1
+            want = bin_truth(mu, q, h, j0 + i, reverse)
+            for g, w in zip((got[0][i], got[1][i], got[2][i]), want):
+                assert g is not None
+                lo, hi = mpmath.mpf(g.lower().str(40, radius=False)), mpmath.mpf(g.upper().str(40, radius=False))
+                pad = max(abs(lo), abs(hi)) * mpmath.mpf(10) ** -38  # a printing margin only
+                if not (lo - pad <= w <= hi + pad):
+                    bad.append((j0 + i, g, w))
+    return bad, served
+
+
+@pytest.mark.parametrize("mu, q, h, j0, j1, reverse", [
+    (Fraction(1), Fraction(1, 100), Fraction(1, 2581), -26, 1400, False),   # DP-SGD, from log(1-q)
+    (Fraction(1), Fraction(1, 100), Fraction(1, 2581), -1400, 26, True),    # its "add" order
+    (Fraction(5, 4), Fraction(1, 8), Fraction(1, 433), -57, 700, False),
+    (Fraction(1), None, Fraction(1, 1000), -700, 700, False),               # the plain Gaussian
+])
+def test_every_bin_ball_holds_the_true_masses(mu: Fraction, q: Fraction | None, h: Fraction, j0: int,
+                                              j1: int, reverse: bool) -> None:
+    bad, served = bin_misses(mu, q, h, j0, j1, reverse)
+    assert bad == []
+    assert served >= (j1 - j0) // 2  # the blocks served most bins (the rest: from edges)
+
+
+def test_bin_blocks_without_their_remainder_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Degree 3 on wide blocks, every block accepted: with the remainders, every ball holds the truth
+    (they are wide); with the remainder coefficient dropped, the same check finds misses."""
+    mu, q, h = Fraction(1), Fraction(1, 100), Fraction(1, 500)
+    monkeypatch.setattr(taylor, "BIN_DEGREE", 3)
+    monkeypatch.setattr(taylor, "_SLACK", 10**6)  # accept every block, however wide its remainder
+    bad, served = bin_misses(mu, q, h, 200, 700)
+    assert bad == [] and served > 400
+    real = taylor._coeffs
+
+    def no_remainder(s, n):  # type: ignore[no-untyped-def]
+        c = real(s, n)
+        return c[:-1] + [c[-1] * 0] if n == taylor.BIN_DEGREE + 2 else c
+
+    monkeypatch.setattr(taylor, "_coeffs", no_remainder)
+    assert len(bin_misses(mu, q, h, 200, 700)[0]) > 10
+
+
+def test_bin_blocks_with_a_wrong_weight_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The connect-the-dots weights without their second-difference term (a wrong formula): the
+    mpmath check finds the upper masses wrong."""
+    real = taylor.bin_weights
+
+    def wrong(h: Fraction, d: int, r: int):  # type: ignore[no-untyped-def]
+        wp, wq, wc = real(h, d, r)
+        return wp, wq, wp  # p_j read as the bin's P-mass
+    monkeypatch.setattr(taylor, "bin_weights", wrong)
+    monkeypatch.setattr(taylor, "_WEIGHTS", {})
+    bad, _ = bin_misses(Fraction(1), None, Fraction(1, 1000), -300, 300)
+    assert len(bad) > 100
+
+
+def test_the_fft_laws_from_bin_blocks_hold_the_true_laws() -> None:
+    """discretize(taylor=True) end to end on a whole tail range: every mass of both laws (and the
+    ends, the +inf mass) against mpmath, in both orders."""
+    mu, q, h = Fraction(1), Fraction(1, 100), Fraction(1, 257)
+    model = Subsampled(GaussianPair(mu), q)
+    for m, rev in ((model, False), (Reversed(model), True)):
+        jmin, jmax = discrete.tail_range(m, h, Fraction(1, 10**12))
+        with ctx.workprec(97):
+            up, low = discrete.discretize(m, h, jmin, jmax, prec=97, taylor=True)
+        assert low.Q is not None
+        pu, pl, ql = up.P.coeffs(), low.P.coeffs(), low.Q.coeffs()
+        with mpmath.workdps(50):
+            for i in range(1, jmax - jmin):
+                pb, qt, p = bin_truth(mu, q, h, jmin + i, rev)
+                for g, w in ((pl[i], pb), (ql[i], qt), (pu[i], p)):
+                    lo, hi = mpmath.mpf(g.lower().str(40, radius=False)), mpmath.mpf(g.upper().str(40, radius=False))
+                    pad = max(abs(lo), abs(hi)) * mpmath.mpf(10) ** -38
+                    assert lo - pad <= w <= hi + pad, (m, i, g, w)
+                    assert g.rad() <= abs(g.mid()) * 2 ** -60 + 2 ** -200  # tight: float64 reads it

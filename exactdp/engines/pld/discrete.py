@@ -22,6 +22,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
+from typing import cast
 
 from flint import arb, arb_poly, ctx
 
@@ -30,7 +31,7 @@ from exactdp.core.binomial import binomial_pmf, binomial_upper_tail
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel, Position, Quad, Reversed
-from exactdp.engines.pld.taylor import taylor_quads
+from exactdp.engines.pld.taylor import taylor_bins, taylor_quads
 
 __all__ = ["atom_bin", "binomial_law", "discretize", "discretize_binomial", "edge_quads", "tail_range"]
 
@@ -147,7 +148,8 @@ def _bisect_edge(ok: Callable[[int, str], bool], far: int, near: int, side: str)
 def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int,
                taylor: bool = False) -> tuple[Law, Law]:
     """(upper, lower) laws of ``model`` on the grid ``h``, indices [jmin, jmax] (docs/pld.md §2-§3);
-    ``taylor``: the edges from certified Taylor models (:func:`edge_quads`, docs/pld.md §12.8).
+    ``taylor``: the edges from certified Taylor models (:func:`edge_quads`, docs/pld.md §12.8), and
+    for a model without atoms the bin masses from Taylor models of blocks of bins (docs/pld.md §12.9).
 
     Upper, connect-the-dots, with B_j = (jh, (j+1)h], G_j = P(B_j) - e^{jh} Q(B_j) >= 0 and
     D_j = e^{(j+1)h} - e^{jh}:
@@ -168,7 +170,8 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
         PR = zero                  # P(jmax h < L < inf)
         QR = zero                  # Q(L > jmax h)
         on_grid = True
-        for pos, pm, qm in model.atoms():
+        atoms = model.atoms()
+        for pos, pm, qm in atoms:
             j, edge = atom_bin(pos, h)
             on_grid = on_grid and edge
             if j < jmin:  # x <= jmin h
@@ -180,6 +183,9 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
                 Pb[j - jmin] += pm
                 Qb[j - jmin] += qm
         cont = model.has_continuous()
+        if cont and taylor and not atoms and n_bins > 0:
+            # no atoms: every mass from Taylor models of blocks of bins (docs/pld.md §12.9)
+            return _taylor_laws(model, h, jmin, jmax)
         if cont:
             quads = edge_quads(model, h, jmin, jmax, taylor=taylor)
             half = arb(1) / 2
@@ -207,6 +213,53 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
         lower = Law(h, jmin, arb_poly(Pb if n_bins else [zero]), arb_poly(Qt or [zero]),
                     p_inf, upper=False, exact=False, moved=PL + PR)
         return _connect_the_dots(h, jmin, Pb, Qt, PL, PR, QR * alpha[-1], p_inf, alpha), lower
+
+
+def _taylor_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[Law, Law]:
+    """:func:`discretize` of a model without atoms, the bins from Taylor models of blocks of bins
+    (:func:`exactdp.engines.pld.taylor.taylor_bins`, docs/pld.md §12.9); the bins no block serves,
+    and the two ends, from the edges as in :func:`discretize` (with ``e_+ = e^h - 1`` the connect-
+    the-dots masses read ``p_j = (e^h G_{j-1} - G_j) / e_+ + Qt_j``, docs/pld.md §2)."""
+    n_bins = jmax - jmin
+    hb = arb_of_fraction(h)
+    Pb_, Qt_, pc = taylor_bins(model, h, jmin, jmax)
+    half = arb(1) / 2
+    i = 0
+    while i < n_bins:  # the bins no block served, from their edges (a run at a time)
+        if Pb_[i] is not None:
+            i += 1
+            continue
+        k = i
+        while k < n_bins and Pb_[k] is None:
+            k += 1
+        quads = edge_quads(model, h, jmin + i, jmin + k)
+        for t in range(i, k):
+            pf0, ps0, qf0, qs0 = quads[t - i]
+            pf1, ps1, qf1, qs1 = quads[t - i + 1]
+            Pb_[t] = (pf1 - pf0) if pf1 < half else (ps0 - ps1)
+            Qt_[t] = ((qf1 - qf0) if qf1 < half else (qs0 - qs1)) * (hb * (jmin + t)).exp()
+        i = k
+    Pb = _nonneg_parts(Pb_)
+    Qt = _nonneg_parts(Qt_)
+    PL = model.cdf(hb * jmin)[0]
+    _, PR, _, QR = model.cdf(hb * jmax)
+    QRt = QR * (hb * jmax).exp()
+    p_inf = model.p_inf()
+    lower = Law(h, jmin, arb_poly(Pb), arb_poly(Qt), p_inf, upper=False, exact=False, moved=PL + PR)
+    eh, ep = hb.exp(), hb.expm1()
+    pc[0] = PL + Qt[0] - (Pb[0] - Qt[0]) / ep
+    for t in [t for t, x in enumerate(pc) if x is None]:
+        pc[t] = (eh * (Pb[t - 1] - Qt[t - 1]) - (Pb[t] - Qt[t])) / ep + Qt[t]
+    pc.append(eh * (Pb[-1] - Qt[-1]) / ep + QRt)
+    p = [x if x >= 0 else _nonneg(x) for x in cast(list[arb], pc)]
+    upper = Law(h, jmin, arb_poly(p), None, _nonneg(p_inf + PR - QRt), upper=True, exact=False, moved=arb(0))
+    return upper, lower
+
+
+def _nonneg_parts(xs: list[arb | None]) -> list[arb]:
+    """Balls of masses known to be >= 0, each cut to [0, inf) (bin masses; every bin is served by a
+    block or by its edges, so none is None here)."""
+    return [x if x >= 0 else x.nonnegative_part() for x in cast(list[arb], xs)]
 
 
 #: the edge quads of the last grid, by (h, precision, taylor), then model key, then index j

@@ -581,6 +581,13 @@ class Reversed(LossModel):
         pf, ps, qf, qs = self.base.cdf(-e)
         return qs, qf, ps, pf
 
+    def cdf_series(self, x: arb_series) -> tuple[arb_series, ...] | None:
+        base = self.base.cdf_series(-x)  # the same four functions at -x, permuted as in cdf
+        if base is None:
+            return None
+        pf, ps, qf, qs = base
+        return qs, qf, ps, pf
+
     def p_inf(self) -> arb:
         # P_rev-mass where Q_rev = P vanishes: the base's Q-mass at L = -inf
         return self.base.q_minus_inf()

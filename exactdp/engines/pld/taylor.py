@@ -8,19 +8,24 @@ to degree D, and the (D+1)-th coefficient evaluated on the whole block (an Arb p
 ball of the block's losses) bounds the Lagrange remainder, so every point's ball holds the true
 value (docs/pld.md §12.8).  A block whose remainder is not small against its values is halved;
 a block of a few edges, or one the model has no series for, falls back to ``model.cdf``.
+
+:func:`taylor_bins` goes one step further for the float-FFT path: the bin masses themselves (P, tilted
+Q, and the connect-the-dots masses) of a block of bins are three polynomials with exact integer
+weights, evaluated for every block of one width by one Arb matrix product (docs/pld.md §12.9).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import pairwise
 
-from flint import arb, arb_poly, arb_series, ctx
+from flint import arb, arb_mat, arb_poly, arb_series, ctx
 
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.models import LossModel, Quad
 
-__all__ = ["DEGREE", "block_quads", "taylor_quads"]
+__all__ = ["BIN_DEGREE", "DEGREE", "bin_weights", "block_quads", "taylor_bins", "taylor_quads"]
 
 #: the Taylor degree D of every block
 DEGREE = 16
@@ -45,6 +50,12 @@ def _series(model: LossModel, x0: arb, hb: arb) -> tuple[arb_series, ...] | None
 def _coeff(s: arb_series, i: int) -> arb:
     c = s.coeffs()
     return c[i] if i < len(c) else arb(0)  # a missing trailing coefficient is an exact 0
+
+
+def _coeffs(s: arb_series, n: int) -> list[arb]:
+    """The first n coefficients of s (missing trailing ones are exact zeros)."""
+    c = s.coeffs()
+    return c[:n] + [arb(0)] * (n - len(c))
 
 
 def block_quads(model: LossModel, hb: arb, c: int, r: int) -> list[Quad] | None:
@@ -139,3 +150,207 @@ def taylor_quads(model: LossModel, h: Fraction, j0: int, j1: int) -> dict[int, Q
         for j in range(a, b + 1):
             out[j] = model.cdf(hb * j)
     return out
+
+
+# -- the bin masses themselves, a block of bins at a time (docs/pld.md §12.9) -----------------------
+
+#: the degree of the bin blocks' Taylor models and the largest half-width of a block (halved
+#: while needed)
+BIN_DEGREE = 26
+_BIN_WIDEST = 256
+
+#: the working precision of the remainder's series (its input is a wide ball)
+_WIDE_PREC = 53
+
+#: the evaluation matrices of the last grid, by (h, precision, degree, half-width)
+_WEIGHTS: dict[tuple[Fraction, int, int, int], tuple[arb_mat, arb_mat, arb_mat]] = {}
+_ENDS: dict[tuple[Fraction, int, int, int], list[tuple[list[arb], list[arb]]]] = {}
+
+
+def bin_weights(h: Fraction, d: int, r: int) -> tuple[arb_mat, arb_mat, arb_mat]:
+    """(W_P, W_Q, W_p): the matrices that take a block's coefficients to its bin masses at the
+    points ``s = -r .. r`` (docs/pld.md §12.9), each with a last row of ones for the remainder.
+
+    With ``D_i(s) = (s+1)^i - s^i`` (exact integers), ``e_- = e^{-h} - 1`` and ``e_+ = e^h - 1``:
+    W_P row i (1 <= i <= d) is ``D_i(s)``; W_Q row i (0 <= i <= d) is ``e_- (s+1)^i + D_i(s)``;
+    W_p row i (1 <= i <= d) is ``D_i(s-1) - (D_i(s) - D_i(s-1)) / e_+``.
+
+    >>> with ctx.workprec(64):
+    ...     wp, wq, wc = bin_weights(Fraction(1, 8), 2, 1)
+    >>> [str(x) for x in wp.entries()]  # (s+1) - s, (s+1)^2 - s^2 at s = -1, 0, 1; the ones
+    ['1.00000000000000', '1.00000000000000', '1.00000000000000', '-1.00000000000000', '1.00000000000000', '3.00000000000000', '1.00000000000000', '1.00000000000000', '1.00000000000000']
+    """
+    key = (h, ctx.prec, d, r)
+    hit = _WEIGHTS.get(key)
+    if hit is not None:
+        return hit
+    if len(_WEIGHTS) > 16:
+        _WEIGHTS.clear()
+    hb = arb_of_fraction(h)
+    em, ep = (-hb).expm1(), hb.expm1()
+    wp, powers, diffs, back, second = _integer_weights(d, r)
+    out = wp, powers * em + diffs, back - second / ep
+    _WEIGHTS[key] = out
+    return out
+
+
+_INTEGER_WEIGHTS: dict[tuple[int, int], tuple[arb_mat, ...]] = {}
+
+
+def _integer_weights(d: int, r: int) -> tuple[arb_mat, ...]:
+    """The exact integer matrices behind :func:`bin_weights` at s = -r .. r: W_P; (s+1)^i and D_i(s)
+    for 0 <= i <= d (with a last row of zeros and of ones); D_i(s-1) and D_i(s) - D_i(s-1) for
+    1 <= i <= d (last rows: ones and zeros).  Exact balls: arb holds integers exactly."""
+    key = (d, r)
+    hit = _INTEGER_WEIGHTS.get(key)
+    if hit is not None:
+        return hit
+    n = 2 * r + 1
+    wp: list[int] = []
+    powers: list[int] = []
+    diffs: list[int] = []
+    back: list[int] = []
+    second: list[int] = []
+    for i in range(d + 1):
+        col = [s ** i for s in range(-r - 1, r + 2)]     # s^i at s = -r-1 .. r+1
+        dif = [y - x for x, y in pairwise(col)]          # D_i(s) at s = -r-1 .. r
+        powers += col[2:]
+        diffs += dif[1:]
+        if i:
+            wp += dif[1:]
+            back += dif[:-1]
+            second += [y - x for x, y in pairwise(dif)]
+    ones, zeros = [1] * n, [0] * n
+    wp += ones
+    powers += zeros
+    diffs += ones
+    back += ones
+    second += zeros
+    out = (arb_mat(d + 1, n, wp), arb_mat(d + 2, n, powers), arb_mat(d + 2, n, diffs),
+           arb_mat(d + 1, n, back), arb_mat(d + 1, n, second))
+    _INTEGER_WEIGHTS[key] = out
+    return out
+
+
+def bin_ends(h: Fraction, d: int, r: int) -> list[tuple[list[arb], list[arb]]]:
+    """The columns s = -r and s = r of the three matrices of :func:`bin_weights` (without the ones)."""
+    key = (h, ctx.prec, d, r)
+    hit = _ENDS.get(key)
+    if hit is not None:
+        return hit
+    if len(_ENDS) > 16:
+        _ENDS.clear()
+    out = []
+    for w in bin_weights(h, d, r):
+        e = w.entries()
+        n = 2 * r + 1
+        rows = w.nrows() - 1
+        out.append(([e[i * n] for i in range(rows)], [e[i * n + n - 1] for i in range(rows)]))
+    _ENDS[key] = out
+    return out
+
+
+def _bin_block(model: LossModel, hb: arb, c: int, r: int, d: int,
+               ends: list[tuple[list[arb], list[arb]]]) -> tuple[list[arb], list[arb], list[arb], bool] | None:
+    """The coefficient rows of one block of bins ``c - r .. c + r`` (docs/pld.md §12.9): (a_1..a_d, E_P),
+    (u_0..u_d, E_Q), (phi_1..phi_d, E_p), the E's balls [-E, E] of the remainders; None when the
+    model has no series there or a remainder is not small against the block's values (``ends``: the
+    weight columns at s = -r and s = r of :func:`bin_ends`); the last entry says whether a block
+    twice as wide would likely pass as well (a choice of the next block's width only)."""
+    old = ctx.cap
+    ctx.cap = d + 2
+    try:
+        x0 = hb * c
+        xs, xw = arb_series([x0, hb]), arb_series([x0 + hb * arb(0, r + 1), hb])
+        cen = model.cdf_series(xs)
+        if cen is None:
+            return None
+        with ctx.workprec(_WIDE_PREC):  # a ball of radius about r h: more bits would be noise
+            wide = model.cdf_series(xw)
+        if wide is None:
+            return None
+        # the smaller side of each pair at the centre, the same for both series (a sign only: the
+        # bin masses are differences, equal on either side)
+        p_small = 0 if abs(cen[0].coeffs()[0]).upper() <= abs(cen[1].coeffs()[0]).upper() else 1
+        q_small = 2 if abs(cen[2].coeffs()[0]).upper() <= abs(cen[3].coeffs()[0]).upper() else 3
+        rows: list[tuple[arb_series, arb_series, arb_series]] = []
+        for x, fs, prec in ((xs, cen, ctx.prec), (xw, wide, _WIDE_PREC)):
+            with ctx.workprec(prec):
+                sa = fs[0] if p_small == 0 else -fs[1]
+                su = x.exp() * (fs[2] if q_small == 2 else -fs[3])
+                rows.append((sa, su, sa - su))
+    finally:
+        ctx.cap = old
+    ca, cu, cf = (_coeffs(x, d + 1) for x in rows[0])
+    big = arb(r + 1) ** (d + 1)
+    ma, mu_, mf = (abs(_coeffs(x, d + 2)[d + 1]) * big for x in rows[1])
+    if not (ma.is_finite() and mu_.is_finite() and mf.is_finite()):
+        return None
+    ep = hb.expm1()
+    e_p = 2 * ma                                   # |R(s+1)| + |R(s)|
+    e_q = (1 + (-hb).exp()) * mu_                  # e^{-h} |R(s+1)| + |R(s)|
+    e_c = (2 * hb.exp() + 2) * mf / ep             # (|R(s+1)| + (e^h + 1)|R(s)| + e^h |R(s-1)|) / e_+
+    a, u, f = ca[1:], cu, cf[1:]
+    # a tightness choice only: the remainders must be small against the masses at both ends
+    scale = arb(2) ** -(ctx.prec - _SLACK)
+    roomy = True  # would a block twice as wide (remainder about 2^(d+1) times larger) pass too?
+    for coef, err, (lo_col, hi_col) in zip((a, u, f), (e_p, e_q, e_c), ends):
+        least = scale * min(abs(sum((x * y for x, y in zip(coef, lo_col)), arb(0))).lower(),
+                            abs(sum((x * y for x, y in zip(coef, hi_col)), arb(0))).lower())
+        if not err <= least:
+            return None
+        roomy = roomy and err * 2 ** (d + 2) <= least
+    a.append(arb(0, e_p.upper()))
+    u.append(arb(0, e_q.upper()))
+    f.append(arb(0, e_c.upper()))
+    return a, u, f, roomy
+
+
+def taylor_bins(model: LossModel, h: Fraction, jmin: int, jmax: int
+                ) -> tuple[list[arb | None], list[arb | None], list[arb | None]]:
+    """(Pb, Qt, p) of the bins jmin .. jmax - 1 from Taylor models of blocks of bins (docs/pld.md §12.9):
+    ``Pb[i]`` the P-mass of the bin ``(j h, (j+1) h]``, ``Qt[i]`` its tilted Q-mass ``e^{jh} Q``,
+    ``p[i]`` the connect-the-dots mass at the grid point j (the interior formula of docs/pld.md §2),
+    j = jmin + i; entries None where no block served the bin (the caller computes those from edges).
+    At the working precision; a block's masses are one matrix product for all blocks of its width.
+    """
+    n = jmax - jmin
+    hb = arb_of_fraction(h)
+    d = BIN_DEGREE
+    Pb: list[arb | None] = [None] * n
+    Qt: list[arb | None] = [None] * n
+    pc: list[arb | None] = [None] * n
+    groups: dict[int, list[tuple[list[arb], ...]]] = {}
+    centres: dict[int, list[int]] = {}
+    a, r, served = jmin, _BIN_WIDEST, 0
+    while a < jmax:
+        # the widest block that fits, halved on failure, grown back after a success
+        while r > _LEAST and 2 * r + 1 > jmax - a:
+            r //= 2
+        if 2 * r + 1 > jmax - a:
+            break  # fewer than 2 _LEAST + 1 bins left: the caller computes them from edges
+        got = _bin_block(model, hb, a + r, r, d, bin_ends(h, d, r))
+        if got is None:
+            if r > _LEAST:
+                r //= 2
+            else:
+                a += 2 * r + 1  # left to the caller
+            continue
+        groups.setdefault(r, []).append(got[:3])
+        centres.setdefault(r, []).append(a + r)
+        a += 2 * r + 1
+        served += 2 * r + 1
+        if served % 4096 < 2 * r + 1:
+            progress.tick(f"discretising {model.name} ({served}/{n} bins)")
+        if got[3]:
+            r = min(2 * r, _BIN_WIDEST)
+    for r, blocks in groups.items():
+        wp, wq, wc = bin_weights(h, d, r)
+        m = 2 * r + 1
+        for row, w, out in ((0, wp, Pb), (1, wq, Qt), (2, wc, pc)):
+            coef = arb_mat(len(blocks), w.nrows(), [x for blk in blocks for x in blk[row]])
+            vals = (coef * w).entries()
+            for k, c in enumerate(centres[r]):
+                lo = c - r - jmin
+                out[lo:lo + m] = vals[k * m:(k + 1) * m]
+    return Pb, Qt, pc
