@@ -215,3 +215,93 @@ def test_the_pointwise_power_does_the_arithmetic_of_binary_powering() -> None:
                 if e:
                     base = mul(base, base)
             assert res == (gr, gi)
+
+
+def _worst_wrap(t: np.ndarray, k: int, start: int, n: int, i0: int, rate: Fraction):
+    """The largest ``|sum_W w (C - L) - sum_{not W} w L|`` over the weights ``0 <= w_I <= e^{-rate I}``
+    (I >= i0; 0 below), C the cyclic and L the linear power: exact powers, weights in mpmath.
+
+    The functional is linear in w with coefficients ``D_I = [I in W] C_I - L_I``; its largest modulus
+    over the box is the larger of the positive and the negative coefficients' weighted sums."""
+    import mpmath
+
+    coeffs, e = _exact_power(t, k)
+    top = len(coeffs) - 1
+    wrapped = {start + i: 0 for i in range(n)}
+    for j, c in enumerate(coeffs):
+        wrapped[start + (j - start) % n] += c
+    pos = neg = mpmath.mpf(0)
+    with mpmath.workdps(60):
+        x = mpmath.exp(-mpmath.mpf(rate.numerator) / rate.denominator)
+        for i in range(min(start, 0), max(top, start + n - 1) + 1):
+            d = (wrapped.get(i, 0) if start <= i < start + n else 0) - (coeffs[i] if 0 <= i <= top else 0)
+            if i < i0 or d == 0:
+                continue
+            w = x ** i * d / mpmath.mpf(2) ** e
+            pos, neg = (pos + w, neg) if d > 0 else (pos, neg - w)
+        return max(pos, neg)
+
+
+WRAP_CASES = [  # (law size, k, n, start, i0, rate)
+    (12, 20, 64, 0, 30, Fraction(1, 20)),           # window at 0, the top wraps
+    (12, 20, 64, 0, 5, Fraction(0)),                # no weight decay: the plain tails
+    (12, 20, 64, 60, 90, Fraction(1, 10)),          # both ends outside
+    (12, 20, 64, 60, 40, Fraction(1, 10)),          # the query below the window: missing bottom
+    (12, 20, 64, 60, 110, Fraction(1, 30)),         # the query near the window's top
+    (12, 20, 64, 60, 140, Fraction(1, 10)),         # the query above the window
+    (16, 12, 32, 70, 80, Fraction(1, 50)),          # short window, wide law
+    (16, 12, 32, 30, 50, Fraction(1, 3)),           # steep weights
+    (10, 30, 128, 80, 120, Fraction(1, 40)),        # centred, little aliasing
+    (10, 30, 128, 140, 150, Fraction(0)),           # the top end of the support
+    (12, 20, 32, 100, 0, Fraction(1, 5)),           # steep weights, the query far below the window
+]
+
+
+@pytest.mark.parametrize("size,k,n,start,i0,rate", WRAP_CASES)
+def test_wrapped_mass_bounds_the_worst_weights(size: int, k: int, n: int, start: int, i0: int,
+                                               rate: Fraction) -> None:
+    """docs/pld.md §12.4: :func:`wrapped_mass` bounds the wrap-around error of every admissible weight
+    vector (the worst one computed from the exact powers), wherever the window and the query sit."""
+    import mpmath
+
+    t = _random_law(random.Random(size * 1000 + start + i0), size, 8)
+    pw = F.Power(np.zeros(n), start, Fraction(0), None, t, k)
+    bound = F.wrapped_mass(pw, i0, rate)
+    worst = _worst_wrap(t, k, start, n, i0, rate)
+    with mpmath.workdps(60):
+        assert worst <= mpmath.mpf(bound.upper().str(50, radius=False)), (float(worst), bound)
+
+
+@pytest.mark.parametrize("part", [0, 1, 2, 3])
+def test_each_wrapped_part_is_needed(monkeypatch: pytest.MonkeyPatch, part: int) -> None:
+    """The bound with any one of its four parts left out (docs/pld.md §12.4) is exceeded by the
+    worst weights in one of the cases: the test above would catch a part missing from the proof."""
+    import mpmath
+
+    orig = F.wrap_terms
+
+    def without(*a):
+        terms = list(orig(*a))
+        terms[part] = Fraction(0)
+        return tuple(terms)
+
+    monkeypatch.setattr(F, "wrap_terms", without)
+    caught = False
+    for size, k, n, start, i0, rate in WRAP_CASES:
+        t = _random_law(random.Random(size * 1000 + start + i0), size, 8)
+        pw = F.Power(np.zeros(n), start, Fraction(0), None, t, k)
+        bound = F.wrapped_mass(pw, i0, rate)
+        with mpmath.workdps(60):
+            caught |= _worst_wrap(t, k, start, n, i0, rate) > mpmath.mpf(bound.upper().str(50, radius=False))
+    assert caught
+
+
+def test_a_wrapped_bound_is_kept_only_where_it_holds() -> None:
+    """A bound computed for one query serves the later queries at larger i0 and rate (it is
+    non-increasing in both, docs/pld.md §12.4), and is computed anew below them."""
+    t = _random_law(random.Random(5), 12, 8)
+    pw = F.Power(np.zeros(64), 60, Fraction(0), None, t, 20)
+    first = F.wrapped_mass(pw, 100, Fraction(1, 10))
+    assert F.wrapped_mass(pw, 101, Fraction(1, 5)) is first
+    lower = F.wrapped_mass(pw, 40, Fraction(1, 10))
+    assert lower is not first and lower.upper() >= first.upper()

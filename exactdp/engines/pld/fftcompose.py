@@ -24,7 +24,7 @@ from flint import arb, arb_poly, ctx
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.discrete import discretize, tail_range
-from exactdp.engines.pld.fftpower import Power, lower_fraction, power_parts, upper_fraction, window_for
+from exactdp.engines.pld.fftpower import Power, lower_fraction, power_parts, upper_fraction, window_for, wrapped_mass
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 
@@ -133,9 +133,10 @@ def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta:
     with ctx.workprec(_PREC):
         t = _directed(_tilt(law_coeffs, arb_of_fraction(theta * h).exp(), (-arb_of_fraction(lam)).exp()), up)
         log_mk = arb_of_fraction(lam) * k
-    n, start = window_for(t, k, log_target) if window is None else window
+    rate = float(theta * h)  # float ok: the window's choice only
+    n, start = window_for(t, k, log_target, rate) if window is None else window
     progress.tick(f"a float FFT of length {n:,} ({k} steps)")
-    return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start))
+    return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start, keep=True))
 
 
 _SUFFIX: dict[tuple[int, int, int], tuple[Tilted, arb_poly]] = {}
@@ -187,7 +188,12 @@ def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
         w2 = min(w_max * n.sqrt(), w2)
     else:
         w2 = w_max * n.sqrt()
-    err = w2 * arb_of_fraction(pw.l2) + 2 * w_max * arb_of_fraction(pw.outside)
+    if pw.t is not None:  # the wrapped mass charged with the weights it gets (docs/pld.md §12.4)
+        wrapped = wrapped_mass(pw, i0, (tl.theta + extra) * tl.h)
+    else:
+        assert pw.outside is not None
+        wrapped = 2 * w_max * arb_of_fraction(pw.outside)
+    err = w2 * arb_of_fraction(pw.l2) + wrapped
     return s, err
 
 
