@@ -15,6 +15,7 @@ import pytest
 from flint import fmpz_poly
 
 from exactdp.engines.pld import fftpower as F
+from exactdp.engines.pld import fftwrap as W
 
 
 def _exact_power(t: np.ndarray, k: int) -> tuple[list[int], int]:
@@ -266,7 +267,7 @@ def test_wrapped_mass_bounds_the_worst_weights(size: int, k: int, n: int, start:
 
     t = _random_law(random.Random(size * 1000 + start + i0), size, 8)
     pw = F.Power(np.zeros(n), start, Fraction(0), None, t, k)
-    bound = F.wrapped_mass(pw, i0, rate)
+    bound = W.wrapped_mass(pw, i0, rate)
     worst = _worst_wrap(t, k, start, n, i0, rate)
     with mpmath.workdps(60):
         assert worst <= mpmath.mpf(bound.upper().str(50, radius=False)), (float(worst), bound)
@@ -278,19 +279,19 @@ def test_each_wrapped_part_is_needed(monkeypatch: pytest.MonkeyPatch, part: int)
     worst weights in one of the cases: the test above would catch a part missing from the proof."""
     import mpmath
 
-    orig = F.wrap_terms
+    orig = W.wrap_terms
 
     def without(*a):
         terms = list(orig(*a))
         terms[part] = Fraction(0)
         return tuple(terms)
 
-    monkeypatch.setattr(F, "wrap_terms", without)
+    monkeypatch.setattr(W, "wrap_terms", without)
     caught = False
     for size, k, n, start, i0, rate in WRAP_CASES:
         t = _random_law(random.Random(size * 1000 + start + i0), size, 8)
         pw = F.Power(np.zeros(n), start, Fraction(0), None, t, k)
-        bound = F.wrapped_mass(pw, i0, rate)
+        bound = W.wrapped_mass(pw, i0, rate)
         with mpmath.workdps(60):
             caught |= _worst_wrap(t, k, start, n, i0, rate) > mpmath.mpf(bound.upper().str(50, radius=False))
     assert caught
@@ -301,7 +302,57 @@ def test_a_wrapped_bound_is_kept_only_where_it_holds() -> None:
     non-increasing in both, docs/pld.md §12.4), and is computed anew below them."""
     t = _random_law(random.Random(5), 12, 8)
     pw = F.Power(np.zeros(64), 60, Fraction(0), None, t, 20)
-    first = F.wrapped_mass(pw, 100, Fraction(1, 10))
-    assert F.wrapped_mass(pw, 101, Fraction(1, 5)) is first
-    lower = F.wrapped_mass(pw, 40, Fraction(1, 10))
+    first = W.wrapped_mass(pw, 100, Fraction(1, 10))
+    assert W.wrapped_mass(pw, 101, Fraction(1, 5)) is first
+    lower = W.wrapped_mass(pw, 40, Fraction(1, 10))
     assert lower is not first and lower.upper() >= first.upper()
+
+
+def _cyclic_error(t: np.ndarray, k: int, n: int, start: int, v: np.ndarray) -> Fraction:
+    """``sum_i |v_i - C_i|``, C the exact cyclic k-fold power on the window (fmpz, Fractions)."""
+    coeffs, e = _exact_power(t, k)
+    cyc = [0] * n
+    for j, c in enumerate(coeffs):
+        cyc[(j - start) % n] += c
+    return sum((abs(Fraction(float(v[i])) - Fraction(cyc[i], 1 << e)) for i in range(n)), Fraction(0))
+
+
+PAIR_CASES = [  # (name, x, y, k, n, start)
+    ("alike", lambda r: _random_law(r, 16), lambda r: _random_law(r, 16), 5, 128, 0),
+    ("y tiny", lambda r: _random_law(r, 20), lambda r: _random_law(r, 20) * 1e-12, 7, 256, 10),
+    ("x tiny", lambda r: _random_law(r, 12) * 2.0 ** -60, lambda r: _random_law(r, 14), 6, 128, 0),
+    ("different lengths", lambda r: _random_law(r, 9), lambda r: _random_law(r, 25, 40), 4, 128, 3),
+    ("aliased", lambda r: _random_law(r, 20), lambda r: _random_law(r, 20, 20), 12, 64, 60),
+    ("k 1", lambda r: _random_law(r, 30), lambda r: _random_law(r, 30), 1, 32, 0),
+    ("long, k 40", lambda r: _random_law(r, 50), lambda r: _random_law(r, 50, 10), 40, 2048, 500),
+    ("tiny entries", lambda r: np.array([1e-300, 0.25, 0.5, 0.25 - 1e-17, 5e-324]),
+     lambda r: np.array([0.5, 0.0, 5e-324, 0.5]), 8, 64, 0),
+]
+
+
+@pytest.mark.parametrize("name,mx,my,k,n,start", PAIR_CASES, ids=[c[0] for c in PAIR_CASES])
+def test_pair_error_within_bound(name: str, mx, my, k: int, n: int, start: int) -> None:
+    """docs/pld.md §12.3: two real vectors powered through one forward and one inverse transform;
+    each result is within the l1 bound of :func:`pair_bound` of its exact cyclic power."""
+    rng = random.Random(name)
+    x, y = mx(rng), my(rng)
+    px, py = F.power_pair(x, y, k, n, start)
+    assert px.l2 == py.l2 and px.t is x and py.t is y
+    l1 = F.pair_bound(n, k, F._sum_up(x), F._sum_up(y))
+    for t, pw in ((x, px), (y, py)):
+        err = _cyclic_error(t, k, n, start, pw.v)
+        assert err <= l1, (name, float(err), float(l1))
+
+
+def test_a_pair_separated_in_single_precision_exceeds_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The separation of X and Y rounded to float32 (a broken variant) is caught by the bound."""
+    orig = F._separate
+
+    def single(zr: np.ndarray, zi: np.ndarray):
+        return tuple(p.astype(np.float32).astype(np.float64) for p in orig(zr, zi))
+
+    monkeypatch.setattr(F, "_separate", single)
+    rng = random.Random("alike")
+    x, y = _random_law(rng, 16), _random_law(rng, 16)
+    px, _ = F.power_pair(x, y, 5, 128, 0)
+    assert _cyclic_error(x, 5, 128, 0, px.v) > F.pair_bound(128, 5, F._sum_up(x), F._sum_up(y))

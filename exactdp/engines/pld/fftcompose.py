@@ -24,12 +24,13 @@ from flint import arb, arb_poly, ctx
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.discrete import discretize, tail_range
-from exactdp.engines.pld.fftpower import Power, lower_fraction, power_parts, upper_fraction, window_for, wrapped_mass
+from exactdp.engines.pld.fftpower import Power, lower_fraction, power_pair, power_parts, upper_fraction, window_for
+from exactdp.engines.pld.fftwrap import wrapped_mass
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 
 __all__ = ["FftOrder", "Tilted", "choose_theta", "delta_curves", "fft_order", "order_delta_bounds", "order_of_laws", "order_of_side",
-           "step_laws", "tilted_power"]
+           "step_laws", "tilted_pair", "tilted_power"]
 
 _PREC = 128
 
@@ -121,22 +122,45 @@ def _tilt(coeffs: list[arb], r: arb, scale: arb) -> list[arb]:
     return out
 
 
-def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
-                 up: bool, window: tuple[int, int] | None = None,
-                 log_target: float = -23.0, mids: np.ndarray | None = None) -> Tilted:  # float ok: a choice
-    """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
-    k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's;
-    ``mids``: the coefficients' midpoints in floats, if known (they only choose M)."""
+def _tilted_floats(law_coeffs: list[arb], h: Fraction, k: int, theta: Fraction, up: bool,
+                   mids: np.ndarray | None) -> tuple[np.ndarray, arb]:
+    """(t, log M^k): the law tilted by theta and scaled by ``1/M`` in Arb, rounded to floats ``up`` or
+    down (docs/pld.md §12.6); ``mids``: the coefficients' midpoints in floats, if known (they only
+    choose M)."""
     if mids is None:
         mids = _mids(law_coeffs)
     lam = Fraction(_log_mgf(mids, float(theta * h))).limit_denominator(1 << 30)  # float ok: M's choice
     with ctx.workprec(_PREC):
         t = _directed(_tilt(law_coeffs, arb_of_fraction(theta * h).exp(), (-arb_of_fraction(lam)).exp()), up)
         log_mk = arb_of_fraction(lam) * k
+    return t, log_mk
+
+
+def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
+                 up: bool, window: tuple[int, int] | None = None,
+                 log_target: float = -23.0, mids: np.ndarray | None = None) -> Tilted:  # float ok: a choice
+    """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
+    k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's;
+    ``mids``: the coefficients' midpoints in floats, if known (they only choose M)."""
+    t, log_mk = _tilted_floats(law_coeffs, h, k, theta, up, mids)
     rate = float(theta * h)  # float ok: the window's choice only
     n, start = window_for(t, k, log_target, rate) if window is None else window
     progress.tick(f"a float FFT of length {n:,} ({k} steps)")
     return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start, keep=True))
+
+
+def tilted_pair(p_coeffs: list[arb], q_coeffs: list[arb], offset: int, h: Fraction, k: int,
+                theta: Fraction, log_target: float = -23.0,  # float ok: the window's choice
+                mids: np.ndarray | None = None) -> tuple[Tilted, Tilted]:
+    """The binned pair's P-law (rounded down) and Q-law (rounded up), both tilted by theta, powered
+    on one window by :func:`exactdp.engines.pld.fftpower.power_pair` (two transforms, not four;
+    docs/pld.md §12.3, §12.6)."""
+    tp, lp = _tilted_floats(p_coeffs, h, k, theta, False, mids)
+    tq, lq = _tilted_floats(q_coeffs, h, k, theta, True, None)
+    n, start = window_for(tp, k, log_target, float(theta * h))  # float ok: the window's choice only
+    progress.tick(f"a float FFT of length {n:,} ({k} steps, two laws)")
+    pp, pq = power_pair(tp, tq, k, n, start)
+    return Tilted(theta, h, k * offset, lp, pp), Tilted(theta, h, k * offset, lq, pq)
 
 
 _SUFFIX: dict[tuple[int, int, int], tuple[Tilted, arb_poly]] = {}
@@ -256,9 +280,7 @@ def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
         lmids = _mids(pl_)
         theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
         t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target, mids=mids)
-        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target, mids=lmids)
-        t_lq = tilted_power(ql, low.offset, h, k, theta_low, True,
-                            (t_lp.power.v.shape[0], t_lp.power.start))
+        t_lp, t_lq = tilted_pair(pl_, ql, low.offset, h, k, theta_low, log_target, lmids)
         one = arb(1)
         inf_up = one - (one - up.p_inf) ** k
         inf_low = one - (one - low.p_inf) ** k
@@ -464,6 +486,5 @@ def order_of_side(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction, si
         pl_, ql = low.P.coeffs(), low.Q.coeffs()
         lmids = np.maximum(np.array([float(x.mid()) for x in pl_]), 0.0)  # float ok: the tilt's choice
         theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
-        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target)
-        t_lq = tilted_power(ql, low.offset, h, k, theta_low, True, (t_lp.power.v.shape[0], t_lp.power.start))
+        t_lp, t_lq = tilted_pair(pl_, ql, low.offset, h, k, theta_low, log_target, lmids)
         return FftOrder(h, k, none, t_lp, t_lq, one, one - (one - low.p_inf) ** k)

@@ -40,14 +40,14 @@ __all__ = [
     "fft_factor",
     "lower_fraction",
     "outside_mass",
+    "pair_bound",
     "power_bound",
+    "power_pair",
     "power_parts",
     "power_tilted",
     "twiddles",
     "upper_fraction",
     "window_for",
-    "wrap_terms",
-    "wrapped_mass",
 ]
 
 #: u = 2^-53, the unit roundoff of float64 with rounding to nearest
@@ -412,7 +412,7 @@ def window_for(t: np.ndarray, k: int, log_target: float = -23.0,  # float ok: a 
         lo, hi = 0.0, 1e-6
         while at(sign * hi)[1] > log_target and hi < 1e6:
             lo, hi = hi, hi * 2
-        for _ in range(32):
+        for _ in range(14):  # lam within 2^-14 of itself: the ends within a few indices (a choice)
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if at(sign * mid)[1] > log_target else (lo, mid)
         ends.append(at(sign * hi)[0])
@@ -486,144 +486,90 @@ def power_parts(t: np.ndarray, k: int, n: int, start: int, *, keep: bool = False
     return Power(v, start, l2, outside_mass(t, k, start, n))
 
 
-def _mean_tilt(lt: np.ndarray, j: np.ndarray, k: int, a: float) -> float:  # float ok: a choice only
-    """The s with ``k E_s[j] = a``, ``E_s`` the mean of j under the weights ``t_j e^{s j}``
-    (``lt = log t_j`` at the indices j), by safeguarded Newton steps in floats.  Only a choice: the
-    Chernoff bound evaluated in Arb is sound at every s."""
-    lo, hi = -math.inf, math.inf  # float ok: the bracket of a choice
-    s = 0.0
-    for _ in range(60):
-        z = lt + s * j
-        w = np.exp(z - z.max())
-        sw = w.sum()
-        m = float((w * j).sum() / sw)  # float ok: a choice only
-        var = float((w * (j - m) ** 2).sum() / sw)  # float ok: a choice only
-        g = k * m - a
-        if abs(g) < 0.5 or hi - lo < 1e-15:  # float ok: within half an index, a choice
-            break
-        lo, hi = (s, hi) if g < 0 else (lo, s)
-        nxt = s - g / (k * max(var, 1e-300))
-        if lo < nxt < hi:
-            s = nxt
-        elif math.isfinite(lo) and math.isfinite(hi):
-            s = (lo + hi) / 2
-        elif math.isfinite(lo):
-            s = lo + 2 * abs(lo) + 1e-9
-        else:
-            s = hi - 2 * abs(hi) - 1e-9
-        if abs(s) > _S_CAP:  # a target beyond the support: the bound then holds at any s
-            return math.copysign(_S_CAP, s)
-    return s
+def _separate(zr: np.ndarray, zi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The transforms X, Y of two real vectors x, y from ``Z = F(x + i y)``: ``X_j = (Z_j + conj
+    Z_{-j}) / 2``, ``Y_j = (Z_j - conj Z_{-j}) / (2 i)``; each real part is one IEEE-rounded sum or
+    difference, halved exactly (docs/pld.md §12.3)."""
+    rr = np.roll(zr[::-1], 1)  # Z_{-j}: index -j mod n
+    ri = np.roll(zi[::-1], 1)
+    xr = np.add(zr, rr) * 0.5  # float ok: one rounded sum, halved exactly (but for underflow, bounded)
+    xi = np.subtract(zi, ri) * 0.5  # float ok: as above
+    yr = np.add(zi, ri) * 0.5  # float ok: as above
+    yi = np.subtract(rr, zr) * 0.5  # float ok: as above
+    return xr, xi, yr, yi
 
 
-#: the largest tilt per index tried by :func:`_mean_tilt` (a choice)
-_S_CAP = 30.0
+def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, Fraction]) -> Fraction:
+    """An upper bound of ``||v - C||_1`` for *each* of the two k-fold powers computed by
+    :func:`power_pair` (``x``, ``y``: the bounds ``(sum t, sum t^2)`` of the two vectors), at FFT
+    length n (docs/pld.md §12.3, two real vectors in one transform).
 
-
-_POLYS: dict[int, tuple[np.ndarray, arb_poly, np.ndarray, np.ndarray]] = {}
-
-
-def _poly_of(t: np.ndarray) -> tuple[arb_poly, np.ndarray, np.ndarray]:
-    """``T(x) = sum t_j x^j`` as an Arb polynomial of the exact floats, and ``(log t_j, j)`` over the
-    nonzero entries in floats (for the saddle points, a choice only); the last few are kept."""
-    hit = _POLYS.get(id(t))
-    if hit is not None and hit[0] is t:
-        return hit[1], hit[2], hit[3]
-    nz = np.nonzero(t > 0)[0]
-    if len(_POLYS) > 8:
-        _POLYS.clear()
-    _POLYS[id(t)] = (t, arb_poly(t.tolist()), np.log(t[nz]), nz.astype(np.float64))
-    return _POLYS[id(t)][1], _POLYS[id(t)][2], _POLYS[id(t)][3]
-
-
-def _weighted_tail(t: np.ndarray, k: int, a: int, rate: Fraction, upper: bool, log_f: Fraction) -> Fraction:
-    """An upper bound of ``e^{log_f} sum_{J >= a} x^J L_J`` (``upper``) or ``e^{log_f} sum_{J <= a}
-    x^J L_J``, with ``L = t^{*k}`` and ``x = e^{-rate}`` (Chernoff, docs/pld.md §12.4): for every
-    ``lam >= 0``, ``y = e^lam``, the sums are at most ``y^{-a} T(x y)^k`` and ``y^a T(x / y)^k``.
-    The float saddle point and a few multiples of it are evaluated in Arb; the least is kept."""
-    poly, lt, j = _poly_of(t)
-    if lt.shape[0] == 0:
-        return Fraction(0)
-    rf = float(rate)  # float ok: the saddle's choice only
-    s0 = _mean_tilt(lt, j, k, float(a))  # float ok: the saddle's choice only
-    lam0 = max(s0 + rf, 0.0) if upper else max(-rf - s0, 0.0)  # float ok: a choice only
-    ra = arb_of_fraction(rate)
-    lf = arb_of_fraction(log_f)
-    best: Fraction | None = None
-    lams = {Fraction(lam0).limit_denominator(1 << 50), Fraction(0)}  # the saddle and 0: both sound
-    for lam in sorted(lams):
-        la = arb_of_fraction(lam)
-        r = (la - ra).exp() if upper else (-ra - la).exp()
-        b = (arb(k) * poly(r).log() + (-la * a if upper else la * a) + lf).exp()
-        if b.is_finite():
-            hi = upper_fraction(b)
-            best = hi if best is None else min(best, hi)
-    if best is None:
-        raise InvalidParameterError("wrapped_mass: no finite Chernoff bound")
-    return best
-
-
-#: a relative wrapped part below this is not bounded a second way (either bound is sound)
-_NEGLIGIBLE = Fraction(1, 1 << 200)
-
-
-def wrap_terms(t: np.ndarray, k: int, start: int, n: int, i0: int,
-               rate: Fraction) -> tuple[Fraction, Fraction, Fraction, Fraction]:
-    """Upper bounds of the four parts of :func:`wrapped_mass` *relative to* ``x^{i0}`` (each divided by
-    it; docs/pld.md §12.4), ``x = e^{-rate}``, ``L = t^{*k}``, window ``W = [s, s + n)``,
-    ``c = max(i0, s)``:
-
-    (i) the missing top, ``sum_{J >= max(s + n, i0)} x^J L_J``; (ii) the top wrapped onto indices
-    ``>= i0``, ``x^c L(J >= c + n)``; (iii) the missing bottom at indices ``>= i0``,
-    ``sum_{J < s} x^J L_J`` (0 unless ``i0 < s``); (iv) the bottom wrapped to ``J + m n >= J + n``,
-    ``min(x^c L(J < s), x^n sum_{J < s} x^J L_J)``."""
-    top = k * (t.shape[0] - 1)
-    zero = Fraction(0)
-    c = max(i0, start)
+    The forward transform of ``z = x + i y`` is within ``E_Z = c sqrt(n (sq_x + sq_y)) + U`` of
+    ``F z``; the separation map has norm <= 1 and rounds each part once (relative u), so each
+    ``E1 = E_Z + u (A + E_Z) + sqrt(n) 2^-1072`` (A = sqrt(n sq)); the powers as in
+    :func:`power_bound` (E2, and ``||P|| <= s^{k-1} A + E2``); the inverse of ``fl(P + i Q)``
+    errs by ``u (||P|| + ||Q||)`` in its input and ``c (1 + u) (||P|| + ||Q||)`` in the transform,
+    and the real and imaginary parts each carry both powers' errors: the l1 bound of each output is
+    ``E2_x + E2_y + (u + c (1 + u)) (||P|| + ||Q||)`` plus the underflow terms."""
+    c = fft_factor(n, _mu_of(n))
+    logn = n.bit_length() - 1
     with ctx.workprec(_PREC):
-        a1 = max(start + n, i0)
-        t1 = _weighted_tail(t, k, a1, rate, True, rate * i0) if a1 <= top else zero
-        t2 = _weighted_tail(t, k, c + n, zero, True, -rate * (c - i0)) if c + n <= top else zero
-        if start > 0:
-            t3 = _weighted_tail(t, k, start - 1, rate, False, rate * i0) if i0 < start else zero
-            t4 = _weighted_tail(t, k, start - 1, zero, False, -rate * (c - i0))
-            if t4 > _NEGLIGIBLE:  # the other bound of the same part, only when the first is not tiny
-                t4 = min(t4, _weighted_tail(t, k, start - 1, rate, False, -rate * (n - i0)))
-        else:
-            t3 = t4 = zero
-    return t1, t2, t3, t4
+        N = arb(n)
+        kk = arb(k)
+        uf = arb_of_fraction(_UNDERFLOW)
+        u = arb_of_fraction(UNIT_ROUNDOFF)
+        u_fft = arb(max(logn, 1)) * N ** arb(1.5) * uf  # float ok: 1.5 is exact, an Arb exponent
+        ca = arb_of_fraction(c)
+        ez = ca * (N * arb_of_fraction(x[1] + y[1])).sqrt() + u_fft
+        rel = (1 + arb_of_fraction(_SQRT5_UP * UNIT_ROUNDOFF)) ** (k - 1) - 1
+        e2s = arb(0)
+        norms = arb(0)
+        for s, sq in (x, y):
+            A = (N * arb_of_fraction(sq)).sqrt()
+            e1 = ez + u * (A + ez) + N.sqrt() * uf
+            rk1 = (arb_of_fraction(s) + e1) ** (k - 1)
+            u_pow = arb(2 * k.bit_length() + 1) * kk * (rk1 + 1) * N.sqrt() * uf
+            e2 = kk * rk1 * e1 + rel * rk1 * (A + e1) + u_pow
+            e2s += e2
+            norms += arb_of_fraction(s) ** (k - 1) * A + e2
+        out = e2s + (u + ca * (1 + u)) * norms + u_fft / N.sqrt() + N * uf
+        return upper_fraction(out)
 
 
-_WRAPPED: dict[int, tuple[Power, int, Fraction, arb]] = {}
-
-
-def wrapped_mass(pw: Power, i0: int, rate: Fraction) -> arb:
-    """A ball whose every point is at least ``|sum_{I in W} w_I (C_I - L_I) - sum_{J not in W} w_J L_J|``
-    for every weight with ``0 <= w_I <= e^{-rate I}`` at ``I >= i0`` and ``w_I = 0`` below (C the
-    cyclic and L the linear power, W the window): ``e^{-rate i0}`` times the sum of
-    :func:`wrap_terms` (docs/pld.md §12.4).
-
-    The bound is non-increasing in i0 and in rate (all indices are >= 0), so one computed at
-    ``(i1, r1)`` holds for every ``i0 >= i1``, ``rate >= r1``: it is computed a little below the first
-    i0 asked (by n/64, at most 1/rate) and kept for the queries that follow."""
-    if pw.t is None:
-        raise InvalidParameterError("wrapped_mass: the power did not keep its data")
-    hit = _WRAPPED.get(id(pw))
-    if hit is not None and hit[0] is pw and i0 >= hit[1] and rate >= hit[2]:
-        return hit[3]
-    n = pw.v.shape[0]
-    # below i0 by n/64, but at most 1/rate: the bound is then at most e times the one at i0
-    i1 = i0 - (n // 64 if rate <= 0 else min(n // 64, math.floor(1 / rate)))
-    if pw.start < 0 or i1 < 0:  # the monotony needs indices >= 0: this i0 alone
-        i1 = i0
-    rel = sum(wrap_terms(pw.t, pw.k, pw.start, n, i1, rate), Fraction(0))
+def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tuple[Power, Power]:
+    """The k-fold powers of two nonnegative float vectors on one window by two transforms instead of
+    four: one forward FFT of ``x + i y`` (separated by conjugate symmetry, :func:`_separate`), the
+    two pointwise powers, one inverse FFT of ``P + i Q`` (real part: x's power, imaginary part:
+    y's).  Each Power keeps its data for :func:`wrapped_mass`; ``l2`` from :func:`pair_bound`
+    (docs/pld.md §12.3)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    for t in (x, y):
+        if t.ndim != 1 or t.shape[0] < 1 or not np.all(t >= 0) or not np.all(np.isfinite(t)):
+            raise InvalidParameterError("power_pair: x and y must be nonempty finite nonnegative vectors")
+    if k < 1 or n < max(x.shape[0], y.shape[0]) or n & (n - 1):
+        raise InvalidParameterError("power_pair: k >= 1 and n a power of 2 at least each length")
+    tw = twiddles(n)
+    zr = np.zeros(n)
+    zi = np.zeros(n)
+    zr[: x.shape[0]] = x
+    zi[: y.shape[0]] = y
+    ar, ai = fft(zr, zi, tw)
+    xr, xi, yr, yi = _separate(ar, ai)
+    del ar, ai
+    pr, pi = _cpower(xr, xi, k)
+    qr, qi = _cpower(yr, yi, k)
+    np.subtract(pr, qi, out=pr)  # P + i Q = (pr - qi) + i (pi + qr): one rounding each
+    np.add(pi, qr, out=pi)
+    del qr, qi
+    wr, wi = fft(pr, pi, tw, inverse=True)
+    scale = 1.0 / n  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
+    l1 = pair_bound(n, k, _sum_up(x), _sum_up(y))
     with ctx.workprec(_PREC):
-        b = arb_of_fraction(rel) * (-arb_of_fraction(rate * i1)).exp()
-    if pw.start >= 0 and i1 >= 0:
-        if len(_WRAPPED) > 16:
-            _WRAPPED.clear()
-        _WRAPPED[id(pw)] = (pw, i1, rate, b)
-    return b
+        l2 = upper_fraction(arb_of_fraction(l1) / arb(n).sqrt())
+    shift = -(start % n)
+    return (Power(np.roll(wr * scale, shift), start, l2, None, x, k),
+            Power(np.roll(wi * scale, shift), start, l2, None, y, k))
 
 
 def power_tilted(t: np.ndarray, k: int, n: int, *, start: int | None = None) -> tuple[np.ndarray, Fraction]:
