@@ -181,6 +181,8 @@ def _suffix_poly(tl: Tilted, a: int, b: int) -> arb_poly:
 #: the terms of a tail sum beyond which the weights fall below 2^-_REACH of the first are bounded,
 #: not summed (docs/pld.md §12.6)
 _REACH = 80
+#: tail sums start their polynomial at a multiple of this, shared by the queries in one block
+_BLOCK = 4096
 
 
 def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
@@ -197,9 +199,16 @@ def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
     n_v = pw.v.shape[0]
     if a < n_v:
         x = (-rate).exp()
-        rf = float((tl.theta + extra) * tl.h)  # float ok: how many terms to sum, a choice only
-        b = n_v if rf <= 0 else min(n_v, a + math.ceil(_REACH * math.log(2) / rf) + 1)  # float ok: a choice
-        s = _suffix_poly(tl, a, b)(x) * (-(rate * (pw.start + a))).exp()
+        # one polynomial from a block boundary serves the queries near it (and both rates of the
+        # vector): the terms below a are evaluated apart and subtracted, those summed beyond the
+        # reach are exact terms too
+        rf = float(tl.theta * tl.h)  # float ok: how many terms to sum, a choice only
+        a_blk = a - a % _BLOCK
+        b = n_v if rf <= 0 else min(n_v, a_blk + _BLOCK + math.ceil(_REACH * math.log(2) / rf) + 1)  # float ok: a choice
+        s = _suffix_poly(tl, a_blk, b)(x)
+        if a > a_blk:
+            s -= _suffix_poly(tl, a_blk, a)(x)
+        s *= (-(rate * (pw.start + a_blk))).exp()
         if b < n_v:
             vmax = arb(float(np.abs(pw.v[b:]).max()))  # float ok: the largest |v|, one of the exact floats
             rest = vmax * (-(rate * (pw.start + b))).exp() / (1 - x)
