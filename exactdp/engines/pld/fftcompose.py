@@ -4,7 +4,8 @@ For each order of the pair the single-step laws are the engine's own (connect-th
 binned below, :func:`exactdp.engines.pld.discrete.discretize` on the grid ``h``).  Every mass vector
 is *tilted* (``t_i = p_i e^{theta h i} / M``), rounded to float64 in the safe direction (up for the
 upper P-law and the lower law's tilted Q, down for the lower P), powered k times by
-:func:`exactdp.engines.pld.fftpower.power_parts`, and read back through the tilt:
+:func:`exactdp.engines.pld.fftpower.power_parts` (the binned pair by one
+:func:`exactdp.engines.pld.fftpower.power_pair`), and read back through the tilt:
 ``p^{*k}_I = M^k e^{-theta h I} t^{*k}_I``.  Every weight a query puts on a composed mass is at most
 ``e^{-theta h I0}`` beyond the query's first index I0, so the FFT's l2 error and its wrapped mass
 enter the bound multiplied by ``M^k e^{-theta h I0}`` only: the tilt turns the absolute float error
@@ -188,7 +189,9 @@ _BLOCK = 4096
 def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
     """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
     a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
-    the l2 error times the weights' l2 norm, plus twice the wrapped mass times the largest weight.
+    the l2 error times the weights' l2 norm, plus the wrap-around charged with the weights it gets
+    (:func:`exactdp.engines.pld.fftwrap.wrapped_mass`; twice the mass outside the window times the
+    largest weight for a power that did not keep its data).
     The terms whose weight is below ``2^-80`` of the first are not summed: their sum is enclosed
     by ``max |v| e^{-rate I1} / (1 - e^{-rate})`` (I1 the first of them), a ball added to the sum."""
     pw = tl.power

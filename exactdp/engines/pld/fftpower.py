@@ -540,8 +540,13 @@ def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tupl
     """The k-fold powers of two nonnegative float vectors on one window by two transforms instead of
     four: one forward FFT of ``x + i y`` (separated by conjugate symmetry, :func:`_separate`), the
     two pointwise powers, one inverse FFT of ``P + i Q`` (real part: x's power, imaginary part:
-    y's).  Each Power keeps its data for :func:`wrapped_mass`; ``l2`` from :func:`pair_bound`
-    (docs/pld.md §12.3)."""
+    y's).  Each Power keeps its data for :func:`exactdp.engines.pld.fftwrap.wrapped_mass`; ``l2``
+    from :func:`pair_bound` (docs/pld.md §12.3).
+
+    >>> px, py = power_pair(np.array([0.5, 0.5]), np.array([0.0, 1.0]), 2, 4, 0)
+    >>> [round(float(a), 12) for a in px.v], [round(float(a), 12) for a in py.v]  # float ok: a display
+    ([0.25, 0.5, 0.25, 0.0], [0.0, 0.0, 1.0, 0.0])
+    """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     for t in (x, y):

@@ -146,7 +146,12 @@ def wrapped_mass(pw: Power, i0: int, rate: Fraction) -> arb:
 
     The bound is non-increasing in i0 and in rate (all indices are >= 0), so one computed at
     ``(i1, r1)`` holds for every ``i0 >= i1``, ``rate >= r1``: it is computed a little below the first
-    i0 asked (by n/64, at most 1/rate) and kept for the queries that follow."""
+    i0 asked (by n/64, at most 1/rate) and kept for the queries that follow.
+
+    >>> law = np.array([0.5, 0.5])  # three steps reach index 3: a window of 8 from 0 holds them all
+    >>> wrapped_mass(Power(np.zeros(8), 0, Fraction(0), None, law, 3), 1, Fraction(0)) == 0
+    True
+    """
     if pw.t is None:
         raise InvalidParameterError("wrapped_mass: the power did not keep its data")
     hit = _WRAPPED.get(id(pw))
