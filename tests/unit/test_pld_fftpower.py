@@ -356,3 +356,25 @@ def test_a_pair_separated_in_single_precision_exceeds_the_bound(monkeypatch: pyt
     x, y = _random_law(rng, 16), _random_law(rng, 16)
     px, _ = F.power_pair(x, y, 5, 128, 0)
     assert _cyclic_error(x, 5, 128, 0, px.v) > F.pair_bound(128, 5, F._sum_up(x), F._sum_up(y))
+
+
+def test_a_two_mode_law_gets_a_window_half_as_long() -> None:
+    """docs/pld.md §12.4, the DP-SGD case in small: a tilted law with a rare far mode (the sampled
+    record's loss) has a long upper tail.  Holding both tails at e^-23 needs 2^14 points; charged
+    with the weights the queries give it, the wrap-around of a window of 2^13 points is within
+    1e-9 of the query's weight, while the mass outside that window is far above e^-23."""
+    j = np.arange(1001.0)
+    t = np.exp(-((j - 50) ** 2) / 2000) + 1e-2 * np.exp(-((j - 900) ** 2) / 2000)
+    t = t / t.sum()
+    k, rate = 30, Fraction(1, 50)
+    n_old, _ = F.window_for(t, k, -23.0)
+    n_new, start = F.window_for(t, k, -23.0, float(rate))  # float ok: the window's choice
+    assert 2 * n_new <= n_old
+    i0 = int(k * float((t * j).sum()))  # float ok: the query at the k-fold mean, a choice
+    bound = W.wrapped_mass(F.Power(np.zeros(n_new), start, Fraction(0), None, t, k), i0, rate)
+    from flint import arb, ctx
+
+    with ctx.workprec(128):
+        rel = bound * (arb(rate.numerator) / rate.denominator * i0).exp()
+        assert rel < arb(10) ** -9
+    assert F.outside_mass(t, k, start, n_new) > Fraction(1, 10**9)
