@@ -378,3 +378,20 @@ def test_a_two_mode_law_gets_a_window_half_as_long() -> None:
         rel = bound * (arb(rate.numerator) / rate.denominator * i0).exp()
         assert rel < arb(10) ** -9
     assert F.outside_mass(t, k, start, n_new) > Fraction(1, 10**9)
+
+
+def test_the_window_of_many_steps_holds_the_query() -> None:
+    """With 10^5 steps the window sits around the k-fold mean, where the tilt puts the queries, and
+    its wrap-around is negligible there (a window once placed k indices too low, docs/pld.md §12.4)."""
+    j = np.arange(50.0)
+    t = np.exp(-((j - 20) ** 2) / 50)
+    t = t / t.sum()
+    k, rate = 100_000, Fraction(1, 100)
+    n, start = F.window_for(t, k, -23.0, float(rate))  # float ok: the window's choice
+    i0 = int(k * float((t * j).sum()))  # float ok: the query at the k-fold mean, a choice
+    assert start <= i0 < start + n
+    bound = W.wrapped_mass(F.Power(np.zeros(n), start, Fraction(0), None, t, k), i0, rate)
+    from flint import arb, ctx
+
+    with ctx.workprec(128):
+        assert bound * (arb(rate.numerator) / rate.denominator * i0).exp() < arb(10) ** -9

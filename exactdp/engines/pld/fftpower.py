@@ -419,14 +419,16 @@ def window_for(t: np.ndarray, k: int, log_target: float = -23.0,  # float ok: a 
     a_lo = max(math.floor(ends[0]) - 1, 0)
     a_hi = min(math.ceil(ends[1]) + 1, top)
     need = a_hi - a_lo
+    weighted = False
     if rate > 0:
         mean, var = _moments(t)
-        # the queries: near the k-fold mean, a little below it allowed for (a choice)
-        i_ref = max(int(k * mean - math.sqrt(k * var) / 2) - k, 0)  # float ok: a choice only
+        # the queries: near the k-fold mean (the tilt is aimed there), a little below it allowed for
+        i_ref = max(int(k * mean - math.sqrt(k * var) / 2), 0)  # float ok: a choice only
         reach = min(a_hi, i_ref + math.ceil(-log_target / rate))  # float ok: a choice only
-        need = min(need, max(a_hi - i_ref, reach - a_lo))
+        if max(a_hi - i_ref, reach - a_lo) < need and a_lo <= i_ref:
+            need, weighted = max(a_hi - i_ref, reach - a_lo), True
     n = 1 << max(need, t.shape[0] - 1, 1).bit_length()
-    if rate > 0:
+    if weighted:  # reach past the query, hold the lower tail, start below the query
         lo_s = max(reach - n, 0)
         start = (lo_s + max(min(a_lo, i_ref), lo_s)) // 2
     else:
