@@ -120,6 +120,7 @@ def test_a_broken_bound_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(C, "choose_theta", lambda *a: Fraction(0))
     monkeypatch.setattr(F, "power_bound", lambda *a: Fraction(0))
     monkeypatch.setattr(F, "outside_mass", lambda *a: Fraction(0))
+    monkeypatch.setattr(C, "wrapped_mass", lambda *a: C.arb(0))
     lo, hi = C.order_delta_bounds(C.fft_order(model, k, h, Fraction(1, 10**40), eps, 200), eps)
     assert not _inside(lo, hi, truth)
 

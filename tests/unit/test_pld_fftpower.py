@@ -15,6 +15,7 @@ import pytest
 from flint import fmpz_poly
 
 from exactdp.engines.pld import fftpower as F
+from exactdp.engines.pld import fftwrap as W
 
 
 def _exact_power(t: np.ndarray, k: int) -> tuple[list[int], int]:
@@ -215,3 +216,182 @@ def test_the_pointwise_power_does_the_arithmetic_of_binary_powering() -> None:
                 if e:
                     base = mul(base, base)
             assert res == (gr, gi)
+
+
+def _worst_wrap(t: np.ndarray, k: int, start: int, n: int, i0: int, rate: Fraction):
+    """The largest ``|sum_W w (C - L) - sum_{not W} w L|`` over the weights ``0 <= w_I <= e^{-rate I}``
+    (I >= i0; 0 below), C the cyclic and L the linear power: exact powers, weights in mpmath.
+
+    The functional is linear in w with coefficients ``D_I = [I in W] C_I - L_I``; its largest modulus
+    over the box is the larger of the positive and the negative coefficients' weighted sums."""
+    import mpmath
+
+    coeffs, e = _exact_power(t, k)
+    top = len(coeffs) - 1
+    wrapped = {start + i: 0 for i in range(n)}
+    for j, c in enumerate(coeffs):
+        wrapped[start + (j - start) % n] += c
+    pos = neg = mpmath.mpf(0)
+    with mpmath.workdps(60):
+        x = mpmath.exp(-mpmath.mpf(rate.numerator) / rate.denominator)
+        for i in range(min(start, 0), max(top, start + n - 1) + 1):
+            d = (wrapped.get(i, 0) if start <= i < start + n else 0) - (coeffs[i] if 0 <= i <= top else 0)
+            if i < i0 or d == 0:
+                continue
+            w = x ** i * d / mpmath.mpf(2) ** e
+            pos, neg = (pos + w, neg) if d > 0 else (pos, neg - w)
+        return max(pos, neg)
+
+
+WRAP_CASES = [  # (law size, k, n, start, i0, rate)
+    (12, 20, 64, 0, 30, Fraction(1, 20)),           # window at 0, the top wraps
+    (12, 20, 64, 0, 5, Fraction(0)),                # no weight decay: the plain tails
+    (12, 20, 64, 60, 90, Fraction(1, 10)),          # both ends outside
+    (12, 20, 64, 60, 40, Fraction(1, 10)),          # the query below the window: missing bottom
+    (12, 20, 64, 60, 110, Fraction(1, 30)),         # the query near the window's top
+    (12, 20, 64, 60, 140, Fraction(1, 10)),         # the query above the window
+    (16, 12, 32, 70, 80, Fraction(1, 50)),          # short window, wide law
+    (16, 12, 32, 30, 50, Fraction(1, 3)),           # steep weights
+    (10, 30, 128, 80, 120, Fraction(1, 40)),        # centred, little aliasing
+    (10, 30, 128, 140, 150, Fraction(0)),           # the top end of the support
+    (12, 20, 32, 100, 0, Fraction(1, 5)),           # steep weights, the query far below the window
+]
+
+
+@pytest.mark.parametrize("size,k,n,start,i0,rate", WRAP_CASES)
+def test_wrapped_mass_bounds_the_worst_weights(size: int, k: int, n: int, start: int, i0: int,
+                                               rate: Fraction) -> None:
+    """docs/pld.md §12.4: :func:`wrapped_mass` bounds the wrap-around error of every admissible weight
+    vector (the worst one computed from the exact powers), wherever the window and the query sit."""
+    import mpmath
+
+    t = _random_law(random.Random(size * 1000 + start + i0), size, 8)
+    pw = F.Power(np.zeros(n), start, Fraction(0), None, t, k)
+    bound = W.wrapped_mass(pw, i0, rate)
+    worst = _worst_wrap(t, k, start, n, i0, rate)
+    with mpmath.workdps(60):
+        assert worst <= mpmath.mpf(bound.upper().str(50, radius=False)), (float(worst), bound)
+
+
+@pytest.mark.parametrize("part", [0, 1, 2, 3])
+def test_each_wrapped_part_is_needed(monkeypatch: pytest.MonkeyPatch, part: int) -> None:
+    """The bound with any one of its four parts left out (docs/pld.md §12.4) is exceeded by the
+    worst weights in one of the cases: the test above would catch a part missing from the proof."""
+    import mpmath
+
+    orig = W.wrap_terms
+
+    def without(*a):
+        terms = list(orig(*a))
+        terms[part] = Fraction(0)
+        return tuple(terms)
+
+    monkeypatch.setattr(W, "wrap_terms", without)
+    caught = False
+    for size, k, n, start, i0, rate in WRAP_CASES:
+        t = _random_law(random.Random(size * 1000 + start + i0), size, 8)
+        pw = F.Power(np.zeros(n), start, Fraction(0), None, t, k)
+        bound = W.wrapped_mass(pw, i0, rate)
+        with mpmath.workdps(60):
+            caught |= _worst_wrap(t, k, start, n, i0, rate) > mpmath.mpf(bound.upper().str(50, radius=False))
+    assert caught
+
+
+def test_a_wrapped_bound_is_kept_only_where_it_holds() -> None:
+    """A bound computed for one query serves the later queries at larger i0 and rate (it is
+    non-increasing in both, docs/pld.md §12.4), and is computed anew below them."""
+    t = _random_law(random.Random(5), 12, 8)
+    pw = F.Power(np.zeros(64), 60, Fraction(0), None, t, 20)
+    first = W.wrapped_mass(pw, 100, Fraction(1, 10))
+    assert W.wrapped_mass(pw, 101, Fraction(1, 5)) is first
+    lower = W.wrapped_mass(pw, 40, Fraction(1, 10))
+    assert lower is not first and lower.upper() >= first.upper()
+
+
+def _cyclic_error(t: np.ndarray, k: int, n: int, start: int, v: np.ndarray) -> Fraction:
+    """``sum_i |v_i - C_i|``, C the exact cyclic k-fold power on the window (fmpz, Fractions)."""
+    coeffs, e = _exact_power(t, k)
+    cyc = [0] * n
+    for j, c in enumerate(coeffs):
+        cyc[(j - start) % n] += c
+    return sum((abs(Fraction(float(v[i])) - Fraction(cyc[i], 1 << e)) for i in range(n)), Fraction(0))
+
+
+PAIR_CASES = [  # (name, x, y, k, n, start)
+    ("alike", lambda r: _random_law(r, 16), lambda r: _random_law(r, 16), 5, 128, 0),
+    ("y tiny", lambda r: _random_law(r, 20), lambda r: _random_law(r, 20) * 1e-12, 7, 256, 10),
+    ("x tiny", lambda r: _random_law(r, 12) * 2.0 ** -60, lambda r: _random_law(r, 14), 6, 128, 0),
+    ("different lengths", lambda r: _random_law(r, 9), lambda r: _random_law(r, 25, 40), 4, 128, 3),
+    ("aliased", lambda r: _random_law(r, 20), lambda r: _random_law(r, 20, 20), 12, 64, 60),
+    ("k 1", lambda r: _random_law(r, 30), lambda r: _random_law(r, 30), 1, 32, 0),
+    ("long, k 40", lambda r: _random_law(r, 50), lambda r: _random_law(r, 50, 10), 40, 2048, 500),
+    ("tiny entries", lambda r: np.array([1e-300, 0.25, 0.5, 0.25 - 1e-17, 5e-324]),
+     lambda r: np.array([0.5, 0.0, 5e-324, 0.5]), 8, 64, 0),
+]
+
+
+@pytest.mark.parametrize("name,mx,my,k,n,start", PAIR_CASES, ids=[c[0] for c in PAIR_CASES])
+def test_pair_error_within_bound(name: str, mx, my, k: int, n: int, start: int) -> None:
+    """docs/pld.md §12.3: two real vectors powered through one forward and one inverse transform;
+    each result is within the l1 bound of :func:`pair_bound` of its exact cyclic power."""
+    rng = random.Random(name)
+    x, y = mx(rng), my(rng)
+    px, py = F.power_pair(x, y, k, n, start)
+    assert px.l2 == py.l2 and px.t is x and py.t is y
+    l1 = F.pair_bound(n, k, F._sum_up(x), F._sum_up(y))
+    for t, pw in ((x, px), (y, py)):
+        err = _cyclic_error(t, k, n, start, pw.v)
+        assert err <= l1, (name, float(err), float(l1))
+
+
+def test_a_pair_separated_in_single_precision_exceeds_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The separation of X and Y rounded to float32 (a broken variant) is caught by the bound."""
+    orig = F._separate
+
+    def single(zr: np.ndarray, zi: np.ndarray):
+        return tuple(p.astype(np.float32).astype(np.float64) for p in orig(zr, zi))
+
+    monkeypatch.setattr(F, "_separate", single)
+    rng = random.Random("alike")
+    x, y = _random_law(rng, 16), _random_law(rng, 16)
+    px, _ = F.power_pair(x, y, 5, 128, 0)
+    assert _cyclic_error(x, 5, 128, 0, px.v) > F.pair_bound(128, 5, F._sum_up(x), F._sum_up(y))
+
+
+def test_a_two_mode_law_gets_a_window_half_as_long() -> None:
+    """docs/pld.md §12.4, the DP-SGD case in small: a tilted law with a rare far mode (the sampled
+    record's loss) has a long upper tail.  Holding both tails at e^-23 needs 2^14 points; charged
+    with the weights the queries give it, the wrap-around of a window of 2^13 points is within
+    1e-9 of the query's weight, while the mass outside that window is far above e^-23."""
+    j = np.arange(1001.0)
+    t = np.exp(-((j - 50) ** 2) / 2000) + 1e-2 * np.exp(-((j - 900) ** 2) / 2000)
+    t = t / t.sum()
+    k, rate = 30, Fraction(1, 50)
+    n_old, _ = F.window_for(t, k, -23.0)
+    n_new, start = F.window_for(t, k, -23.0, float(rate))  # float ok: the window's choice
+    assert 2 * n_new <= n_old
+    i0 = int(k * float((t * j).sum()))  # float ok: the query at the k-fold mean, a choice
+    bound = W.wrapped_mass(F.Power(np.zeros(n_new), start, Fraction(0), None, t, k), i0, rate)
+    from flint import arb, ctx
+
+    with ctx.workprec(128):
+        rel = bound * (arb(rate.numerator) / rate.denominator * i0).exp()
+        assert rel < arb(10) ** -9
+    assert F.outside_mass(t, k, start, n_new) > Fraction(1, 10**9)
+
+
+def test_the_window_of_many_steps_holds_the_query() -> None:
+    """With 10^5 steps the window sits around the k-fold mean, where the tilt puts the queries, and
+    its wrap-around is negligible there (a window once placed k indices too low, docs/pld.md §12.4)."""
+    j = np.arange(50.0)
+    t = np.exp(-((j - 20) ** 2) / 50)
+    t = t / t.sum()
+    k, rate = 100_000, Fraction(1, 100)
+    n, start = F.window_for(t, k, -23.0, float(rate))  # float ok: the window's choice
+    i0 = int(k * float((t * j).sum()))  # float ok: the query at the k-fold mean, a choice
+    assert start <= i0 < start + n
+    bound = W.wrapped_mass(F.Power(np.zeros(n), start, Fraction(0), None, t, k), i0, rate)
+    from flint import arb, ctx
+
+    with ctx.workprec(128):
+        assert bound * (arb(rate.numerator) / rate.denominator * i0).exp() < arb(10) ** -9

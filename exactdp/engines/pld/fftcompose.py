@@ -4,7 +4,8 @@ For each order of the pair the single-step laws are the engine's own (connect-th
 binned below, :func:`exactdp.engines.pld.discrete.discretize` on the grid ``h``).  Every mass vector
 is *tilted* (``t_i = p_i e^{theta h i} / M``), rounded to float64 in the safe direction (up for the
 upper P-law and the lower law's tilted Q, down for the lower P), powered k times by
-:func:`exactdp.engines.pld.fftpower.power_parts`, and read back through the tilt:
+:func:`exactdp.engines.pld.fftpower.power_parts` (the binned pair by one
+:func:`exactdp.engines.pld.fftpower.power_pair`), and read back through the tilt:
 ``p^{*k}_I = M^k e^{-theta h I} t^{*k}_I``.  Every weight a query puts on a composed mass is at most
 ``e^{-theta h I0}`` beyond the query's first index I0, so the FFT's l2 error and its wrapped mass
 enter the bound multiplied by ``M^k e^{-theta h I0}`` only: the tilt turns the absolute float error
@@ -24,12 +25,13 @@ from flint import arb, arb_poly, ctx
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.discrete import discretize, tail_range
-from exactdp.engines.pld.fftpower import Power, lower_fraction, power_parts, upper_fraction, window_for
+from exactdp.engines.pld.fftpower import Power, lower_fraction, power_pair, power_parts, upper_fraction, window_for
+from exactdp.engines.pld.fftwrap import wrapped_mass
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 
 __all__ = ["FftOrder", "Tilted", "choose_theta", "delta_curves", "fft_order", "order_delta_bounds", "order_of_laws", "order_of_side",
-           "step_laws", "tilted_power"]
+           "step_laws", "tilted_pair", "tilted_power"]
 
 _PREC = 128
 
@@ -121,21 +123,45 @@ def _tilt(coeffs: list[arb], r: arb, scale: arb) -> list[arb]:
     return out
 
 
-def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
-                 up: bool, window: tuple[int, int] | None = None,
-                 log_target: float = -23.0, mids: np.ndarray | None = None) -> Tilted:  # float ok: a choice
-    """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
-    k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's;
-    ``mids``: the coefficients' midpoints in floats, if known (they only choose M)."""
+def _tilted_floats(law_coeffs: list[arb], h: Fraction, k: int, theta: Fraction, up: bool,
+                   mids: np.ndarray | None) -> tuple[np.ndarray, arb]:
+    """(t, log M^k): the law tilted by theta and scaled by ``1/M`` in Arb, rounded to floats ``up`` or
+    down (docs/pld.md §12.6); ``mids``: the coefficients' midpoints in floats, if known (they only
+    choose M)."""
     if mids is None:
         mids = _mids(law_coeffs)
     lam = Fraction(_log_mgf(mids, float(theta * h))).limit_denominator(1 << 30)  # float ok: M's choice
     with ctx.workprec(_PREC):
         t = _directed(_tilt(law_coeffs, arb_of_fraction(theta * h).exp(), (-arb_of_fraction(lam)).exp()), up)
         log_mk = arb_of_fraction(lam) * k
-    n, start = window_for(t, k, log_target) if window is None else window
+    return t, log_mk
+
+
+def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
+                 up: bool, window: tuple[int, int] | None = None,
+                 log_target: float = -23.0, mids: np.ndarray | None = None) -> Tilted:  # float ok: a choice
+    """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
+    k times with the proved bound (docs/pld.md §12.6); ``window`` (length, start) as another's;
+    ``mids``: the coefficients' midpoints in floats, if known (they only choose M)."""
+    t, log_mk = _tilted_floats(law_coeffs, h, k, theta, up, mids)
+    rate = float(theta * h)  # float ok: the window's choice only
+    n, start = window_for(t, k, log_target, rate) if window is None else window
     progress.tick(f"a float FFT of length {n:,} ({k} steps)")
-    return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start))
+    return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start, keep=True))
+
+
+def tilted_pair(p_coeffs: list[arb], q_coeffs: list[arb], offset: int, h: Fraction, k: int,
+                theta: Fraction, log_target: float = -23.0,  # float ok: the window's choice
+                mids: np.ndarray | None = None) -> tuple[Tilted, Tilted]:
+    """The binned pair's P-law (rounded down) and Q-law (rounded up), both tilted by theta, powered
+    on one window by :func:`exactdp.engines.pld.fftpower.power_pair` (two transforms, not four;
+    docs/pld.md §12.3, §12.6)."""
+    tp, lp = _tilted_floats(p_coeffs, h, k, theta, False, mids)
+    tq, lq = _tilted_floats(q_coeffs, h, k, theta, True, None)
+    n, start = window_for(tp, k, log_target, float(theta * h))  # float ok: the window's choice only
+    progress.tick(f"a float FFT of length {n:,} ({k} steps, two laws)")
+    pp, pq = power_pair(tp, tq, k, n, start)
+    return Tilted(theta, h, k * offset, lp, pp), Tilted(theta, h, k * offset, lq, pq)
 
 
 _SUFFIX: dict[tuple[int, int, int], tuple[Tilted, arb_poly]] = {}
@@ -156,12 +182,16 @@ def _suffix_poly(tl: Tilted, a: int, b: int) -> arb_poly:
 #: the terms of a tail sum beyond which the weights fall below 2^-_REACH of the first are bounded,
 #: not summed (docs/pld.md §12.6)
 _REACH = 80
+#: tail sums start their polynomial at a multiple of this, shared by the queries in one block
+_BLOCK = 4096
 
 
 def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
     """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
     a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
-    the l2 error times the weights' l2 norm, plus twice the wrapped mass times the largest weight.
+    the l2 error times the weights' l2 norm, plus the wrap-around charged with the weights it gets
+    (:func:`exactdp.engines.pld.fftwrap.wrapped_mass`; twice the mass outside the window times the
+    largest weight for a power that did not keep its data).
     The terms whose weight is below ``2^-80`` of the first are not summed: their sum is enclosed
     by ``max |v| e^{-rate I1} / (1 - e^{-rate})`` (I1 the first of them), a ball added to the sum."""
     pw = tl.power
@@ -172,9 +202,16 @@ def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
     n_v = pw.v.shape[0]
     if a < n_v:
         x = (-rate).exp()
-        rf = float((tl.theta + extra) * tl.h)  # float ok: how many terms to sum, a choice only
-        b = n_v if rf <= 0 else min(n_v, a + math.ceil(_REACH * math.log(2) / rf) + 1)  # float ok: a choice
-        s = _suffix_poly(tl, a, b)(x) * (-(rate * (pw.start + a))).exp()
+        # one polynomial from a block boundary serves the queries near it (and both rates of the
+        # vector): the terms below a are evaluated apart and subtracted, those summed beyond the
+        # reach are exact terms too
+        rf = float(tl.theta * tl.h)  # float ok: how many terms to sum, a choice only
+        a_blk = a - a % _BLOCK
+        b = n_v if rf <= 0 else min(n_v, a_blk + _BLOCK + math.ceil(_REACH * math.log(2) / rf) + 1)  # float ok: a choice
+        s = _suffix_poly(tl, a_blk, b)(x)
+        if a > a_blk:
+            s -= _suffix_poly(tl, a_blk, a)(x)
+        s *= (-(rate * (pw.start + a_blk))).exp()
         if b < n_v:
             vmax = arb(float(np.abs(pw.v[b:]).max()))  # float ok: the largest |v|, one of the exact floats
             rest = vmax * (-(rate * (pw.start + b))).exp() / (1 - x)
@@ -187,7 +224,12 @@ def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
         w2 = min(w_max * n.sqrt(), w2)
     else:
         w2 = w_max * n.sqrt()
-    err = w2 * arb_of_fraction(pw.l2) + 2 * w_max * arb_of_fraction(pw.outside)
+    if pw.t is not None:  # the wrapped mass charged with the weights it gets (docs/pld.md §12.4)
+        wrapped = wrapped_mass(pw, i0, (tl.theta + extra) * tl.h)
+    else:
+        assert pw.outside is not None
+        wrapped = 2 * w_max * arb_of_fraction(pw.outside)
+    err = w2 * arb_of_fraction(pw.l2) + wrapped
     return s, err
 
 
@@ -250,9 +292,7 @@ def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
         lmids = _mids(pl_)
         theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
         t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target, mids=mids)
-        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target, mids=lmids)
-        t_lq = tilted_power(ql, low.offset, h, k, theta_low, True,
-                            (t_lp.power.v.shape[0], t_lp.power.start))
+        t_lp, t_lq = tilted_pair(pl_, ql, low.offset, h, k, theta_low, log_target, lmids)
         one = arb(1)
         inf_up = one - (one - up.p_inf) ** k
         inf_low = one - (one - low.p_inf) ** k
@@ -458,6 +498,5 @@ def order_of_side(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction, si
         pl_, ql = low.P.coeffs(), low.Q.coeffs()
         lmids = np.maximum(np.array([float(x.mid()) for x in pl_]), 0.0)  # float ok: the tilt's choice
         theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
-        t_lp = tilted_power(pl_, low.offset, h, k, theta_low, False, log_target=log_target)
-        t_lq = tilted_power(ql, low.offset, h, k, theta_low, True, (t_lp.power.v.shape[0], t_lp.power.start))
+        t_lp, t_lq = tilted_pair(pl_, ql, low.offset, h, k, theta_low, log_target, lmids)
         return FftOrder(h, k, none, t_lp, t_lq, one, one - (one - low.p_inf) ** k)

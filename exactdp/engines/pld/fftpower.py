@@ -40,7 +40,9 @@ __all__ = [
     "fft_factor",
     "lower_fraction",
     "outside_mass",
+    "pair_bound",
     "power_bound",
+    "power_pair",
     "power_parts",
     "power_tilted",
     "twiddles",
@@ -383,10 +385,15 @@ def outside_mass(t: np.ndarray, k: int, start: int, n: int) -> Fraction:
     return total
 
 
-def window_for(t: np.ndarray, k: int, log_target: float = -23.0) -> tuple[int, int]:  # float ok: a choice
-    """(n, start): a power-of-2 window whose two Chernoff tails are each about ``e^{log_target}`` or
-    less, found along the saddle points ``a(lam) = k E_lam[j]`` in floats (a choice only: the bound
-    of :func:`outside_mass` is then evaluated in Arb, whatever the window)."""
+def window_for(t: np.ndarray, k: int, log_target: float = -23.0,  # float ok: a choice
+               rate: float = 0.0) -> tuple[int, int]:  # float ok: a choice
+    """(n, start): a power-of-2 window for the k-fold power of ``t``, found along the saddle points
+    ``a(lam) = k E_lam[j]`` in floats (a choice only: the bounds are then evaluated in Arb, whatever
+    the window).  With ``rate = 0``: both Chernoff tails about ``e^{log_target}`` or less, for
+    :func:`outside_mass`.  With ``rate > 0`` (queries near the k-fold mean with weights
+    ``e^{-rate I}``, :func:`wrapped_mass`): the window only needs to hold the lower tail, to reach
+    ``-log_target / rate`` past the query, and to be longer than the upper tail's reach beyond the
+    query (docs/pld.md §12.4)."""
     top = k * (t.shape[0] - 1)
     nz = np.nonzero(t > 0)[0]
     lt = np.log(t[nz])
@@ -405,14 +412,28 @@ def window_for(t: np.ndarray, k: int, log_target: float = -23.0) -> tuple[int, i
         lo, hi = 0.0, 1e-6
         while at(sign * hi)[1] > log_target and hi < 1e6:
             lo, hi = hi, hi * 2
-        for _ in range(32):
+        for _ in range(14):  # lam within 2^-14 of itself: the ends within a few indices (a choice)
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if at(sign * mid)[1] > log_target else (lo, mid)
         ends.append(at(sign * hi)[0])
     a_lo = max(math.floor(ends[0]) - 1, 0)
     a_hi = min(math.ceil(ends[1]) + 1, top)
-    n = 1 << max(a_hi - a_lo, t.shape[0] - 1, 1).bit_length()
-    start = int(min(max(a_lo - (n - (a_hi - a_lo)) // 2, 0), max(top - n + 1, 0)))
+    need = a_hi - a_lo
+    weighted = False
+    if rate > 0:
+        mean, var = _moments(t)
+        # the queries: near the k-fold mean (the tilt is aimed there), a little below it allowed for
+        i_ref = max(int(k * mean - math.sqrt(k * var) / 2), 0)  # float ok: a choice only
+        reach = min(a_hi, i_ref + math.ceil(-log_target / rate))  # float ok: a choice only
+        if max(a_hi - i_ref, reach - a_lo) < need and a_lo <= i_ref:
+            need, weighted = max(a_hi - i_ref, reach - a_lo), True
+    n = 1 << max(need, t.shape[0] - 1, 1).bit_length()
+    if weighted:  # reach past the query, hold the lower tail, start below the query
+        lo_s = max(reach - n, 0)
+        start = (lo_s + max(min(a_lo, i_ref), lo_s)) // 2
+    else:
+        start = a_lo - (n - (a_hi - a_lo)) // 2
+    start = int(min(max(start, 0), max(top - n + 1, 0)))
     return n, start
 
 
@@ -428,18 +449,23 @@ def centred_start(t: np.ndarray, k: int, n: int) -> int:
 @dataclass(frozen=True)
 class Power:
     """A computed k-fold power: ``v[i]`` approximates the mass at index ``start + i``; ``l2`` bounds
-    ``||v - C||_2`` (C the exact cyclic power, read on the window) and ``outside`` the mass of the
-    exact (linear) power outside the window, which C wraps into it (docs/pld.md §12.4)."""
+    ``||v - C||_2`` (C the exact cyclic power, read on the window).  The wrap-around of C is bounded
+    either by ``outside``, the mass of the exact (linear) power outside the window (docs/pld.md
+    §12.4), or, when the data ``t`` and ``k`` are kept (``outside`` None), per query by
+    :func:`wrapped_mass`, which charges each wrapped mass with the weight it really gets."""
 
     v: np.ndarray
     start: int
     l2: Fraction
-    outside: Fraction
+    outside: Fraction | None
+    t: np.ndarray | None = None
+    k: int = 0
 
 
-def power_parts(t: np.ndarray, k: int, n: int, start: int) -> Power:
+def power_parts(t: np.ndarray, k: int, n: int, start: int, *, keep: bool = False) -> Power:
     """The k-fold power of the nonnegative float vector ``t`` by one FFT of length n, with its error
-    split into the FFT's l2 part and the wrapped mass (docs/pld.md §12.1-§12.5)."""
+    split into the FFT's l2 part and the wrapped mass (docs/pld.md §12.1-§12.5).  ``keep``: keep
+    ``t`` and k instead of bounding the mass outside the window, for :func:`wrapped_mass`."""
     t = np.asarray(t, dtype=np.float64)
     if t.ndim != 1 or t.shape[0] < 1 or not np.all(t >= 0) or not np.all(np.isfinite(t)):
         raise InvalidParameterError("power_tilted: t must be a nonempty finite nonnegative vector")
@@ -456,7 +482,101 @@ def power_parts(t: np.ndarray, k: int, n: int, start: int) -> Power:
     l1 = power_bound(n, k, s, sq)
     with ctx.workprec(_PREC):
         l2 = upper_fraction(arb_of_fraction(l1) / arb(n).sqrt())
-    return Power(np.roll(v, -(start % n)), start, l2, outside_mass(t, k, start, n))
+    v = np.roll(v, -(start % n))
+    if keep:
+        return Power(v, start, l2, None, t, k)
+    return Power(v, start, l2, outside_mass(t, k, start, n))
+
+
+def _separate(zr: np.ndarray, zi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The transforms X, Y of two real vectors x, y from ``Z = F(x + i y)``: ``X_j = (Z_j + conj
+    Z_{-j}) / 2``, ``Y_j = (Z_j - conj Z_{-j}) / (2 i)``; each real part is one IEEE-rounded sum or
+    difference, halved exactly (docs/pld.md §12.3)."""
+    rr = np.roll(zr[::-1], 1)  # Z_{-j}: index -j mod n
+    ri = np.roll(zi[::-1], 1)
+    xr = np.add(zr, rr) * 0.5  # float ok: one rounded sum, halved exactly (but for underflow, bounded)
+    xi = np.subtract(zi, ri) * 0.5  # float ok: as above
+    yr = np.add(zi, ri) * 0.5  # float ok: as above
+    yi = np.subtract(rr, zr) * 0.5  # float ok: as above
+    return xr, xi, yr, yi
+
+
+def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, Fraction]) -> Fraction:
+    """An upper bound of ``||v - C||_1`` for *each* of the two k-fold powers computed by
+    :func:`power_pair` (``x``, ``y``: the bounds ``(sum t, sum t^2)`` of the two vectors), at FFT
+    length n (docs/pld.md §12.3, two real vectors in one transform).
+
+    The forward transform of ``z = x + i y`` is within ``E_Z = c sqrt(n (sq_x + sq_y)) + U`` of
+    ``F z``; the separation map has norm <= 1 and rounds each part once (relative u), so each
+    ``E1 = E_Z + u (A + E_Z) + sqrt(n) 2^-1072`` (A = sqrt(n sq)); the powers as in
+    :func:`power_bound` (E2, and ``||P|| <= s^{k-1} A + E2``); the inverse of ``fl(P + i Q)``
+    errs by ``u (||P|| + ||Q||)`` in its input and ``c (1 + u) (||P|| + ||Q||)`` in the transform,
+    and the real and imaginary parts each carry both powers' errors: the l1 bound of each output is
+    ``E2_x + E2_y + (u + c (1 + u)) (||P|| + ||Q||)`` plus the underflow terms."""
+    c = fft_factor(n, _mu_of(n))
+    logn = n.bit_length() - 1
+    with ctx.workprec(_PREC):
+        N = arb(n)
+        kk = arb(k)
+        uf = arb_of_fraction(_UNDERFLOW)
+        u = arb_of_fraction(UNIT_ROUNDOFF)
+        u_fft = arb(max(logn, 1)) * N ** arb(1.5) * uf  # float ok: 1.5 is exact, an Arb exponent
+        ca = arb_of_fraction(c)
+        ez = ca * (N * arb_of_fraction(x[1] + y[1])).sqrt() + u_fft
+        rel = (1 + arb_of_fraction(_SQRT5_UP * UNIT_ROUNDOFF)) ** (k - 1) - 1
+        e2s = arb(0)
+        norms = arb(0)
+        for s, sq in (x, y):
+            A = (N * arb_of_fraction(sq)).sqrt()
+            e1 = ez + u * (A + ez) + N.sqrt() * uf
+            rk1 = (arb_of_fraction(s) + e1) ** (k - 1)
+            u_pow = arb(2 * k.bit_length() + 1) * kk * (rk1 + 1) * N.sqrt() * uf
+            e2 = kk * rk1 * e1 + rel * rk1 * (A + e1) + u_pow
+            e2s += e2
+            norms += arb_of_fraction(s) ** (k - 1) * A + e2
+        out = e2s + (u + ca * (1 + u)) * norms + u_fft / N.sqrt() + N * uf
+        return upper_fraction(out)
+
+
+def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tuple[Power, Power]:
+    """The k-fold powers of two nonnegative float vectors on one window by two transforms instead of
+    four: one forward FFT of ``x + i y`` (separated by conjugate symmetry, :func:`_separate`), the
+    two pointwise powers, one inverse FFT of ``P + i Q`` (real part: x's power, imaginary part:
+    y's).  Each Power keeps its data for :func:`exactdp.engines.pld.fftwrap.wrapped_mass`; ``l2``
+    from :func:`pair_bound` (docs/pld.md §12.3).
+
+    >>> px, py = power_pair(np.array([0.5, 0.5]), np.array([0.0, 1.0]), 2, 4, 0)
+    >>> [round(float(a), 12) for a in px.v], [round(float(a), 12) for a in py.v]  # float ok: a display
+    ([0.25, 0.5, 0.25, 0.0], [0.0, 0.0, 1.0, 0.0])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    for t in (x, y):
+        if t.ndim != 1 or t.shape[0] < 1 or not np.all(t >= 0) or not np.all(np.isfinite(t)):
+            raise InvalidParameterError("power_pair: x and y must be nonempty finite nonnegative vectors")
+    if k < 1 or n < max(x.shape[0], y.shape[0]) or n & (n - 1):
+        raise InvalidParameterError("power_pair: k >= 1 and n a power of 2 at least each length")
+    tw = twiddles(n)
+    zr = np.zeros(n)
+    zi = np.zeros(n)
+    zr[: x.shape[0]] = x
+    zi[: y.shape[0]] = y
+    ar, ai = fft(zr, zi, tw)
+    xr, xi, yr, yi = _separate(ar, ai)
+    del ar, ai
+    pr, pi = _cpower(xr, xi, k)
+    qr, qi = _cpower(yr, yi, k)
+    np.subtract(pr, qi, out=pr)  # P + i Q = (pr - qi) + i (pi + qr): one rounding each
+    np.add(pi, qr, out=pi)
+    del qr, qi
+    wr, wi = fft(pr, pi, tw, inverse=True)
+    scale = 1.0 / n  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
+    l1 = pair_bound(n, k, _sum_up(x), _sum_up(y))
+    with ctx.workprec(_PREC):
+        l2 = upper_fraction(arb_of_fraction(l1) / arb(n).sqrt())
+    shift = -(start % n)
+    return (Power(np.roll(wr * scale, shift), start, l2, None, x, k),
+            Power(np.roll(wi * scale, shift), start, l2, None, y, k))
 
 
 def power_tilted(t: np.ndarray, k: int, n: int, *, start: int | None = None) -> tuple[np.ndarray, Fraction]:
@@ -476,4 +596,5 @@ def power_tilted(t: np.ndarray, k: int, n: int, *, start: int | None = None) -> 
         start = centred_start(t, k, n)
     pw = power_parts(t, k, n, start or 0)
     s, sq = _sum_up(t)
+    assert pw.outside is not None  # power_parts bounds it unless asked to keep the data
     return pw.v, power_bound(n, k, s, sq) + 2 * pw.outside
