@@ -32,7 +32,7 @@ from exactdp.model.mechanisms import Gaussian, MixtureOfGaussians, PoissonSample
 if TYPE_CHECKING:  # numpy is imported only when the path runs (exactdp stays light to import)
     from exactdp.engines.pld.fftcompose import FftOrder
 
-__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "decision_groups", "fft_decision", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
+__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "aligned_grid", "decision_groups", "fft_decision", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
 
 ALGORITHM_FFT = "pld-fft"
 #: the least number of copies the FFT path takes: below it the exact products are cheap
@@ -332,6 +332,14 @@ DECISION_FIRST_AIM = 1e-2
 DECISION_MARGIN = 0.5
 #: the most a decision's grid is refined in one step once both ends were measured on two grids
 DECISION_MAX_STEP = 16
+#: the step of a decision's grid while its estimate of delta(eps_g) has not settled (two successive
+#: Richardson estimates of the end refined differ by more than DECISION_SETTLED of the distance):
+#: cheap grids that sharpen the estimate before the fine one is chosen from it
+DECISION_STEP = 4
+DECISION_SETTLED = 0.25
+#: the largest share of the distance a settled estimate aims the next grid's error at (the estimate
+#: of delta(eps_g) and the constant C are then good to a few per cent: measured on DP-SGD and mixtures)
+DECISION_MARGIN_SETTLED = 0.8
 
 #: one end's history of one order: (h, the end on that grid, not intersected)
 Ends = list[tuple[Fraction, Fraction]]
@@ -383,19 +391,80 @@ def _estimate(lows: Ends, ups: Ends) -> tuple[float, float, float]:  # float ok:
     return t, cu, cl
 
 
+def _spread(ends: Ends) -> float | None:  # float ok: a grid choice only
+    """How far apart one end's last two Richardson estimates of delta(eps_g) are (from its last three
+    grids, two pairs), or None with fewer grids.
+
+    >>> _spread([(Fraction(1), Fraction(12)), (Fraction(1, 2), Fraction(6)), (Fraction(1, 4), Fraction(9, 2))])
+    0.0
+    >>> _spread([(Fraction(1, 2), Fraction(6)), (Fraction(1, 4), Fraction(9, 2))]) is None
+    True
+    """
+    if len(ends) < 3:
+        return None
+    a, b = _richardson(ends[-3:-1]), _richardson(ends[-2:])
+    return abs(a[0] - b[0]) if a is not None and b is not None else None
+
+
 def _plan_side(lows: Ends, ups: Ends, delta_g: Fraction, h: Fraction) -> tuple[str, float]:  # float ok: a grid choice only
     """(the side to power next, the next h over ``h``) for one undecided order: until each end has two
     grids both; then the end predicted to cross delta_g (upper when delta(eps_g) is estimated below it),
-    its error aimed at :data:`DECISION_MARGIN` of the estimated distance (width ~ C h^2, §6)."""
+    its error aimed at :data:`DECISION_MARGIN` of the estimated distance (width ~ C h^2, §6), at most
+    :data:`DECISION_STEP` times finer, until the estimate has settled (two successive estimates of that
+    end within :data:`DECISION_SETTLED` of the distance, :func:`_spread`); then at the distance less
+    twice the spread (between DECISION_MARGIN and :data:`DECISION_MARGIN_SETTLED` of it)."""
     t, cu, cl = _estimate(lows, ups)
     dg = float(delta_g)  # float ok: a grid choice only
     side = "upper" if t < dg else "lower"
     c = cu if side == "upper" else cl
     dist = abs(t - dg)  # a tie (dist near 0) is refined by 1/16 of h at most a grid (fft_decision)
-    factor = math.sqrt(DECISION_MARGIN * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
+    margin = DECISION_MARGIN
+    spread = _spread(ups if side == "upper" else lows) if len(lows) >= 2 and len(ups) >= 2 else None
+    settled = spread is not None and spread <= DECISION_SETTLED * dist
+    if settled:  # the estimate is good to the spread: aim the error at the rest of the distance, less a margin
+        margin = min(max(1 - 2 * spread / dist, DECISION_MARGIN), DECISION_MARGIN_SETTLED)  # type: ignore[operator]
+    factor = math.sqrt(margin * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
     if len(lows) < 2 or len(ups) < 2:
         return "both", factor
+    if not settled:
+        factor = max(factor, 1 / DECISION_STEP)
     return side, factor
+
+
+def aligned_grid(h: Fraction, eps_g: Fraction) -> Fraction:
+    """The grid ``1/N`` with N in ``[ceil(1/h), ceil(1/h) (1 + 1/16)]`` that puts eps_g nearest the
+    middle of a cell (``eps_g N mod 1`` nearest 1/2).
+
+    The error of either end at eps_g is ``C h^2`` plus a term that depends on where eps_g falls in its
+    cell (measured on 100 x mog(2, 0/1/2, 0.5/0.25/0.25): the Richardson estimates of delta(eps_g) from
+    two grids scatter by 6e-6 of delta at h = 1/183 on arbitrary grids, by 2e-8 on aligned ones);
+    on grids that keep that place fixed the estimates that choose the decision's grids are sharp from
+    coarse grids on.  A choice only: every grid is sound (docs/pld.md §12.7).
+
+    >>> aligned_grid(Fraction(1, 100), Fraction(1, 4))   # 102 / 4 = 25.5
+    Fraction(1, 102)
+    """
+    n0 = max(math.ceil(1 / h), 1)
+    half = Fraction(1, 2)
+    return Fraction(1, min(range(n0, n0 + n0 // 16 + 1), key=lambda n: (abs(eps_g * n % 1 - half), n)))
+
+
+def _predicted_cost(costs: list[tuple[float, float]], cost: float, h: Fraction, h_new: Fraction,  # float ok: seconds
+                    one_side: bool, same: bool) -> float:  # float ok: a prediction only
+    """Seconds predicted for a decision's next grid: a line in 1/h through the last two grids when they
+    powered the same sides (measured: a grid's cost is a fixed part plus one proportional to 1/h,
+    e.g. 0.78 s at h = 1/537 and 1.24 s at 1/2231 on a mixture), else the last grid's cost scaled by
+    ``(h / h_new)^1.1`` (three quarters of it when one side is left).  A choice only: it decides when a
+    decision gives up before its deadline.
+
+    >>> round(_predicted_cost([(100.0, 1.0)], 2.0, Fraction(1, 200), Fraction(1, 400), True, True), 6)
+    4.0
+    """
+    n, n_new = float(1 / h), float(1 / h_new)  # float ok: a prediction only
+    if same and costs and costs[-1][0] < n:
+        slope = max((cost - costs[-1][1]) / (n - costs[-1][0]), 0.0)
+        return max(cost + slope * (n_new - n), cost)
+    return cost * (n_new / n) ** 1.1 * (0.75 if one_side else 1.0)
 
 
 def _decision_bytes(pl: Plan, h: Fraction, prec: int, window: float, n_orders: int) -> float:  # float ok: a prediction
@@ -483,7 +552,7 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
     pl = plan(comp)
     scale = max(delta_g, Fraction(1, 10**30))
     digits = DECISION_DIGITS
-    h = _first_grid(pl, DECISION_FIRST_AIM)
+    h = aligned_grid(_first_grid(pl, DECISION_FIRST_AIM), eps_g)
     n = len(groups)
     lo_o = [Fraction(0)] * n          # each order's certified bracket, intersected over the grids
     hi_o = [Fraction(1)] * n
@@ -492,6 +561,7 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
     sides = ["both"] * n
     open_ = list(range(n))            # the orders not yet certified <= delta_g
     aim = 1e-3                        # float ok: the relative distance the windows are sized for
+    costs: list[tuple[float, float, tuple]] = []  # float ok: (1/h, seconds, what was powered) of each grid
 
     def answer(v: str) -> tuple[str, Fraction, Fraction]:
         return v, max(lo_o), max(hi_o)
@@ -501,6 +571,7 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
         prec, tau = prec_for(digits, scale), tau_for(digits, scale, 4 * n)
         progress.tick(f"float FFT grid 1/{float(1 / h):.4g} at the claim")  # float ok: a message
         window = 0
+        built_as = tuple((i, sides[i]) for i in open_)
         try:
             for i in open_:
                 fo, built = _order_at(groups[i], h, tau, prec, eps_g, aim, sides[i])
@@ -530,11 +601,14 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
         factor = min(max(min(f for _, f in plans.values()), 1 / 4 if first else 1 / DECISION_MAX_STEP), 0.7)
         est = min(abs(_estimate(lows[i], ups[i])[0] - float(delta_g)) for i in open_)  # float ok: windows
         aim = min(max(est / float(scale) / 10, 1e-15), 1e-3)  # float ok: the windows' choice only
-        h_new = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
+        h_new = aligned_grid(h * Fraction(factor).limit_denominator(1000), eps_g)
         if h_new >= h:
-            h_new = Fraction(1, math.ceil(1 / h) + 1)
+            h_new = aligned_grid(Fraction(1, math.ceil(1 / h) + 1), eps_g)
         one_side = all(sides[i] != "both" for i in open_)
-        need = cost * float(h / h_new) ** 1.1 * (0.75 if one_side else 1.0)  # float ok: a prediction only
+        powering = tuple((i, sides[i]) for i in open_)
+        need = _predicted_cost([c[:2] for c in costs], cost, h, h_new, one_side,
+                               bool(costs) and costs[-1][2] == built_as == powering)
+        costs.append((float(1 / h), cost, built_as))  # float ok: a prediction only
         grown = window * float(h / h_new)  # float ok: a prediction only
         if _decision_bytes(pl, h_new, prec_for(digits, scale), grown, len(open_)) > memory.available():
             UNDECIDED_WHY.set("the next grid would pass the memory bound (--max-memory)")
