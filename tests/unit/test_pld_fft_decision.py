@@ -211,7 +211,7 @@ def test_the_mixture_claim_1e7_above_is_decided_on_a_grid_near_the_needed_one(mo
     choose them are then sharp), and the last is at most 1.2x finer than needed (before: 1/13259,
     after a wasted 1/2928)."""
     seen = _grids_of(monkeypatch)
-    v, lo, hi = pld_decision(Composition.of([MOG_DPA]), Fraction(26.680637252090897), Fraction(1, 10**5), deadline=None)
+    v, _lo, hi = pld_decision(Composition.of([MOG_DPA]), Fraction(26.680637252090897), Fraction(1, 10**5), deadline=None)
     assert v == "meets" and hi <= Fraction(1, 10**5)
     claim = Fraction(26.680637252090897)
     for h in seen:  # eps_g N mod 1 within 1/N of 1/2 (N / 16 candidates, about evenly spread)
