@@ -436,9 +436,13 @@ def _plan_side(lows: Ends, ups: Ends, delta_g: Fraction, h: Fraction) -> tuple[s
     return side, factor
 
 
+#: the most grids :func:`aligned_grid` tries beyond the first
+ALIGN_TRIES = 1024
+
+
 def aligned_grid(h: Fraction, eps_g: Fraction) -> Fraction:
-    """The grid ``1/N`` with N in ``[ceil(1/h), ceil(1/h) (1 + 1/16)]`` that puts eps_g nearest the
-    middle of a cell (``eps_g N mod 1`` nearest 1/2).
+    """The grid ``1/N`` with N in ``[ceil(1/h), ceil(1/h) (1 + 1/16)]`` (at most :data:`ALIGN_TRIES`
+    more than the first) that puts eps_g nearest the middle of a cell (``eps_g N mod 1`` nearest 1/2).
 
     The error of either end at eps_g is ``C h^2`` plus a term that depends on where eps_g falls in its
     cell (measured on 100 x mog(2, 0/1/2, 0.5/0.25/0.25): the Richardson estimates of delta(eps_g) from
@@ -451,7 +455,8 @@ def aligned_grid(h: Fraction, eps_g: Fraction) -> Fraction:
     """
     n0 = max(math.ceil(1 / h), 1)
     half = Fraction(1, 2)
-    return Fraction(1, min(range(n0, n0 + n0 // 16 + 1), key=lambda n: (abs(eps_g * n % 1 - half), n)))
+    top = n0 + min(n0 // 16, ALIGN_TRIES)
+    return Fraction(1, min(range(n0, top + 1), key=lambda n: (abs(eps_g * n % 1 - half), n)))
 
 
 def _predicted_cost(costs: list[tuple[float, float]], cost: float, h: Fraction, h_new: Fraction,  # float ok: seconds
