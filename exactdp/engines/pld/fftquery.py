@@ -332,10 +332,8 @@ DECISION_FIRST_AIM = 1e-2
 DECISION_MARGIN = 0.5
 #: the most a decision's grid is refined in one step once both ends were measured on two grids
 DECISION_MAX_STEP = 16
-#: the step of a decision's grid while its estimate of delta(eps_g) has not settled (two successive
-#: Richardson estimates of the end refined differ by more than DECISION_SETTLED of the distance):
-#: cheap grids that sharpen the estimate before the fine one is chosen from it
-DECISION_STEP = 4
+#: an estimate of delta(eps_g) has settled when its likely error (``_spread``) is at most this share of
+#: the estimated distance: the next grid then aims its error at the distance less twice that error
 DECISION_SETTLED = 0.25
 #: the largest share of the distance a settled estimate aims the next grid's error at (the estimate
 #: of delta(eps_g) and the constant C are then good to a few per cent: measured on DP-SGD and mixtures)
@@ -393,9 +391,9 @@ def _estimate(lows: Ends, ups: Ends) -> tuple[float, float, float]:  # float ok:
 
 def _spread(ends: Ends) -> float | None:  # float ok: a grid choice only
     """The likely error of one end's last Richardson estimate of delta(eps_g): the distance between its
-    last two estimates (from its last three grids, two pairs) over ``r - 1``, r the last step's ratio
-    of h (an estimate error at least first order in h: the errors of aligned grids were measured to
-    shrink far faster, 100x-300x a 4x step); None with fewer grids.
+    last two estimates (from its last three grids, two pairs) over ``r^2 - 1``, r the last step's ratio
+    of h (an estimate error at least second order in h: the errors of aligned grids were measured to
+    shrink faster still, 100x-300x a 4x step); None with fewer grids.
 
     >>> _spread([(Fraction(1), Fraction(12)), (Fraction(1, 2), Fraction(6)), (Fraction(1, 4), Fraction(9, 2))])
     0.0
@@ -408,16 +406,16 @@ def _spread(ends: Ends) -> float | None:  # float ok: a grid choice only
     if a is None or b is None:
         return None
     r = float(ends[-2][0] / ends[-1][0])  # float ok: a grid choice only
-    return abs(a[0] - b[0]) / max(r - 1, 1e-3)
+    return abs(a[0] - b[0]) / max(r * r - 1, 1e-3)
 
 
 def _plan_side(lows: Ends, ups: Ends, delta_g: Fraction, h: Fraction) -> tuple[str, float]:  # float ok: a grid choice only
     """(the side to power next, the next h over ``h``) for one undecided order: until each end has two
     grids both; then the end predicted to cross delta_g (upper when delta(eps_g) is estimated below it),
-    its error aimed at :data:`DECISION_MARGIN` of the estimated distance (width ~ C h^2, §6), at most
-    :data:`DECISION_STEP` times finer, until the estimate has settled (the likely error of that end's
-    estimate, :func:`_spread`, within :data:`DECISION_SETTLED` of the distance); then at the distance
-    less twice that error (between DECISION_MARGIN and :data:`DECISION_MARGIN_SETTLED` of it)."""
+    its error aimed at :data:`DECISION_MARGIN` of the estimated distance (width ~ C h^2, §6) until
+    the estimate has settled (the likely error of that end's estimate, :func:`_spread`, within
+    :data:`DECISION_SETTLED` of the distance); then at the distance less twice that error (between
+    DECISION_MARGIN and :data:`DECISION_MARGIN_SETTLED` of it)."""
     t, cu, cl = _estimate(lows, ups)
     dg = float(delta_g)  # float ok: a grid choice only
     side = "upper" if t < dg else "lower"
@@ -431,8 +429,6 @@ def _plan_side(lows: Ends, ups: Ends, delta_g: Fraction, h: Fraction) -> tuple[s
     factor = math.sqrt(margin * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
     if len(lows) < 2 or len(ups) < 2:
         return "both", factor
-    if not settled:
-        factor = max(factor, 1 / DECISION_STEP)
     return side, factor
 
 
@@ -460,21 +456,31 @@ def aligned_grid(h: Fraction, eps_g: Fraction) -> Fraction:
 
 
 def _predicted_cost(costs: list[tuple[float, float]], cost: float, h: Fraction, h_new: Fraction,  # float ok: seconds
-                    one_side: bool, same: bool) -> float:  # float ok: a prediction only
-    """Seconds predicted for a decision's next grid: a line in 1/h through the last two grids when they
-    powered the same sides (measured: a grid's cost is a fixed part plus one proportional to 1/h,
-    e.g. 0.78 s at h = 1/537 and 1.24 s at 1/2231 on a mixture), else the last grid's cost scaled by
-    ``(h / h_new)^1.1`` (three quarters of it when one side is left).  A choice only: it decides when a
-    decision gives up before its deadline.
+                    fewer: bool) -> float:  # float ok: a prediction only
+    """Seconds predicted for a decision's next grid: a line in 1/h through the last two grids
+    (measured: a grid's cost is a fixed part plus one proportional to 1/h, e.g. 1.15 s at h = 1/3233
+    and 2.6 s at 1/11393 on a mixture, 0.30 s at 1/1080 and 0.91 s at 1/11985 on DP-SGD, where the
+    last grid's cost times ``(h / h_new)^1.1`` said 3.2 s), times 3/4 when the next grid powers
+    fewer sides (``fewer``); the last grid's cost times ``(h / h_new)^1.1`` with one grid alone.  A
+    choice only: it decides when a decision gives up before its deadline.
 
-    >>> round(_predicted_cost([(100.0, 1.0)], 2.0, Fraction(1, 200), Fraction(1, 400), True, True), 6)
+    >>> round(_predicted_cost([(100.0, 1.0)], 2.0, Fraction(1, 200), Fraction(1, 400), False), 6)
     4.0
+    >>> round(_predicted_cost([(100.0, 1.0)], 2.0, Fraction(1, 200), Fraction(1, 400), True), 6)
+    3.0
     """
     n, n_new = float(1 / h), float(1 / h_new)  # float ok: a prediction only
-    if same and costs and costs[-1][0] < n:
+    if costs and costs[-1][0] < n:
         slope = max((cost - costs[-1][1]) / (n - costs[-1][0]), 0.0)
-        return max(cost + slope * (n_new - n), cost)
-    return cost * (n_new / n) ** 1.1 * (0.75 if one_side else 1.0)
+        need = max(cost + slope * (n_new - n), cost)
+    else:
+        need = cost * (n_new / n) ** 1.1
+    return need * (0.75 if fewer else 1.0)
+
+
+#: a decision gives up before its deadline only when the next grid is predicted to need more than this
+#: many times the time left (the prediction is rough; a grid started is stopped at the deadline anyway)
+GIVE_UP_FACTOR = 2
 
 
 def _decision_bytes(pl: Plan, h: Fraction, prec: int, window: float, n_orders: int) -> float:  # float ok: a prediction
@@ -553,12 +559,22 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
     docs/pld.md §6, §8).  The answer is "undecided" (``UNDECIDED_WHY`` says why) when the next grid is
     predicted past the deadline or past the memory bound.
     """
-    from exactdp.engines.pld.fftcompose import order_delta_bounds
-    from exactdp.engines.pld.refine import DECISION_DIGITS, UNDECIDED_WHY
-
     groups = decision_groups(comp)
     if groups is None:
         raise ValueError("fft_decision: not k copies of one continuous mechanism")
+    # the deadline also stops a grid that runs past it (every grid ticks): a decision tries a grid
+    # predicted to fit within GIVE_UP_FACTOR times the time left
+    left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+    with progress.task("float FFT decision", max_seconds=left):
+        return _decide_at_claim(comp, groups, eps_g, delta_g, deadline)
+
+
+def _decide_at_claim(comp: Composition, groups: list[tuple[LossModel, int]], eps_g: Fraction, delta_g: Fraction,
+                     deadline: float | None) -> tuple[str, Fraction, Fraction]:  # float ok: a clock time
+    """:func:`fft_decision`'s refinement, inside its task."""
+    from exactdp.engines.pld.fftcompose import order_delta_bounds
+    from exactdp.engines.pld.refine import DECISION_DIGITS, UNDECIDED_WHY
+
     pl = plan(comp)
     scale = max(delta_g, Fraction(1, 10**30))
     digits = DECISION_DIGITS
@@ -571,7 +587,7 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
     sides = ["both"] * n
     open_ = list(range(n))            # the orders not yet certified <= delta_g
     aim = 1e-3                        # float ok: the relative distance the windows are sized for
-    costs: list[tuple[float, float, tuple]] = []  # float ok: (1/h, seconds, what was powered) of each grid
+    costs: list[tuple[float, float]] = []  # float ok: (1/h, seconds) of each grid
 
     def answer(v: str) -> tuple[str, Fraction, Fraction]:
         return v, max(lo_o), max(hi_o)
@@ -614,17 +630,17 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
         h_new = aligned_grid(h * Fraction(factor).limit_denominator(1000), eps_g)
         if h_new >= h:
             h_new = aligned_grid(Fraction(1, math.ceil(1 / h) + 1), eps_g)
-        one_side = all(sides[i] != "both" for i in open_)
-        powering = tuple((i, sides[i]) for i in open_)
-        need = _predicted_cost([c[:2] for c in costs], cost, h, h_new, one_side,
-                               bool(costs) and costs[-1][2] == built_as == powering)
-        costs.append((float(1 / h), cost, built_as))  # float ok: a prediction only
+        # the next grid powers fewer FFTs than the last: one side where both were, or fewer orders
+        fewer = (sum(s_ != "both" for _, s_ in built_as) < sum(sides[i] != "both" for i in open_)
+                 or len(open_) < len(built_as))
+        need = _predicted_cost(costs, cost, h, h_new, fewer)
+        costs.append((float(1 / h), cost))  # float ok: a prediction only
         grown = window * float(h / h_new)  # float ok: a prediction only
         if _decision_bytes(pl, h_new, prec_for(digits, scale), grown, len(open_)) > memory.available():
             UNDECIDED_WHY.set("the next grid would pass the memory bound (--max-memory)")
             return answer("undecided")
-        if deadline is not None and time.monotonic() + need > deadline:
-            left = max(deadline - time.monotonic(), 0.0)
+        left = max(deadline - time.monotonic(), 0.0) if deadline is not None else math.inf
+        if need > GIVE_UP_FACTOR * left:
             UNDECIDED_WHY.set(f"the time budget ran out (the next grid needs about {need:.0f} s, with {left:.0f} s left)")
             return answer("undecided")
         h = h_new
