@@ -567,7 +567,13 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
     # predicted to fit within GIVE_UP_FACTOR times the time left
     left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
     with progress.task("float FFT decision", max_seconds=left):
-        return _decide_at_claim(comp, groups, eps_g, delta_g, deadline)
+        try:
+            return _decide_at_claim(comp, groups, eps_g, delta_g, deadline)
+        except TimeBudgetError:  # the backstop alarm between two grids: the trivial bracket, never a guess
+            from exactdp.engines.pld.refine import UNDECIDED_WHY
+
+            UNDECIDED_WHY.set("the time budget ran out")
+            return "undecided", Fraction(0), Fraction(1)
 
 
 def _decide_at_claim(comp: Composition, groups: list[tuple[LossModel, int]], eps_g: Fraction, delta_g: Fraction,
