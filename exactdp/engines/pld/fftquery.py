@@ -32,7 +32,7 @@ from exactdp.model.mechanisms import Gaussian, MixtureOfGaussians, PoissonSample
 if TYPE_CHECKING:  # numpy is imported only when the path runs (exactdp stays light to import)
     from exactdp.engines.pld.fftcompose import FftOrder
 
-__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "decision_groups", "fft_decision", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
+__all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "aligned_grid", "decision_groups", "fft_decision", "fft_delta", "fft_epsilon", "fft_groups", "fft_path"]
 
 ALGORITHM_FFT = "pld-fft"
 #: the least number of copies the FFT path takes: below it the exact products are cheap
@@ -332,6 +332,12 @@ DECISION_FIRST_AIM = 1e-2
 DECISION_MARGIN = 0.5
 #: the most a decision's grid is refined in one step once both ends were measured on two grids
 DECISION_MAX_STEP = 16
+#: an estimate of delta(eps_g) has settled when its likely error (``_spread``) is at most this share of
+#: the estimated distance: the next grid then aims its error at the distance less twice that error
+DECISION_SETTLED = 0.25
+#: the largest share of the distance a settled estimate aims the next grid's error at (the estimate
+#: of delta(eps_g) and the constant C are then good to a few per cent: measured on DP-SGD and mixtures)
+DECISION_MARGIN_SETTLED = 0.8
 
 #: one end's history of one order: (h, the end on that grid, not intersected)
 Ends = list[tuple[Fraction, Fraction]]
@@ -383,19 +389,98 @@ def _estimate(lows: Ends, ups: Ends) -> tuple[float, float, float]:  # float ok:
     return t, cu, cl
 
 
+def _spread(ends: Ends) -> float | None:  # float ok: a grid choice only
+    """The likely error of one end's last Richardson estimate of delta(eps_g): the distance between its
+    last two estimates (from its last three grids, two pairs) over ``r^2 - 1``, r the last step's ratio
+    of h (an estimate error at least second order in h: the errors of aligned grids were measured to
+    shrink faster still, 100x-300x a 4x step); None with fewer grids.
+
+    >>> _spread([(Fraction(1), Fraction(12)), (Fraction(1, 2), Fraction(6)), (Fraction(1, 4), Fraction(9, 2))])
+    0.0
+    >>> _spread([(Fraction(1, 2), Fraction(6)), (Fraction(1, 4), Fraction(9, 2))]) is None
+    True
+    """
+    if len(ends) < 3:
+        return None
+    a, b = _richardson(ends[-3:-1]), _richardson(ends[-2:])
+    if a is None or b is None:
+        return None
+    r = float(ends[-2][0] / ends[-1][0])  # float ok: a grid choice only
+    return abs(a[0] - b[0]) / max(r * r - 1, 1e-3)
+
+
 def _plan_side(lows: Ends, ups: Ends, delta_g: Fraction, h: Fraction) -> tuple[str, float]:  # float ok: a grid choice only
     """(the side to power next, the next h over ``h``) for one undecided order: until each end has two
     grids both; then the end predicted to cross delta_g (upper when delta(eps_g) is estimated below it),
-    its error aimed at :data:`DECISION_MARGIN` of the estimated distance (width ~ C h^2, §6)."""
+    its error aimed at :data:`DECISION_MARGIN` of the estimated distance (width ~ C h^2, §6) until
+    the estimate has settled (the likely error of that end's estimate, :func:`_spread`, within
+    :data:`DECISION_SETTLED` of the distance); then at the distance less twice that error (between
+    DECISION_MARGIN and :data:`DECISION_MARGIN_SETTLED` of it)."""
     t, cu, cl = _estimate(lows, ups)
     dg = float(delta_g)  # float ok: a grid choice only
     side = "upper" if t < dg else "lower"
     c = cu if side == "upper" else cl
     dist = abs(t - dg)  # a tie (dist near 0) is refined by 1/16 of h at most a grid (fft_decision)
-    factor = math.sqrt(DECISION_MARGIN * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
+    margin = DECISION_MARGIN
+    spread = _spread(ups if side == "upper" else lows) if len(lows) >= 2 and len(ups) >= 2 else None
+    settled = spread is not None and spread <= DECISION_SETTLED * dist
+    if settled:  # the estimate is good to the spread: aim the error at the rest of the distance, less a margin
+        margin = min(max(1 - 2 * spread / dist, DECISION_MARGIN), DECISION_MARGIN_SETTLED)  # type: ignore[operator]
+    factor = math.sqrt(margin * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
     if len(lows) < 2 or len(ups) < 2:
         return "both", factor
     return side, factor
+
+
+#: the most grids :func:`aligned_grid` tries beyond the first
+ALIGN_TRIES = 1024
+
+
+def aligned_grid(h: Fraction, eps_g: Fraction) -> Fraction:
+    """The grid ``1/N`` with N in ``[ceil(1/h), ceil(1/h) (1 + 1/16)]`` (at most :data:`ALIGN_TRIES`
+    more than the first) that puts eps_g nearest the middle of a cell (``eps_g N mod 1`` nearest 1/2).
+
+    The error of either end at eps_g is ``C h^2`` plus a term that depends on where eps_g falls in its
+    cell (measured on 100 x mog(2, 0/1/2, 0.5/0.25/0.25): the Richardson estimates of delta(eps_g) from
+    two grids scatter by 6e-6 of delta at h = 1/183 on arbitrary grids, by 2e-8 on aligned ones);
+    on grids that keep that place fixed the estimates that choose the decision's grids are sharp from
+    coarse grids on.  A choice only: every grid is sound (docs/pld.md §12.7).
+
+    >>> aligned_grid(Fraction(1, 100), Fraction(1, 4))   # 102 / 4 = 25.5
+    Fraction(1, 102)
+    """
+    n0 = max(math.ceil(1 / h), 1)
+    half = Fraction(1, 2)
+    top = n0 + min(n0 // 16, ALIGN_TRIES)
+    return Fraction(1, min(range(n0, top + 1), key=lambda n: (abs(eps_g * n % 1 - half), n)))
+
+
+def _predicted_cost(costs: list[tuple[float, float]], cost: float, h: Fraction, h_new: Fraction,  # float ok: seconds
+                    fewer: bool) -> float:  # float ok: a prediction only
+    """Seconds predicted for a decision's next grid: a line in 1/h through the last two grids
+    (measured: a grid's cost is a fixed part plus one proportional to 1/h, e.g. 1.15 s at h = 1/3233
+    and 2.6 s at 1/11393 on a mixture, 0.30 s at 1/1080 and 0.91 s at 1/11985 on DP-SGD, where the
+    last grid's cost times ``(h / h_new)^1.1`` said 3.2 s), times 3/4 when the next grid powers
+    fewer sides (``fewer``); the last grid's cost times ``(h / h_new)^1.1`` with one grid alone.  A
+    choice only: it decides when a decision gives up before its deadline.
+
+    >>> round(_predicted_cost([(100.0, 1.0)], 2.0, Fraction(1, 200), Fraction(1, 400), False), 6)
+    4.0
+    >>> round(_predicted_cost([(100.0, 1.0)], 2.0, Fraction(1, 200), Fraction(1, 400), True), 6)
+    3.0
+    """
+    n, n_new = float(1 / h), float(1 / h_new)  # float ok: a prediction only
+    if costs and costs[-1][0] < n:
+        slope = max((cost - costs[-1][1]) / (n - costs[-1][0]), 0.0)
+        need = max(cost + slope * (n_new - n), cost)
+    else:
+        need = cost * (n_new / n) ** 1.1
+    return need * (0.75 if fewer else 1.0)
+
+
+#: a decision gives up before its deadline only when the next grid is predicted to need more than this
+#: many times the time left (the prediction is rough; a grid started is stopped at the deadline anyway)
+GIVE_UP_FACTOR = 2
 
 
 def _decision_bytes(pl: Plan, h: Fraction, prec: int, window: float, n_orders: int) -> float:  # float ok: a prediction
@@ -415,7 +500,8 @@ def decision_groups(comp: Composition) -> list[tuple[LossModel, int]] | None:
     A decision near the optimum needs a fine grid at one claim, where the FFT path is measured much
     faster than the exact products for the mixture too (100 x mog(sigma 2, sensitivities 0/1/2, probs
     0.5/0.25/0.25) at delta_g 1e-5: the claim 26.6807 in 0.70 s against 4.1 s of CPU; dp_accounting's
-    26.680637252090897 in 15 s, where the exact products were undecided after 110 s); a claim far
+    26.680637252090897 in 4.5 s (15 s before the mixture's Taylor edges and aligned grids, docs/pld.md
+    §12.7-§12.8), where the exact products were undecided after 110 s); a claim far
     from it costs both paths a fraction of a second (0.23 s against 0.04 s at 27).
 
     >>> decision_groups(Composition.of(["mog:sigma=2,sensitivities=0/1/2,probs=0.5/0.25/0.25,count=100"])) is not None
@@ -474,16 +560,32 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
     docs/pld.md §6, §8).  The answer is "undecided" (``UNDECIDED_WHY`` says why) when the next grid is
     predicted past the deadline or past the memory bound.
     """
-    from exactdp.engines.pld.fftcompose import order_delta_bounds
-    from exactdp.engines.pld.refine import DECISION_DIGITS, UNDECIDED_WHY
-
     groups = decision_groups(comp)
     if groups is None:
         raise ValueError("fft_decision: not k copies of one continuous mechanism")
+    # the deadline also stops a grid that runs past it (every grid ticks): a decision tries a grid
+    # predicted to fit within GIVE_UP_FACTOR times the time left
+    left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+    with progress.task("float FFT decision", max_seconds=left):
+        try:
+            return _decide_at_claim(comp, groups, eps_g, delta_g, deadline)
+        except TimeBudgetError:  # the backstop alarm between two grids: the trivial bracket, never a guess
+            from exactdp.engines.pld.refine import UNDECIDED_WHY
+
+            UNDECIDED_WHY.set("the time budget ran out")
+            return "undecided", Fraction(0), Fraction(1)
+
+
+def _decide_at_claim(comp: Composition, groups: list[tuple[LossModel, int]], eps_g: Fraction, delta_g: Fraction,
+                     deadline: float | None) -> tuple[str, Fraction, Fraction]:  # float ok: a clock time
+    """:func:`fft_decision`'s refinement, inside its task."""
+    from exactdp.engines.pld.fftcompose import order_delta_bounds
+    from exactdp.engines.pld.refine import DECISION_DIGITS, UNDECIDED_WHY
+
     pl = plan(comp)
     scale = max(delta_g, Fraction(1, 10**30))
     digits = DECISION_DIGITS
-    h = _first_grid(pl, DECISION_FIRST_AIM)
+    h = aligned_grid(_first_grid(pl, DECISION_FIRST_AIM), eps_g)
     n = len(groups)
     lo_o = [Fraction(0)] * n          # each order's certified bracket, intersected over the grids
     hi_o = [Fraction(1)] * n
@@ -492,6 +594,7 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
     sides = ["both"] * n
     open_ = list(range(n))            # the orders not yet certified <= delta_g
     aim = 1e-3                        # float ok: the relative distance the windows are sized for
+    costs: list[tuple[float, float]] = []  # float ok: (1/h, seconds) of each grid
 
     def answer(v: str) -> tuple[str, Fraction, Fraction]:
         return v, max(lo_o), max(hi_o)
@@ -501,6 +604,7 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
         prec, tau = prec_for(digits, scale), tau_for(digits, scale, 4 * n)
         progress.tick(f"float FFT grid 1/{float(1 / h):.4g} at the claim")  # float ok: a message
         window = 0
+        built_as = tuple((i, sides[i]) for i in open_)
         try:
             for i in open_:
                 fo, built = _order_at(groups[i], h, tau, prec, eps_g, aim, sides[i])
@@ -530,17 +634,20 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
         factor = min(max(min(f for _, f in plans.values()), 1 / 4 if first else 1 / DECISION_MAX_STEP), 0.7)
         est = min(abs(_estimate(lows[i], ups[i])[0] - float(delta_g)) for i in open_)  # float ok: windows
         aim = min(max(est / float(scale) / 10, 1e-15), 1e-3)  # float ok: the windows' choice only
-        h_new = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
+        h_new = aligned_grid(h * Fraction(factor).limit_denominator(1000), eps_g)
         if h_new >= h:
-            h_new = Fraction(1, math.ceil(1 / h) + 1)
-        one_side = all(sides[i] != "both" for i in open_)
-        need = cost * float(h / h_new) ** 1.1 * (0.75 if one_side else 1.0)  # float ok: a prediction only
+            h_new = aligned_grid(Fraction(1, math.ceil(1 / h) + 1), eps_g)
+        # the next grid powers fewer FFTs than the last: one side where both were, or fewer orders
+        fewer = (sum(s_ != "both" for _, s_ in built_as) < sum(sides[i] != "both" for i in open_)
+                 or len(open_) < len(built_as))
+        need = _predicted_cost(costs, cost, h, h_new, fewer)
+        costs.append((float(1 / h), cost))  # float ok: a prediction only
         grown = window * float(h / h_new)  # float ok: a prediction only
         if _decision_bytes(pl, h_new, prec_for(digits, scale), grown, len(open_)) > memory.available():
             UNDECIDED_WHY.set("the next grid would pass the memory bound (--max-memory)")
             return answer("undecided")
-        if deadline is not None and time.monotonic() + need > deadline:
-            left = max(deadline - time.monotonic(), 0.0)
+        left = max(deadline - time.monotonic(), 0.0) if deadline is not None else math.inf
+        if need > GIVE_UP_FACTOR * left:
             UNDECIDED_WHY.set(f"the time budget ran out (the next grid needs about {need:.0f} s, with {left:.0f} s left)")
             return answer("undecided")
         h = h_new

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TypeVar
 
-from flint import arb, ctx
+from flint import arb, arb_series, ctx
 
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import arb_of_fraction
@@ -167,6 +167,53 @@ class MixtureLoss:
         return x - g * inv  # the mean value theorem: x* = x - G(x)/G'(xi), 1/G'(xi) in [1/a_max, 1/a_min]
 
     # -- the tails --------------------------------------------------------------------------
+    def cdf_series(self, e: arb_series) -> tuple[arb_series, ...] | None:
+        """The four tails of :meth:`cdf` as power series in the variable of the loss series ``e``
+        (to the context's ``cap``), for the Taylor blocks of the FFT path (docs/pld.md §12.8); None
+        when a loss of ``e``'s constant ball is at or near log p_0 (no root there, or too close).
+
+        With ``e0`` the constant ball, X the ball of every root ``x*(e)``, ``e`` in ``e0`` (:meth:`root`
+        is interval arithmetic, so it encloses them all), the series of ``L(X + y)`` in y has
+        coefficients that enclose ``L_i(x*(e))`` for every such e; its reversion (constant term set to
+        0, linear term ``L' > 0``) then encloses the coefficients of the inverse ``x*(e + t) - x*(e)``,
+        and ``X + Rev(e - e0)`` those of the root as a function of the series' variable.  The tails are
+        Phi of it (``Phi((x* - s_i)/S)`` weighted for P, ``Phi(x*/S)`` for Q), each pair's small side by
+        one erfc series chosen by the constant term (either formula is the same function).
+
+        >>> from flint import ctx
+        >>> mix = MixtureLoss(Fraction(2), (Fraction(0), Fraction(1), Fraction(2)), (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)))
+        >>> with ctx.workprec(80):
+        ...     old, ctx.cap = ctx.cap, 4
+        ...     ser = mix.cdf_series(arb_series([arb(1), arb(1)]))
+        ...     ctx.cap = old
+        ...     quad = mix.cdf(arb(1))
+        >>> all(s.coeffs()[0].overlaps(v) for s, v in zip(ser, quad))
+        True
+        """
+        cs = e.coeffs()
+        try:
+            x0 = self.root(cs[0])
+        except PrecisionError:  # the ball reaches log p_0: no series there
+            return None
+        if x0 is None or not x0.is_finite():
+            return None
+        lines, _, sig, r2, p0, comps = self._consts()
+        y = arb_series([x0, arb(1)])
+        tot = sum(((lp + a * y - b).exp() for lp, a, b in lines[1:]), (lines[0][0] + lines[0][1] * y - lines[0][2]).exp())
+        if self.p0:
+            tot = tot + p0
+        lc = tot.log().coeffs()
+        if len(lc) < 2 or not lc[1] > 0:
+            return None
+        rev = arb_series([arb(0)] + lc[1:]).reversion()
+        x = rev(arb_series([arb(0)] + cs[1:])) + x0
+        qf, qs = _series_sides(x / sig, r2)
+        pf = ps = arb_series([arb(0)])
+        for sa, pa in comps:
+            f, g = _series_sides((x - sa) / sig, r2)
+            pf, ps = pf + pa * f, ps + pa * g
+        return pf, ps, qf, qs
+
     def cdf(self, e: arb) -> Quad:
         """(P(L <= e), P(L > e), Q(L <= e), Q(L > e)), each small side directly."""
         x = self.root(e)
@@ -181,6 +228,16 @@ class MixtureLoss:
             pf += pa * f
             ps += pa * g
         return pf, ps, qf, qs
+
+
+def _series_sides(z: arb_series, r2: arb) -> tuple[arb_series, arb_series]:
+    """:func:`_sides` of a power series z: the small side by one erfc series, chosen by the constant
+    term (either formula is the same function, so any choice holds)."""
+    if z.coeffs()[0] < 0:
+        small = (-z / r2).erfc() / 2
+        return small, 1 - small
+    small = (z / r2).erfc() / 2
+    return 1 - small, small
 
 
 def _sides(z: arb, r2: arb) -> tuple[arb, arb]:
