@@ -8,8 +8,8 @@ Neither mechanism has a computed Rényi divergence; each is dominated (in the ho
 * **the labelled pair's divergence** is exact: the label is seen, so
   ``e^{(alpha-1) D_alpha(P* || Q*)} = sum_j w_j e^{(alpha-1) D_alpha(P_j || Q_j)}``;
 * **hockey-stick dominance implies Rényi dominance**: every f-divergence is an integral of the hockey-stick
-  divergences with a non-negative weight (``D_f(P || Q) = int_0^inf (H_g(P || Q) - (1-g)_+) f''(g) dg``,
-  Liese and Vajda 2006, Thm 11; for ``f(t) = t^alpha`` the weight is ``alpha (alpha-1) g^(alpha-2)``), so a pair
+  divergences with a non-negative weight (``D_f(P || Q) = int_0^inf (H_g(P || Q) - (1-g)_+) f''(g) dg``, derived
+  in docs/rdp.md §7; for ``f(t) = t^alpha`` the weight is ``alpha (alpha-1) g^(alpha-2)``), so a pair
   whose ``H_g`` is at least the mechanism's at every ``g`` has at least its Rényi divergence at every order.
 
 The answer is an enclosure of the BOUND, named :data:`WR_BOUND` or :data:`TRUNC_BOUND` (the ``bound`` key of
