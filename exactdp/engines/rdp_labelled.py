@@ -21,7 +21,7 @@ dataset attains, the lower end of the bracket.
 >>> with ctx.workprec(64):   # M = N = 2: b = (1/4, 1/2, 1/4), (alpha-1) D_alpha(N(j) || N(0)) = j^2 at alpha = 2
 ...     x = with_replacement_divergence(SampledWithReplacement(Gaussian(1), 2, 2), Fraction(2))
 >>> print(x.mid().str(12, radius=False))   # log(1/4 + e/2 + e^4/4)
-2.82865011018
+2.72514841808
 """
 
 from __future__ import annotations
@@ -235,7 +235,7 @@ def attained(m: object) -> object | None:
     >>> print(attained(SampledWithReplacement(Gaussian(1), 2, 2)))
     mog:sigma=1,sensitivities=0/1/2,probs=0.25/0.5/0.25
     >>> print(attained(TruncatedSubsampledGaussian(1, "1/2", 1, 3)))
-    gaussian:sigma=1,q=0.4166666666666666666666666666666666666667
+    gaussian:sigma=1,q=7/24
     """
     if isinstance(m, SampledWithReplacement):
         g = m.mechanism
