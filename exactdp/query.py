@@ -35,7 +35,7 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, parse_digits, parse_eps
 from exactdp.engines.pld import refine
-from exactdp.engines.rdp_wor import is_wbk_bound
+from exactdp.engines.rdp_labelled import is_rdp_bound
 from exactdp.model.composition import Composition, directed
 from exactdp.model.inputs import composition_from_args, mechanisms_from_json
 from exactdp.model.mechanisms import parse_direction
@@ -212,7 +212,7 @@ def run_rdp_query(obj: dict[str, Any], *, default_digits: int = DEFAULT_DIGITS,
         j = enc.to_json(digits)
         row = {"order": format_fraction(parse_order(x)), "lower": j["lower"], "upper": j["upper"],
                "exact": j["exact"], "digits": j["digits"]}
-        if is_wbk_bound(enc.algorithm):  # a bracket: upper is the bound, not the divergence (docs/rdp.md §6)
+        if is_rdp_bound(enc.algorithm):  # a bracket: upper is the bound, not the divergence (docs/rdp.md §6, §7)
             row["bound"] = enc.algorithm
         rows.append(row)
     return _with_id({"query": "rdp", "direction": direction, "inputs": comp.to_inputs(), "orders": rows}, obj)

@@ -20,10 +20,19 @@ from flint import arb
 from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, INF, CountInput, ExactInput, parse_digits, parse_rational
-from exactdp.engines.rdp import DIRECTIONS, composition_divergence_arb, is_infinite, wor_bound_name
+from exactdp.engines.rdp import (
+    DIRECTIONS,
+    composition_bound_name,
+    composition_divergence_arb,
+    is_bounded_group,
+    is_infinite,
+)
+from exactdp.engines.rdp_labelled import attained, bound_of
 from exactdp.engines.rdp_wor import attained_groups
 from exactdp.model.composition import Composition, CompositionInput
 from exactdp.model.mechanisms import Gaussian, PoissonSampled, SampledWithoutReplacement
+from exactdp.model.replacement import SampledWithReplacement
+from exactdp.model.truncation import TruncatedSubsampledGaussian
 
 __all__ = ["parse_order", "rdp_curve"]
 
@@ -62,7 +71,10 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
     computed (docs/rdp.md §6): the lower end is the divergence of a pair a dataset attains, the upper end
     the bound of Wang-Balle-Kasiviswanathan 2019, Thm 9 (``algorithm`` ``"wbk19-thm9"``), for a Gaussian
     its strengthening Thm 27 where that is smaller (``"wbk19-thm27"``; ``"wbk19-thm9+thm27"`` for batches of
-    both kinds); its ``digits`` what the bracket certifies (usually 0 or 1).
+    both kinds); its ``digits`` what the bracket certifies (usually 0 or 1).  So is a composition with a
+    batch drawn with replacement or a truncated subsampled Gaussian (docs/rdp.md §7): the upper end the
+    divergence of the labelled pair that dominates it (``"labelled-thm9.6"``, ``"labelled-thm9.4"``; names
+    of several kinds joined by ``+``).
     """
     c = Composition.of(comp)
     d = parse_digits(digits)
@@ -91,30 +103,55 @@ def rdp_curve(comp: CompositionInput, orders: Sequence[ExactInput], *, digits: C
 
 def is_bounded(comp: Composition) -> bool:
     """Whether the composition's divergence is bracketed by an upper bound rather than computed: it
-    holds a fixed batch without replacement smaller than the dataset (docs/rdp.md §6)."""
-    return any(isinstance(m, SampledWithoutReplacement) and m.gamma < 1 for m, _ in comp.groups)
+    holds a fixed batch without replacement smaller than the dataset (docs/rdp.md §6), a batch drawn with
+    replacement or a truncated subsampled Gaussian (docs/rdp.md §7)."""
+    return any(is_bounded_group(m) for m, _ in comp.groups)
+
+
+def _relation(m: object) -> str | None:
+    """The relation a group's pair of datasets must be neighbouring under (None: either)."""
+    if isinstance(m, (SampledWithoutReplacement, SampledWithReplacement)):
+        return "replace-one"
+    if isinstance(m, (PoissonSampled, TruncatedSubsampledGaussian)):
+        return m.relation
+    return None
+
+
+def _attained(groups: tuple[tuple[object, int], ...]) -> list[tuple[object, int]] | None:
+    """The groups with each bounded one replaced by the pair a dataset attains (docs/rdp.md §6, §7), or
+    None where one has none computed."""
+    out = []
+    for m, n in attained_groups(groups):
+        if bound_of(m) is not None:
+            a = attained(m)
+            if a is None:
+                return None
+            m = a
+        out.append((m, n))
+    return out
 
 
 def _bracket(c: Composition, a: Fraction, d: int, direction: str) -> Enclosure:
-    """[the divergence of a pair the batches attain, the Wang-Balle-Kasiviswanathan bound] at order a."""
+    """[the divergence of a pair the batches attain, the bound (WBK19's, a labelled pair's)] at order a."""
     names: list[str] = []
 
     def bound() -> arb:
         v = composition_divergence_arb(c.groups, a, direction)
-        names.append(wor_bound_name(c.groups, a))  # remembered at this precision: no second evaluation
+        names.append(composition_bound_name(c.groups, a) or "")  # remembered at this precision: no second evaluation
         return v
 
     upper = certify(bound, d)
     name = names[-1]
-    attained = attained_groups(c.groups)
+    pairs = _attained(c.groups)
     lower: Fraction | float  # INF where the attained pair's divergence is infinite
-    if any(isinstance(m, PoissonSampled) and m.relation != "replace-one" for m, _ in c.groups):
+    if len({r for r in (_relation(m) for m, _ in c.groups) if r is not None}) > 1 or pairs is None:
         # a Poisson subsample under add/remove beside a batch (replace-one): no one pair of datasets is
-        # neighbouring under both, so the sum of the attained divergences is attained by none (docs/rdp.md §6)
+        # neighbouring under both, so the sum of the attained divergences is attained by none (docs/rdp.md §6);
+        # or a bounded group whose attained pair's divergence is not computed (docs/rdp.md §7)
         lower = Fraction(0)
     else:
         try:
-            lower = certify(lambda: composition_divergence_arb(attained, a, direction), d).lower
+            lower = certify(lambda: composition_divergence_arb(pairs, a, direction), d).lower
         except InvalidParameterError:  # the attained pair's divergence is not computed (a discrete mechanism's)
             lower = Fraction(0)
     if isinstance(upper.upper, float) or lower == INF:

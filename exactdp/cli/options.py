@@ -97,7 +97,9 @@ def add_composition(p: argparse.ArgumentParser) -> None:
                         "'dgaussian:sigma=S[,sensitivity=D][,q=Q][,count=N]', "
                         "'mog:sigma=S,sensitivities=S1/S2/...,probs=P1/P2/...[,q=Q][,count=N]'; a Gaussian also "
                         "by 'gaussian:mu2=M' or 'gaussian:rho=R'; any kind also takes relation=add-remove|replace-one "
-                        "and sample=M,of=N (a fixed batch without replacement, replace-one)")
+                        "and sample=M,of=N (a fixed batch without replacement, replace-one); gaussian, laplace, "
+                        "dlaplace and dgaussian also sample=M,of=N,with-replacement=true (M draws with replacement, "
+                        "replace-one: an upper bound)")
     g.add_argument("--mechanisms", metavar="FILE",
                    help="UTF-8 file, one mechanism per line: CSV 'eps,delta[,count]' or a SPEC; or JSON "
                         "[[eps, delta, count?] or \"SPEC\", ...]; '-' reads stdin")

@@ -37,14 +37,17 @@ def build_parser() -> argparse.ArgumentParser:
                     "subsamples of Gaussian, Laplace, randomized response and generic pairs, and mixtures of\n"
                     "Gaussians, at every order, in each direction (remove: the mixture first; max: the larger\n"
                     "of the two sums).  A fixed batch without replacement (sample=M,of=N) is bracketed: its\n"
-                    "upper end is the bound of Wang-Balle-Kasiviswanathan 2019 (JSON key \"bound\").  docs/rdp.md.",
+                    "upper end is the bound of Wang-Balle-Kasiviswanathan 2019 (JSON key \"bound\"); so are a\n"
+                    "batch drawn with replacement (with-replacement=true) and the truncated subsampled Gaussian\n"
+                    "(truncate=B): the upper end is their labelled dominating pair's divergence.  docs/rdp.md.",
         epilog=("examples:\n"
                 "  exactdp rdp --mechanism gaussian:sigma=2,count=10 --orders 2,3.5,64\n"
                 "  exactdp rdp --mechanism gaussian:sigma=1,q=0.01,count=1000 --orders 2,8,32 --direction remove --json\n"
                 "  exactdp rdp --mechanism laplace:scale=1 --mechanism rr:eps=1,categories=4 --orders 1.5,2 --digits 12\n"
                 "  exactdp rdp --mechanism gaussian:sigma=1,q=0.01,count=1000 --orders 1.5,2.5,10.5 --digits 20\n"
                 "  exactdp rdp --mechanism mog:sigma=1,sensitivities=0/1/2,probs=0.81/0.18/0.01 --orders 1.5,4 --direction add\n"
-                "  exactdp rdp --mechanism gaussian:sigma=1,sample=600,of=60000,relation=replace-one --orders 2,8,2.5\n\n"
+                "  exactdp rdp --mechanism gaussian:sigma=1,sample=600,of=60000,relation=replace-one --orders 2,8,2.5\n"
+                "  exactdp rdp --mechanism gaussian:sigma=1,q=0.01,truncate=20,of=1000 --orders 2,8 --json\n\n"
                 + EPILOG_NUMBERS),
     )
     add_composition(p)
@@ -77,6 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Rényi divergence ({args.direction}) of {comp}:")
         for r in result["orders"]:
             val = r["exact"] if r["exact"] is not None else f"[{r['lower']}, {r['upper']}]"
-            note = f"  (upper end: the {r['bound']} bound; docs/rdp.md §6)" if "bound" in r else ""
+            sec = "§6, §7" if "labelled" in r.get("bound", "") and "wbk" in r.get("bound", "") else (
+                "§7" if "labelled" in r.get("bound", "") else "§6")
+            note = f"  (upper end: the {r['bound']} bound; docs/rdp.md {sec})" if "bound" in r else ""
             print(f"  order {r['order']:>8}  {val}{note}")
     return 0

@@ -31,7 +31,10 @@ in Arb from exact inputs, so every ball contains the true value (docs/rdp.md §2
   every other order, and the add direction, by Arb's integrator with proved tails (docs/rdp.md §5.6);
 * the mechanism without noise: +inf (``add`` of a subsampled one is refused);
 * k-ary randomized response under replace-special (against the special record's uniform output):
-  the finite sum over its k outputs, each direction (:func:`_special_rr`).
+  the finite sum over its k outputs, each direction (:func:`_special_rr`);
+* a batch drawn with replacement and the truncated subsampled Gaussian: an UPPER BOUND, the divergence of
+  the labelled pair that dominates each (docs/mathematics.md §9, Theorems 9.4 and 9.6;
+  :mod:`exactdp.engines.rdp_labelled`, docs/rdp.md §7), named by :func:`bound_name`.
 
 A mechanism whose divergence is not computed is refused by name, never approximated.
 """
@@ -47,6 +50,13 @@ from flint import arb, ctx
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.discrete_noise import dgauss_rdp, dlaplace_atoms
+from exactdp.engines.rdp_labelled import (
+    bound_of,
+    compose_names,
+    truncated_add_upper,
+    truncated_divergence,
+    with_replacement_divergence,
+)
 from exactdp.engines.rdp_subsampled import (
     gaussian_add_upper,
     gaussian_moment,
@@ -75,10 +85,12 @@ from exactdp.model.mechanisms import (
     RandomizedResponse,
     SampledWithoutReplacement,
 )
+from exactdp.model.replacement import SampledWithReplacement
 from exactdp.model.special import SpecialRandomizedResponse
+from exactdp.model.truncation import TruncatedSubsampledGaussian
 
-__all__ = ["DIRECTIONS", "MAX_MIXTURE_TERMS", "add_upper_arb", "composition_divergence_arb", "divergence_arb",
-           "is_infinite", "without_replacement_bound", "wor_bound_name"]
+__all__ = ["DIRECTIONS", "MAX_MIXTURE_TERMS", "add_upper_arb", "composition_bound_name", "composition_divergence_arb",
+           "divergence_arb", "is_bounded_group", "is_infinite", "without_replacement_bound", "wor_bound_name"]
 
 #: ``remove``: D(P || Q) with P the neighbour holding the record (the mixture, when subsampled);
 #: ``add``: D(Q || P); ``max``: the larger of the two
@@ -196,9 +208,14 @@ def divergence_arb(m: object, alpha: Fraction, direction: str) -> arb:
         return _subsampled(m, alpha, direction)
     if isinstance(m, SampledWithoutReplacement):
         return _without_replacement(m, alpha)
+    if isinstance(m, SampledWithReplacement):  # an upper bound: Theorem 9.6's labelled pair (docs/rdp.md §7)
+        return with_replacement_divergence(m, alpha)
+    if isinstance(m, TruncatedSubsampledGaussian):  # an upper bound: Theorem 9.4's pair (docs/rdp.md §7)
+        return truncated_divergence(m, alpha, direction, _subsampled)
     raise InvalidParameterError(f"mechanism {m!r}: its Rényi divergence is not computed yet (Gaussian, Laplace, "
                                 "discrete Laplace, discrete Gaussian, randomized response, generic pure pairs and their Poisson "
-                                "subsamples and fixed batches, and mixtures of Gaussians are)")
+                                "subsamples and fixed batches, batches with replacement, the truncated subsampled Gaussian, and mixtures of "
+                                "Gaussians are)")
 
 
 def _special_rr(m: SpecialRandomizedResponse, a: arb, direction: str) -> arb:
@@ -257,6 +274,8 @@ def add_upper_arb(m: object, alpha: Fraction) -> arb:
         if isinstance(m.mechanism, Gaussian) and m.mechanism.sigma is not None:
             bound = bound.min(gaussian_add_upper(m.mechanism.mu, m.q, alpha))
         return bound
+    if isinstance(m, TruncatedSubsampledGaussian) and m.relation == "add-remove":
+        return truncated_add_upper(m)
     if isinstance(m, MixtureOfGaussians) and m.sensitivities[0] == 0 and m.probs[0] < 1:
         # P = p_0 Q + (the other components) >= p_0 Q, so Q/P <= 1/p_0 and D_alpha(Q || P) <= -log p_0
         # (docs/rdp.md §2: the same argument as the subsample's -log(1-q))
@@ -344,3 +363,25 @@ def wor_bound_name(groups: Sequence[tuple[object, int]], alpha: Fraction) -> str
     """
     return bound_name([without_replacement_bound(m, alpha)[1] for m, _ in groups
                        if isinstance(m, SampledWithoutReplacement) and m.gamma < 1])
+
+
+def is_bounded_group(m: object) -> bool:
+    """Whether a mechanism's divergence is answered by an upper bound (a named bound, not the divergence):
+    a fixed batch without replacement smaller than the dataset (docs/rdp.md §6), a batch drawn with
+    replacement or the truncated subsampled Gaussian (docs/rdp.md §7)."""
+    return (isinstance(m, SampledWithoutReplacement) and m.gamma < 1) or bound_of(m) is not None
+
+
+def composition_bound_name(groups: Sequence[tuple[object, int]], alpha: Fraction) -> str | None:
+    """The name of the bounds that make the upper end of a composition's divergence at order ``alpha`` (the
+    WBK19 name of its fixed batches, then the labelled pairs', ``+``-joined), or None when it has none.
+
+    >>> composition_bound_name([(SampledWithoutReplacement(Gaussian(2), 6, 60), 3), (Gaussian(1), 2)], Fraction(4))
+    'wbk19-thm27'
+    >>> composition_bound_name([(Gaussian(1), 2)], Fraction(4)) is None
+    True
+    """
+    names = [wor_bound_name(groups, alpha)] if any(isinstance(m, SampledWithoutReplacement) and m.gamma < 1
+                                                   for m, _ in groups) else []
+    names += [n for n in (bound_of(m) for m, _ in groups) if n is not None]
+    return compose_names(names) if names else None

@@ -51,10 +51,9 @@ from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.numbers import MAX_PREC, ExactReal, arb_of_fraction, format_fraction, fraction_of_arb_endpoints
-from exactdp.engines.rdp import composition_divergence_arb, is_infinite, wor_bound_name
+from exactdp.engines.rdp import composition_bound_name, composition_divergence_arb, is_infinite
 from exactdp.engines.rdp_asoodeh import asoodeh_eps_term, asoodeh_logdelta_term
 from exactdp.model.composition import Composition
-from exactdp.model.mechanisms import SampledWithoutReplacement
 
 __all__ = [
     "CONVERSIONS",
@@ -168,8 +167,8 @@ def _certify_min(comp: Composition, orders: Sequence[Fraction] | None, digits: i
             w = min(range(len(ends)), key=lambda i: ends[i][1])  # the smallest upper end, first of equals
             with ctx.workprec(prec):
                 enc = finish(ends, w, target)
-                bound = f", {wor_bound_name(comp.groups, alphas[w])}" if any(
-                    isinstance(m, SampledWithoutReplacement) and m.gamma < 1 for m, _ in comp.groups) else ""
+                named = composition_bound_name(comp.groups, alphas[w])
+                bound = f", {named}" if named is not None else ""
             if enc is not None:
                 return Enclosure(enc.lower, enc.upper, digits, exact=enc.exact,
                                  algorithm=f"{name} (order {format_fraction(alphas[w])}{bound})")

@@ -130,7 +130,20 @@ def _new_relations_rows() -> list[RowSpec]:
     for m in (TRUNCATED[2], WITH_REPLACEMENT[1]):
         rows.append(_row("relations", "epsilon", f"{m},count=10", "0.00001", 2, NEW_RELATION_SOURCE,
                          UPPER + "; ten runs: certified bracket"))
+    for m in WITH_REPLACEMENT_SUMS:  # Theorem 9.6 beyond the Gaussian (issue 27 §3)
+        for dg in ("0.00001", "1e-30"):
+            rows.append(_row("relations", "epsilon", f"{m},count=1", dg, 8, WITH_REPLACEMENT_SUMS_SOURCE, UPPER))
+        rows.append(_row("relations", "delta", f"{m},count=1", "0.5", 8, WITH_REPLACEMENT_SUMS_SOURCE, UPPER))
     return rows
+
+
+# batches drawn with replacement of the other sums (Theorem 9.6: the labelled pair over j of the j-shifted pairs)
+WITH_REPLACEMENT_SUMS = ("laplace:scale=1,sample=10,of=100,with-replacement=true",
+                         "dlaplace:noise=1,sample=10,of=100,with-replacement=true",
+                         "dgaussian:sigma=2,sample=10,of=100,with-replacement=true")
+WITH_REPLACEMENT_SUMS_SOURCE = ("docs/mathematics.md §9, Theorem 9.6 (a Laplace, discrete Laplace or discrete Gaussian "
+                                "sum on a batch drawn with replacement: the labelled pair over j ~ Bin(M, 1/N) of the "
+                                "pairs at sensitivity jD)")
 
 
 def _all_relations_rows() -> list[RowSpec]:

@@ -12,6 +12,8 @@ Events read today: ``GaussianDpEvent``, ``LaplaceDpEvent``, ``DiscreteLaplaceDpE
 dp_accounting 0.6.0, read by that name and those fields), ``RandomizedResponseDpEvent``,
 ``EpsilonDeltaDpEvent``, ``MixtureOfGaussiansDpEvent``, ``PoissonSampledDpEvent`` (around any of
 them), ``SampledWithoutReplacementDpEvent`` (around one of them, replace-one only),
+``SampledWithReplacementDpEvent`` (around a Gaussian, Laplace, discrete Laplace or discrete Gaussian event,
+replace-one only, docs/mathematics.md §9, Theorem 9.6),
 ``SelfComposedDpEvent``, ``ComposedDpEvent`` and ``NoOpDpEvent``; ``TruncatedSubsampledGaussianDpEvent``
 (add/remove or replace-one, docs/mathematics.md §9, Theorem 9.4) and, under dp_accounting's
 ``REPLACE_SPECIAL`` relation (``relation="replace-special"``), ``RandomizedResponseDpEvent`` against the
@@ -419,7 +421,8 @@ def _shared_subsample(name: str) -> InvalidParameterError:
 
 def _wor(ev: Any, relation: str, q: Fraction) -> SampledWithoutReplacement | SampledWithReplacement:
     """A ``SampledWithoutReplacementDpEvent`` or ``SampledWithReplacementDpEvent`` around one mechanism
-    event (replace-one only; with replacement a Gaussian only, docs/mathematics.md §9, Theorem 9.6)."""
+    event (replace-one only; with replacement a Gaussian, Laplace, discrete Laplace or discrete Gaussian only,
+    docs/mathematics.md §9, Theorem 9.6)."""
     name = type(ev).__name__
     if relation != "replace-one":
         raise InvalidParameterError(f"{name} is accounted for under the replace-one relation "

@@ -31,7 +31,7 @@ from exactdp.model.replacement import SampledWithReplacement
 from exactdp.model.special import SpecialRandomizedResponse
 from exactdp.model.truncation import TruncatedSubsampledGaussian
 
-__all__ = ["MECHANISM_KINDS", "ONE_OF", "SYNONYMS", "parse_mechanism_spec", "split_list"]
+__all__ = ["MECHANISM_KINDS", "ONE_OF", "SYNONYMS", "WITH_REPLACEMENT_KINDS", "parse_mechanism_spec", "split_list"]
 
 
 #: the sampling and relation keys every kind takes (docs/mathematics.md §9)
@@ -63,6 +63,9 @@ SYNONYMS: dict[str, dict[str, str]] = {
           "source_dataset_size": "of", "neighboring_relation": "relation"},
 }
 SYNONYMS["gaussian"].update({"truncated_batch_size": "truncate", "dataset_size": "of"})  # dp_accounting's names
+
+#: the kinds that take ``with-replacement=true`` (noisy sums: docs/mathematics.md §9, Theorem 9.6)
+WITH_REPLACEMENT_KINDS = ("gaussian", "laplace", "dlaplace", "dgaussian")
 
 _SPEC_RE = re.compile(r"^\s*(?P<kind>[A-Za-z][A-Za-z_-]*)\s*:(?P<rest>.*)$")
 
@@ -106,7 +109,8 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     On any kind: ``relation=add-remove|replace-one`` (default add-remove; a mechanism's own pair is
     the same under both, its sensitivity stated for the relation in use), ``sample=M,of=N`` (a
     fixed batch of M out of N records without replacement: replace-one), ``with-replacement=true``
-    (a Gaussian's batch of M draws with replacement: Theorem 9.6), ``direction=max|remove|add`` (one order of a Poisson
+    (a Gaussian, Laplace, discrete Laplace or discrete Gaussian sum's batch of M draws with replacement:
+    Theorem 9.6), ``direction=max|remove|add`` (one order of a Poisson
     subsample under add/remove or of a mixture of Gaussians; symmetric mechanisms ignore it); docs/mathematics.md §9.  A Gaussian
     also takes ``q=Q,truncate=B,of=N`` (dp_accounting's truncated subsampled Gaussian, sigma the noise
     multiplier: Theorem 9.4; ``truncated_batch_size`` and ``dataset_size`` are its names), and ``rr``
@@ -179,11 +183,12 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     sample, of = vals.pop("sample", None), vals.pop("of", None)
     wr = vals.pop("with-replacement", None)
     with_repl = wr is not None and wr.strip().lower() not in ("false", "0", "no")
-    if with_repl and (kind != "gaussian" or sample is None or q is not None):
-        raise InvalidParameterError(f"mechanism={spec!r}: with-replacement=true is modelled for a Gaussian on a batch "
-                                    "of sample=M draws from of=N records (no q=), under relation=replace-one "
-                                    "(docs/mathematics.md §9, Theorem 9.6); use sample=M,of=N without replacement "
-                                    "or q=Q otherwise")
+    if with_repl and (kind not in WITH_REPLACEMENT_KINDS or sample is None or q is not None):
+        raise InvalidParameterError(f"mechanism={spec!r}: with-replacement=true is modelled for a Gaussian, Laplace, "
+                                    "discrete Laplace or discrete Gaussian sum on a batch of sample=M draws from of=N "
+                                    "records (no q=), under relation=replace-one (docs/mathematics.md §9, Theorem "
+                                    "9.6; for any other mechanism a record drawn j times is a group of j); use "
+                                    "sample=M,of=N without replacement or q=Q otherwise")
     if (sample is None) != (of is None):
         raise InvalidParameterError(f"mechanism={spec!r}: a fixed-size batch needs both sample=M and of=N")
     if sample is not None and q is not None:

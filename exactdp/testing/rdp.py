@@ -32,7 +32,7 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import exact_floats, format_fraction, parse_digits
 from exactdp.engines.rdp import DIRECTIONS
-from exactdp.engines.rdp_wor import is_wbk_bound
+from exactdp.engines.rdp_labelled import is_rdp_bound
 from exactdp.model.composition import Composition
 from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError, raise_failures
 from exactdp.testing.judge import FP_ULPS, ulp_of_claim
@@ -253,12 +253,12 @@ def judge_rdp(
         v = _verdict(claim, enc, fp)
         if v is not None:
             return RdpJudgement(v, comp, a, direction, claim, enc, bound, "")
-        if is_wbk_bound(enc.algorithm):  # a bracket that more digits do not narrow (docs/rdp.md §6)
+        if is_rdp_bound(enc.algorithm):  # a bracket that more digits do not narrow (docs/rdp.md §6, §7)
             return RdpJudgement("undecided", comp, a, direction, claim, enc, bound,
-                                "the reported value lies between the divergence of a pair the fixed batches attain "
-                                f"and the {enc.algorithm} upper bound (Wang-Balle-Kasiviswanathan 2019): the "
-                                "divergence of sampling without replacement is not computed, so nothing between "
-                                "them is called sound or unsound")
+                                "the reported value lies between the divergence of a pair the batches attain "
+                                f"and the {enc.algorithm} upper bound ({_bound_source(enc.algorithm or '')}): the "
+                                "divergence itself is not computed, so nothing between them is called sound or "
+                                "unsound")
         if enc.exact is not None or enc.digits * 2 > _MAX_DIGITS or time.monotonic() - start > budget:
             return RdpJudgement("undecided", comp, a, direction, claim, enc, bound,
                                 f"the reported value lies inside the certified enclosure at {enc.digits} digits and "
@@ -361,3 +361,13 @@ def parse_order_list(orders: Any) -> list[Fraction]:
         raise InvalidParameterError(f"orders={short_repr(orders)} must be a list of orders > 1")
     return [parse_reported_order(o) for o in orders]
 
+
+
+def _bound_source(name: str) -> str:
+    """Where a bracket's upper bound comes from, for a judgement's reason."""
+    out = []
+    if "wbk19" in name:
+        out.append("Wang-Balle-Kasiviswanathan 2019")
+    if "labelled" in name:
+        out.append("the labelled dominating pair, docs/mathematics.md §9, docs/rdp.md §7")
+    return "; ".join(out)

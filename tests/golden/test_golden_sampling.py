@@ -11,7 +11,9 @@ from exactdp's models:
   replace-one: the diluted pair (Theorem 9.2) of (N(2/s), N(0)) at rate (1-t) q + t g;
 * a Gaussian batch drawn with replacement (Theorem 9.6): sum_j b_j delta_{jD/S} + b_0 (1 - e^eps)_+,
   and k runs exactly as the sum over the label vectors (a multinomial over how many runs drew j), since
-  labelled Gaussians compose to the Gaussian of mu^2 = sum mu_j^2;
+  labelled Gaussians compose to the Gaussian of mu^2 = sum mu_j^2; the Laplace, discrete Laplace and discrete
+  Gaussian sums the same with each label's pair at sensitivity jD (the Laplace's closed form, the discrete
+  laws summed over the integers);
 * ten runs of the truncated Gaussian: between one run's eps at delta_g and basic composition of ten runs
   at delta_g/10 (Dwork-Roth Thm 3.16), both from the one-run reference.
 """
@@ -113,9 +115,48 @@ def with_replacement(s: mpmath.mpf, d: mpmath.mpf, m: int, n: int, k: int) -> Fn
     return lambda e: mpmath.fsum(w * gauss(mu, e) for w, mu in terms)
 
 
+# -- Theorem 9.6 beyond the Gaussian: the Laplace, discrete Laplace and discrete Gaussian sums (one run) -------
+
+def shifted_delta(kind: str, p: dict[str, str], shift: int) -> Fn:
+    """H_{e^e} of the pair at ``shift`` times the sensitivity: the Laplace's closed form
+    1 - e^{(e - eps_j)/2} on [0, eps_j]; the discrete laws summed over the integers (the rest < 1e-45)."""
+    if kind == "laplace":
+        eps_j = shift * M(p.get("sensitivity", "1")) / M(p["scale"])
+        return lambda e: max(mpmath.mpf(0), 1 - mpmath.exp((e - eps_j) / 2))
+    s = shift * int(p.get("sensitivity", "1"))
+    if kind == "dlaplace":
+        a = M(p["noise"])
+        reach = int(110 / a) + 10
+        c = (1 - mpmath.exp(-a)) / (1 + mpmath.exp(-a))
+        pmf = [c * mpmath.exp(-a * abs(x)) for x in range(-reach - s, reach + s + 1)]
+    else:
+        sg = M(p["sigma"])
+        reach = int(16 * sg) + 10
+        w = [mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * sg * sg)) for x in range(-reach - s, reach + s + 1)]
+        z = mpmath.fsum(w)
+        pmf = [x / z for x in w]
+    off = reach + s  # pmf[x + off] is the mass at x
+
+    def delta(e: mpmath.mpf) -> mpmath.mpf:
+        a_ = mpmath.exp(e)
+        return mpmath.fsum(max(mpmath.mpf(0), pmf[x - s + off] - a_ * pmf[x + off]) for x in range(-reach, reach + 1))
+    return delta
+
+
+def with_replacement_sum(kind: str, p: dict[str, str]) -> Fn:
+    m, n = int(p["sample"]), int(p["of"])
+    q = mpmath.mpf(1) / n
+    b = [comb(m, j) * q ** j * (1 - q) ** (m - j) for j in range(m + 1)]
+    parts = [(b[j], shifted_delta(kind, p, j)) for j in range(1, m + 1)]
+    return lambda e: b[0] * max(mpmath.mpf(0), 1 - mpmath.exp(e)) + mpmath.fsum(w * d(e) for w, d in parts)
+
+
 def reference(row: dict[str, str], k: int | None = None) -> Fn:
     kind, p = spec_params(row)
     k = int(p.get("count", "1")) if k is None else k
+    if kind in ("laplace", "dlaplace", "dgaussian"):
+        assert k == 1
+        return with_replacement_sum(kind, p)
     if kind == "rr":
         return special_rr(M(p["eps"]), int(p.get("categories", "2")), k)
     s = M(p["sigma"])
@@ -145,8 +186,9 @@ def rows_of() -> list[dict[str, str]]:
 @needs_tables
 def test_the_newest_rows_are_there() -> None:
     rows = rows_of()
-    assert len(rows) == 35
+    assert len(rows) == 44
     kinds = {n: [r for r in rows if n in r["mechanisms"]] for n in NEWEST}
+    assert {spec_params(r)[0] for r in kinds["with-replacement="]} == {"gaussian", "laplace", "dlaplace", "dgaussian"}
     assert {k_of(r) for r in kinds["relation=replace-special"]} == {1, 2}
     assert {k_of(r) for r in kinds["truncate="]} == {1, 10} == {k_of(r) for r in kinds["with-replacement="]}
     assert min(M(r["at"]) for r in kinds["relation=replace-special"] if r["query"] == "epsilon") == M("1e-30")
@@ -157,7 +199,7 @@ def test_the_newest_rows_are_there() -> None:
 @needs_tables
 def test_every_newest_row_but_ten_truncated_runs() -> None:
     rows = [r for r in rows_of() if not ("truncate=" in r["mechanisms"] and k_of(r) > 1)]
-    assert len(rows) == 34
+    assert len(rows) == 43
     for r in rows:
         check_row(r)
 
@@ -187,7 +229,8 @@ def test_the_check_fails_on_a_wrong_newest_row() -> None:
     rows = [r for r in rows_of() if M(r["lower"]) > 0]
     picks = [next(r for r in rows if n in r["mechanisms"] and k_of(r) == k) for n, k in
              (("relation=replace-special", 1), ("relation=replace-special", 2), ("truncate=", 1),
-              ("relation=replace-one", 1), ("with-replacement=", 1), ("with-replacement=", 10))]
+              ("relation=replace-one", 1), ("with-replacement=", 1), ("with-replacement=", 10),
+              ("laplace:", 1), ("dlaplace:", 1), ("dgaussian:", 1))]
     assert {r["query"] for r in picks} >= {"epsilon"}
     picks.append(next(r for r in rows if r["query"] == "delta" and "truncate=" in r["mechanisms"]))
     for r in picks:

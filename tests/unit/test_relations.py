@@ -227,7 +227,7 @@ def test_spec_round_trip(spec: str) -> None:
     ("gaussian:sigma=1,sample=6,of=5", "must be at most of"),
     ("gaussian:sigma=1,sample=2", "needs both sample=M and of=N"),
     ("gaussian:sigma=1,sample=2,of=5,relation=add-remove", "replace-one only"),
-    ("gaussian:sigma=1,q=0.5,with-replacement=true", "with-replacement=true is modelled for a Gaussian on a batch"),
+    ("gaussian:sigma=1,q=0.5,with-replacement=true", "with-replacement=true is modelled for a Gaussian, Laplace"),
     ("gaussian:sigma=1,relation=replace-some", "must be one of add-remove, replace-one"),
     ("gaussian:sigma=1,q=0.1,sample=1,of=3", "one sampling scheme"),
 ])

@@ -398,8 +398,8 @@ def test_with_replacement_specs_events_and_refusals() -> None:
     spec = "gaussian:sigma=1,sensitivity=2,sample=256,of=60000,with-replacement=true"
     m, _ = parse_mechanism_spec(spec)
     assert m == SampledWithReplacement(Gaussian(1, 2), 256, 60000) and str(m) == spec
-    for bad, needle in (("laplace:scale=1,sample=2,of=3,with-replacement=true", "modelled for a Gaussian"),
-                        ("gaussian:sigma=1,q=0.5,with-replacement=true", "modelled for a Gaussian"),
+    for bad, needle in (("rr:eps=1,sample=2,of=3,with-replacement=true", "modelled for a Gaussian, Laplace"),
+                        ("gaussian:sigma=1,q=0.5,with-replacement=true", "modelled for a Gaussian, Laplace"),
                         ("gaussian:sigma=1,sample=2,of=3,with-replacement=true,relation=add-remove", "replace-one only")):
         with pytest.raises(InvalidParameterError, match=needle):
             parse_mechanism_spec(bad)

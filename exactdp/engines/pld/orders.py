@@ -37,7 +37,7 @@ from exactdp.model.mechanisms import (
     RandomizedResponse,
     SampledWithoutReplacement,
 )
-from exactdp.model.replacement import SampledWithReplacement, replacement_weights
+from exactdp.model.replacement import SampledWithReplacement, replacement_weights, shifted
 from exactdp.model.special import SpecialRandomizedResponse
 from exactdp.model.truncation import TruncatedSubsampledGaussian, truncation_weight_ints
 
@@ -159,17 +159,29 @@ def _truncated(m: TruncatedSubsampledGaussian) -> Orders:
 
 
 def _with_replacement(m: SampledWithReplacement) -> LossModel:
-    """The labelled mixture over the draws count j ~ Bin(M, 1/N) of the Gaussian pairs at j times the
-    sensitivity, the tail beyond the cut the pair without noise (docs/mathematics.md §9, Theorem 9.6)."""
-    g = m.mechanism
+    """The labelled mixture over the draws count j ~ Bin(M, 1/N) of the inner mechanism's pairs at j times
+    its sensitivity (Gaussian, Laplace, discrete Laplace, discrete Gaussian), the tail beyond the cut the
+    pair without noise (docs/mathematics.md §9, Theorem 9.6)."""
     ws = replacement_weights(m)
     parts: list[tuple[tuple[int, int], LossModel]] = []
     for j, w in enumerate(ws):
         if w:
-            pair: LossModel = (GenericPair(ExactReal.rational(Fraction(0)), Fraction(0)) if j == 0 else
-                               GaussianPair(j * g.mu) if g.sigma is not None else GaussianPair(mu2=j * j * g.mu2))
+            pair = GenericPair(ExactReal.rational(Fraction(0)), Fraction(0)) if j == 0 else _base_pair(shifted(m, j))
             parts.append(((w.numerator, w.denominator), pair))
     rest = 1 - sum(ws, Fraction(0))
     if rest:
         parts.append(((rest.numerator, rest.denominator), NonPrivatePair()))
     return Labelled(tuple(parts))
+
+
+def _base_pair(m: object) -> LossModel:
+    """The pair of one of the sums a batch with replacement takes (Theorem 9.6)."""
+    if isinstance(m, Gaussian):
+        return GaussianPair(m.mu) if m.sigma is not None else GaussianPair(mu2=m.mu2)
+    if isinstance(m, Laplace):
+        return LaplacePair(m.eps)
+    if isinstance(m, DiscreteLaplace):
+        return DiscreteLaplacePair(m.noise, m.sensitivity)
+    if isinstance(m, DiscreteGaussian):
+        return DiscreteGaussianPair(m.sigma, m.sensitivity)
+    raise InvalidParameterError(f"{m!r}: not a sum a batch with replacement takes")
