@@ -13,7 +13,8 @@ from flint import arb, ctx
 
 from exactdp.engines.pld import discrete, taylor
 from exactdp.engines.pld.mixture import MixtureLoss
-from exactdp.engines.pld.orders import SeriesMixturePair, model_of
+from exactdp.engines.pld.models import MixturePair
+from exactdp.engines.pld.orders import model_of
 from exactdp.model.mechanisms import MixtureOfGaussians
 
 
@@ -49,7 +50,7 @@ def truth(sigma: Fraction, sens: tuple[Fraction, ...], probs: tuple[Fraction, ..
     return pf, ps, mpmath.ncdf(x / S), mpmath.ncdf(-x / S)
 
 
-def misses(mix: SeriesMixturePair, h: Fraction, j0: int, j1: int, prec: int = 97) -> list:
+def misses(mix: MixturePair, h: Fraction, j0: int, j1: int, prec: int = 97) -> list:
     """The edges whose Taylor ball does not hold mpmath's value."""
     with ctx.workprec(prec):
         got = taylor.taylor_quads(mix, h, j0, j1)
@@ -66,9 +67,9 @@ def misses(mix: SeriesMixturePair, h: Fraction, j0: int, j1: int, prec: int = 97
     return bad
 
 
-def _mix(sigma: str, sens: str, probs: str) -> SeriesMixturePair:
+def _mix(sigma: str, sens: str, probs: str) -> MixturePair:
     """The pair of ``sigma``, sensitivities and probabilities separated by spaces."""
-    return SeriesMixturePair(Fraction(sigma), tuple(Fraction(v) for v in sens.split()),
+    return MixturePair(Fraction(sigma), tuple(Fraction(v) for v in sens.split()),
                              tuple(Fraction(v) for v in probs.split()))
 
 
@@ -125,7 +126,7 @@ def test_the_mixture_laws_from_taylor_edges_overlap_the_direct_ones() -> None:
     the mixture, and is as tight (within a factor 2^8)."""
     orders = model_of(MixtureOfGaussians(Fraction(2), (Fraction(0), Fraction(1), Fraction(2)),
                                          (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4))))
-    assert isinstance(orders.remove, SeriesMixturePair)
+    assert isinstance(orders.remove, MixturePair)
     h = Fraction(1, 701)
     for m, (a, b) in ((orders.remove, (-480, 2500)), (orders.add, (-2500, 480))):
         assert m is not None

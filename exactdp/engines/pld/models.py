@@ -633,6 +633,11 @@ class MixturePair(LossModel):
     def cdf(self, e: arb) -> Quad:
         return self.loss.cdf(e)
 
+    def cdf_series(self, x: arb_series) -> tuple[arb_series, ...] | None:
+        """The four edge functions as power series (:meth:`exactdp.engines.pld.mixture.MixtureLoss.cdf_series`),
+        so the FFT path serves the edges by certified Taylor blocks (docs/pld.md §12.8)."""
+        return self.loss.cdf_series(x)
+
     def support(self) -> tuple[float, float]:
         import math
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import arb_series
-
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal
 from exactdp.engines.pld.models import (
@@ -79,7 +77,7 @@ def model_of(mech: object) -> Orders:
                                     "is subsampled under add/remove in both orders only)")
 
     if isinstance(mech, MixtureOfGaussians):
-        mix = SeriesMixturePair(mech.sigma, mech.sensitivities, mech.probs)
+        mix = MixturePair(mech.sigma, mech.sensitivities, mech.probs)
         if mech.direction != "max":  # one order only (docs/mathematics.md §7.12)
             return Orders(mix if mech.direction == "remove" else Reversed(mix), None)
         return Orders(mix, Reversed(mix))
@@ -106,16 +104,6 @@ def model_of(mech: object) -> Orders:
             return Orders(rr if mech.direction == "remove" else Reversed(rr), None)
         return Orders(rr, Reversed(rr))
     return Orders(base(mech), None)
-
-
-class SeriesMixturePair(MixturePair):
-    """:class:`MixturePair` with the power series of its edge functions
-    (:meth:`exactdp.engines.pld.mixture.MixtureLoss.cdf_series`), so that the FFT path's
-    discretisation serves its edges by certified Taylor blocks (docs/pld.md §12.8).  A hook only: it
-    belongs in ``MixturePair`` itself (models.py was being edited elsewhere, issue 26)."""
-
-    def cdf_series(self, x: arb_series) -> tuple[arb_series, ...] | None:
-        return self.loss.cdf_series(x)
 
 
 #: a rate whose exact fraction has more bits than this is rounded up to a multiple of 2^-RATE_BITS
