@@ -199,9 +199,10 @@ def test_bin_blocks_with_a_wrong_weight_are_caught(monkeypatch: pytest.MonkeyPat
     assert len(bad) > 100
 
 
-def test_the_fft_laws_from_bin_blocks_hold_the_true_laws() -> None:
+def test_the_fft_laws_from_bin_blocks_hold_the_true_laws(monkeypatch: pytest.MonkeyPatch) -> None:
     """discretize(taylor=True) end to end on a whole tail range: every mass of both laws (and the
-    ends, the +inf mass) against mpmath, in both orders."""
+    ends, the +inf mass) against mpmath, in both orders (the block path forced on this short range)."""
+    monkeypatch.setattr(discrete, "BLOCK_BINS_MIN", 0)
     mu, q, h = Fraction(1), Fraction(1, 100), Fraction(1, 257)
     model = Subsampled(GaussianPair(mu), q)
     for m, rev in ((model, False), (Reversed(model), True)):
@@ -218,3 +219,28 @@ def test_the_fft_laws_from_bin_blocks_hold_the_true_laws() -> None:
                     pad = max(abs(lo), abs(hi)) * mpmath.mpf(10) ** -38
                     assert lo - pad <= w <= hi + pad, (m, i, g, w)
                     assert g.rad() <= abs(g.mid()) * 2 ** -60 + 2 ** -200  # tight: float64 reads it
+
+
+def test_a_short_law_is_served_by_edges_and_a_long_one_by_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below ``BLOCK_BINS_MIN`` bins the block path is not taken (its weight matrices cost more than
+    they save: the 10^5-step DP-SGD row's law has about 1,000 bins); at or above it, it is."""
+    calls: list[int] = []
+    real = taylor.taylor_bins
+
+    def counted(*a, **k):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(taylor, "taylor_bins", counted)
+    monkeypatch.setattr(discrete, "taylor_bins", counted, raising=False)
+    model = Subsampled(GaussianPair(Fraction(1)), Fraction(1, 100))
+    h = Fraction(1, 257)
+    jmin, jmax = discrete.tail_range(model, h, Fraction(1, 10**12))
+    assert jmax - jmin < discrete.BLOCK_BINS_MIN
+    with ctx.workprec(97):
+        discrete.discretize(model, h, jmin, jmax, prec=97, taylor=True)
+    assert not calls
+    monkeypatch.setattr(discrete, "BLOCK_BINS_MIN", jmax - jmin)
+    with ctx.workprec(97):
+        discrete.discretize(model, h, jmin, jmax, prec=97, taylor=True)
+    assert calls
