@@ -21,19 +21,17 @@ lower end is undecided).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from exactdp.core.enclosure import Enclosure
-from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import INF, exact_floats, format_fraction
+from exactdp.core.numbers import INF, format_fraction
 from exactdp.engines.gdp import gdp_mu, shifts
 from exactdp.model.composition import Composition
 from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError
 from exactdp.testing.judge import FP_ULPS, LOOSE_REL, ulp_of_claim
-from exactdp.testing.oracle import MECHANISM_SECONDS, InvalidClaimError, exact_of_reported, read_composition, short_repr
+from exactdp.testing.oracle import InvalidClaimError, exact_of_reported, kit_composition, kit_seconds, short_repr
 
 __all__ = ["GDP_VERDICTS", "GdpJudgement", "assert_gdp_mu_sound", "judge_gdp_mu"]
 
@@ -70,25 +68,6 @@ class GdpJudgement:
         }.get(self.verdict, " -> sound")
 
 
-def _composition(composition: Any, exact: Any, relation: Any) -> Composition:
-    c = read_composition(composition, relation)
-    if isinstance(c, Composition):
-        return c
-    if exact is not None and not isinstance(exact, bool):
-        raise InvalidParameterError(f"exact_floats={short_repr(exact)} must be True, False or None")
-    if exact:
-        with exact_floats(True):
-            return Composition.of(c)
-    return Composition.of(c)
-
-
-def _seconds(max_seconds: Any) -> float:  # float ok: seconds
-    b = MECHANISM_SECONDS if max_seconds is None else max_seconds
-    if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 < b < math.inf:
-        raise InvalidParameterError(f"max_seconds={short_repr(max_seconds)} must be a number of seconds > 0")
-    return float(b)  # float ok: seconds
-
-
 def judge_gdp_mu(reported_mu: Any, *, composition: Any, max_seconds: Any = None, exact_floats: bool | None = None,
                  relation: Any = None) -> GdpJudgement:
     """The exact verdict on a reported mu as a GDP mu of ``composition`` (anything the kit reads,
@@ -96,7 +75,7 @@ def judge_gdp_mu(reported_mu: Any, *, composition: Any, max_seconds: Any = None,
     claim = exact_of_reported(reported_mu, "reported mu")
     if isinstance(claim, float) or claim < 0:  # +inf claims nothing; a negative mu is no GDP parameter
         raise InvalidClaimError(f"reported mu={short_repr(reported_mu)} must be a finite number >= 0", reported_mu)
-    comp = _composition(composition, exact_floats, relation)
+    comp = kit_composition(composition, exact_floats, relation)
     s = shifts(comp)
     if s.tight:  # Theorem 5.1: no engine needed
         mu = gdp_mu(s, Fraction(0), _DIGITS)
@@ -104,7 +83,7 @@ def judge_gdp_mu(reported_mu: Any, *, composition: Any, max_seconds: Any = None,
         from exactdp.api.tradeoff import tradeoff
 
         # the PLD engine gives the lower end: beta itself is not needed to many digits
-        mu = tradeoff(comp, [Fraction(1, 2)], digits=4, max_seconds=_seconds(max_seconds)).gdp_mu
+        mu = tradeoff(comp, [Fraction(1, 2)], digits=4, max_seconds=kit_seconds(max_seconds)).gdp_mu
     lo, hi = mu.lower, mu.upper
     if claim < lo:
         fp = isinstance(reported_mu, float) and lo != INF and claim >= lo - FP_ULPS * ulp_of_claim(claim)

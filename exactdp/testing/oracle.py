@@ -21,7 +21,16 @@ from typing import Any, Literal
 
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import ExactDPError, InvalidParameterError
-from exactdp.core.numbers import INF, ExactReal, format_fraction, parse_delta, parse_digits, parse_eps, parse_rational
+from exactdp.core.numbers import (
+    INF,
+    ExactReal,
+    exact_floats,
+    format_fraction,
+    parse_delta,
+    parse_digits,
+    parse_eps,
+    parse_rational,
+)
 from exactdp.model.composition import Composition
 
 __all__ = [
@@ -37,6 +46,8 @@ __all__ = [
     "exact_of_reported",
     "judge_delta",
     "judge_epsilon",
+    "kit_composition",
+    "kit_seconds",
     "needs_pld",
     "oracle_or_default",
     "parse_rel_tol",
@@ -96,6 +107,36 @@ def read_composition(composition: Any, relation: Any = None) -> Any:
     if relation is None and not is_accountant(composition):
         return composition
     return as_composition(composition, relation)
+
+
+def kit_composition(composition: Any, exact: Any = None, relation: Any = None) -> Composition:
+    """The composition a kit function was handed (spec, list, DpEvent, accountant: docs/kit.md §1), its
+    floats read exactly when ``exact`` (the ``exact_floats=`` argument) is True.
+
+    >>> str(kit_composition("gaussian:sigma=1,count=2"))
+    '2 x gaussian:sigma=1'
+    """
+    composition = read_composition(composition, relation)
+    if isinstance(composition, Composition):
+        return composition
+    if exact is not None and not isinstance(exact, bool):
+        raise InvalidParameterError(f"exact_floats={short_repr(exact)} must be True, False or None")
+    if exact:
+        with exact_floats(True):
+            return Composition.of(composition)
+    return Composition.of(composition)
+
+
+def kit_seconds(max_seconds: Any) -> float:  # float ok: seconds
+    """A kit function's ``max_seconds=`` (default :data:`MECHANISM_SECONDS`), checked.
+
+    >>> kit_seconds(None) == MECHANISM_SECONDS, kit_seconds(2)
+    (True, 2.0)
+    """
+    b = MECHANISM_SECONDS if max_seconds is None else max_seconds
+    if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 < b < math.inf:
+        raise InvalidParameterError(f"max_seconds={short_repr(max_seconds)} must be a number of seconds > 0")
+    return float(b)  # float ok: seconds
 
 
 def short_repr(x: Any, limit: int = 60) -> str:

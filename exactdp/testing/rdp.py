@@ -30,7 +30,7 @@ from typing import Any
 
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import exact_floats, format_fraction, parse_digits
+from exactdp.core.numbers import format_fraction, parse_digits
 from exactdp.engines.rdp import DIRECTIONS
 from exactdp.engines.rdp_labelled import is_rdp_bound
 from exactdp.model.composition import Composition
@@ -40,8 +40,8 @@ from exactdp.testing.oracle import (
     InvalidClaimError,
     curve_points,
     exact_of_reported,
+    kit_composition,
     parse_rel_tol,
-    read_composition,
     short_repr,
 )
 
@@ -154,18 +154,6 @@ def parse_reported_order(x: Any) -> Fraction:
     return parse_order(x)
 
 
-def _composition(composition: Any, exact: Any, relation: Any = None) -> Composition:
-    composition = read_composition(composition, relation)  # a DpEvent or an accountant (docs/kit.md §1)
-    if isinstance(composition, Composition):
-        return composition
-    if exact is not None and not isinstance(exact, bool):
-        raise InvalidParameterError(f"exact_floats={short_repr(exact)} must be True, False or None")
-    if exact:
-        with exact_floats(True):
-            return Composition.of(composition)
-    return Composition.of(composition)
-
-
 def _is_float(x: Any) -> bool:
     return isinstance(x, float) or (hasattr(x, "as_integer_ratio") and not isinstance(x, (int, Fraction)))
 
@@ -228,7 +216,7 @@ def judge_rdp(
     a = parse_reported_order(order)
     if not isinstance(direction, str) or direction not in DIRECTIONS:
         raise InvalidParameterError(f"direction={short_repr(direction)} must be one of {', '.join(DIRECTIONS)}")
-    comp = _composition(composition, exact_floats, relation)
+    comp = kit_composition(composition, exact_floats, relation)
     if cache is not None and not isinstance(cache, dict):
         raise InvalidParameterError(f"cache={short_repr(cache)} must be a dict or None")
     d = parse_digits(digits)
@@ -336,7 +324,7 @@ def assert_rdp_curve_sound(
     ['sound', 'sound']
     """
     tol = parse_rel_tol(rel_tol)
-    comp = _composition(composition, exact_floats, relation)
+    comp = kit_composition(composition, exact_floats, relation)
     cache: dict[Any, Enclosure] = {}
     out, bad = [], []
     for order, value in curve_points(reported_by_order, values, "order"):

@@ -20,7 +20,6 @@ The verdicts, decided exactly against the certified enclosure of beta(alpha):
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,17 +27,17 @@ from typing import Any
 
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError, PrecisionError
-from exactdp.core.numbers import exact_floats, format_fraction
+from exactdp.core.numbers import format_fraction
 from exactdp.model.composition import Composition
 from exactdp.testing.assertions import UndecidedClaimError, UnsoundClaimError, raise_failures
 from exactdp.testing.judge import FP_ULPS, LOOSE_REL, ulp_of_claim
 from exactdp.testing.oracle import (
-    MECHANISM_SECONDS,
     InvalidClaimError,
     curve_points,
     exact_of_reported,
+    kit_composition,
+    kit_seconds,
     parse_rel_tol,
-    read_composition,
     short_repr,
 )
 
@@ -113,25 +112,6 @@ def _alpha(x: Any) -> Fraction:
     if isinstance(a, float) or not 0 < a < 1:
         raise InvalidParameterError(f"alpha={short_repr(x)} must be in (0, 1) (a type I error)")
     return a
-
-
-def _composition(composition: Any, exact: Any, relation: Any) -> Composition:
-    composition = read_composition(composition, relation)
-    if isinstance(composition, Composition):
-        return composition
-    if exact is not None and not isinstance(exact, bool):
-        raise InvalidParameterError(f"exact_floats={short_repr(exact)} must be True, False or None")
-    if exact:
-        with exact_floats(True):
-            return Composition.of(composition)
-    return Composition.of(composition)
-
-
-def _budget(max_seconds: Any) -> float:  # float ok: seconds
-    b = MECHANISM_SECONDS if max_seconds is None else max_seconds
-    if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 < b < math.inf:
-        raise InvalidParameterError(f"max_seconds={short_repr(max_seconds)} must be a number of seconds > 0")
-    return float(b)  # float ok: seconds
 
 
 def _first_digits(comp: Composition) -> int:
@@ -216,8 +196,8 @@ def judge_tradeoff(reported_beta: Any, *, alpha: Any, composition: Any, max_seco
     """
     a = _alpha(alpha)
     claim = _claim(reported_beta, a)
-    comp = _composition(composition, exact_floats, relation)
-    budget = _budget(max_seconds)
+    comp = kit_composition(composition, exact_floats, relation)
+    budget = kit_seconds(max_seconds)
     start = time.monotonic()
     enc = _betas(comp, [a], _first_digits(comp), budget)[0]
     return _judge_one(comp, a, claim, _is_float(reported_beta), enc, budget, start)
@@ -269,8 +249,8 @@ def assert_tradeoff_curve_sound(reported: Any, values: Any = None, *, compositio
     ['sound', 'sound']
     """
     tol = parse_rel_tol(rel_tol)
-    comp = _composition(composition, exact_floats, relation)
-    budget = _budget(max_seconds)
+    comp = kit_composition(composition, exact_floats, relation)
+    budget = kit_seconds(max_seconds)
     pts = [(_alpha(a), r) for a, r in curve_points(reported, values, "alpha")]
     claims = [(_claim(r, a), _is_float(r)) for a, r in pts]
     encs = _betas(comp, sorted({a for a, _ in pts}), _first_digits(comp), budget)
