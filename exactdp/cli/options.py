@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from exactdp.api.methods import METHODS
 from exactdp.cli.output import EXIT_USAGE
@@ -79,8 +79,18 @@ class Parser(argparse.ArgumentParser):
 COMP_USAGE = "(--eps E [--delta D] --k K | --mechanism SPEC ... | --mechanisms FILE)"
 
 
+class _Specs(argparse.Action):
+    """Positional SPECs: the same as one ``--mechanism SPEC`` each (``exactdp rdp SPEC --orders 2``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if values:
+            namespace.mechanism = list(getattr(namespace, "mechanism", None) or []) + list(values)
+
+
 def add_composition(p: argparse.ArgumentParser) -> None:
-    """The composition options: --eps/--delta/--k, --mechanism (repeated) or --mechanisms FILE."""
+    """The composition options: --eps/--delta/--k, --mechanism (repeated) or --mechanisms FILE; a SPEC
+    given without ``--mechanism`` (positional) counts as one."""
     g = p.add_argument_group(
         "composition (required: one of the three forms)",
         "k equal mechanisms (--eps E [--delta D] --k K), or a list (--mechanism E[,D[,COUNT]] or SPEC repeated, "
@@ -103,6 +113,9 @@ def add_composition(p: argparse.ArgumentParser) -> None:
     g.add_argument("--mechanisms", metavar="FILE",
                    help="UTF-8 file, one mechanism per line: CSV 'eps,delta[,count]' or a SPEC; or JSON "
                         "[[eps, delta, count?] or \"SPEC\", ...]; '-' reads stdin")
+    g.add_argument("composition", nargs="*", metavar="SPEC", action=_Specs, default=None,
+                   help="a mechanism SPEC as a positional argument, the same as --mechanism SPEC (repeatable), "
+                        "e.g. exactdp rdp gaussian:sigma=1,q=0.01,count=1000 --orders 2,8")
 
 
 def add_budget(p: argparse.ArgumentParser) -> None:
