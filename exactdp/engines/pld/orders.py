@@ -56,26 +56,7 @@ def model_of(mech: object) -> Orders:
     reversed one (docs/mathematics.md §7), or the one their ``direction`` names; under the replace-one relation a Poisson subsample is
     diluted and a fixed-size batch is symmetrised, one law each (docs/mathematics.md §9).
     """
-    def base(m: object) -> LossModel:
-        if isinstance(m, Mechanism):
-            return GenericPair(m.eps, m.delta)
-        if isinstance(m, Gaussian):
-            return GaussianPair(m.mu) if m.sigma is not None else GaussianPair(mu2=m.mu2)
-        if isinstance(m, NonPrivate):
-            return NonPrivatePair()
-        if isinstance(m, Laplace):
-            return LaplacePair(m.eps)
-        if isinstance(m, DiscreteLaplace):
-            return DiscreteLaplacePair(m.noise, m.sensitivity)
-        if isinstance(m, DiscreteGaussian):
-            return DiscreteGaussianPair(m.sigma, m.sensitivity)
-        if isinstance(m, RandomizedResponse):
-            if m.categories == 2:
-                return GenericPair(m.eps, Fraction(0))
-            return KaryRR(m.eps, m.categories)
-        raise InvalidParameterError(f"{m!r}: no loss model of it inside a sampling scheme (a mixture of Gaussians "
-                                    "is subsampled under add/remove in both orders only)")
-
+    base = _base_pair
     if isinstance(mech, MixtureOfGaussians):
         mix = MixturePair(mech.sigma, mech.sensitivities, mech.probs)
         if mech.direction != "max":  # one order only (docs/mathematics.md §7.12)
@@ -163,13 +144,22 @@ def _with_replacement(m: SampledWithReplacement) -> LossModel:
 
 
 def _base_pair(m: object) -> LossModel:
-    """The pair of one of the sums a batch with replacement takes (Theorem 9.6)."""
+    """The pair of a mechanism inside a sampling scheme (docs/mathematics.md §7, §9)."""
+    if isinstance(m, Mechanism):
+        return GenericPair(m.eps, m.delta)
     if isinstance(m, Gaussian):
         return GaussianPair(m.mu) if m.sigma is not None else GaussianPair(mu2=m.mu2)
+    if isinstance(m, NonPrivate):
+        return NonPrivatePair()
     if isinstance(m, Laplace):
         return LaplacePair(m.eps)
     if isinstance(m, DiscreteLaplace):
         return DiscreteLaplacePair(m.noise, m.sensitivity)
     if isinstance(m, DiscreteGaussian):
         return DiscreteGaussianPair(m.sigma, m.sensitivity)
-    raise InvalidParameterError(f"{m!r}: not a sum a batch with replacement takes")
+    if isinstance(m, RandomizedResponse):
+        if m.categories == 2:
+            return GenericPair(m.eps, Fraction(0))
+        return KaryRR(m.eps, m.categories)
+    raise InvalidParameterError(f"{m!r}: no loss model of it inside a sampling scheme (a mixture of Gaussians "
+                                "is subsampled under add/remove in both orders only)")
