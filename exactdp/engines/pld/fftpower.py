@@ -45,6 +45,7 @@ __all__ = [
     "power_pair",
     "power_parts",
     "power_tilted",
+    "taken_windows",
     "twiddles",
     "upper_fraction",
     "window_for",
@@ -385,6 +386,18 @@ def outside_mass(t: np.ndarray, k: int, start: int, n: int) -> Fraction:
     return total
 
 
+#: the largest ``need`` (points before the power of 2) :func:`window_for` found since
+#: :func:`taken_windows` last read it: the refinement predicts its next grid's windows from it
+_NEEDS: list[int] = [0]
+
+
+def taken_windows() -> int:
+    """The largest number of points a window had to hold (before rounding up to a power of 2) since the
+    last call, 0 when none was picked; resets it (docs/pld.md §12.10)."""
+    need, _NEEDS[0] = _NEEDS[0], 0
+    return need
+
+
 def window_for(t: np.ndarray, k: int, log_target: float = -23.0,  # float ok: a choice
                rate: float = 0.0) -> tuple[int, int]:  # float ok: a choice
     """(n, start): a power-of-2 window for the k-fold power of ``t``, found along the saddle points
@@ -427,6 +440,7 @@ def window_for(t: np.ndarray, k: int, log_target: float = -23.0,  # float ok: a 
         reach = min(a_hi, i_ref + math.ceil(-log_target / rate))  # float ok: a choice only
         if max(a_hi - i_ref, reach - a_lo) < need and a_lo <= i_ref:
             need, weighted = max(a_hi - i_ref, reach - a_lo), True
+    _NEEDS[0] = max(_NEEDS[0], need, t.shape[0] - 1)
     n = 1 << max(need, t.shape[0] - 1, 1).bit_length()
     if weighted:  # reach past the query, hold the lower tail, start below the query
         lo_s = max(reach - n, 0)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from exactdp.core import memory, progress
 from exactdp.core.errors import TimeBudgetError
+from exactdp.engines.pld.fftcost import FFT_BYTES, grid_cost
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 from exactdp.engines.pld.plan import BYTES_A, BYTES_B, Plan, plan, prec_for, predicted_grid, tau_for
@@ -166,38 +167,24 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
     return lo, hi, est
 
 
-#: seconds per predicted single-step grid point (``_grid_cost``), discretising, powering and querying
-#: both orders: measured 2.3e-5-3.9e-5 CPU seconds on DP-SGD rows (1000 and 10^4 steps at q 0.01, 100 at
-#: q 0.001; a machine loaded by several jobs, docs/pld.md §12.7), with a margin; and bytes per window
-#: point of the FFT arrays
-SECONDS_PER_POINT = 5e-5
-FFT_BYTES = 8 * 40
 #: the least expected number of sampled steps (q k) for which the path is taken: below it the
 #: composed loss sits near 0 but for a few sampled steps, the tilt pulls out their mode and widens
 #: the window, and the exact products are faster (measured, docs/pld.md §12.7)
 MIN_SAMPLED = 2
-
-
-def _grid_cost(pl: Plan, h: Fraction, prec: int) -> tuple[float, int]:  # float ok: a prediction only
-    """(seconds, bytes) predicted for one grid of the path: single-step points from the plan's
-    per-step span (twice it: the tails reach further), windows of about 64 sd / h points."""
-    n_orders = len(pl.orders)
-    k = pl.orders[0][0][1]
-    span = (pl.hi - pl.lo) / k if math.isfinite(pl.hi - pl.lo) else 10 * pl.sd
-    points = 2 * span / float(h)  # float ok: a prediction only
-    window = 1 << max(int(64 * pl.sd / float(h)), 1).bit_length()  # float ok: a prediction only
-    seconds = SECONDS_PER_POINT * points * n_orders
-    bytes_ = int(n_orders * (points * (BYTES_A * prec * prec + BYTES_B) + window * FFT_BYTES))
-    return seconds, bytes_
+#: the first grid is made coarser, by halves, at most this many times to fit the memory bound (its
+#: width then ~4x per halving: the refinement stops at the bound, ``STOPPED_BY``)
+FIRST_GRID_HALVINGS = 3
 
 
 def affordable(comp: Composition, digits: int, aim: float, seconds: float) -> bool:  # float ok: a choice
-    """Whether the path's first grid is predicted to fit the time and the memory bound; if not, the
-    exact products answer (their refinement starts coarse and stops at either bound)."""
+    """Whether the path's first grid (:func:`_first_grid`, made coarser to fit the memory bound where it
+    can) is predicted to fit the time and the memory bound; if not, the exact products answer (their
+    refinement starts coarse and stops at either bound)."""
     if few_sampled(comp):
         return False
     pl = plan(comp)
-    cost, need = _grid_cost(pl, _first_grid(pl, aim), prec_for(digits, Fraction(1, 10**20)))
+    prec = prec_for(digits, Fraction(1, 10**20))
+    cost, need = grid_cost(pl, _first_grid(pl, aim, prec), prec, aim)
     return cost <= 0.5 * seconds and need <= memory.available()
 
 
@@ -216,12 +203,31 @@ def few_sampled(comp: Composition) -> bool:
     return isinstance(m, PoissonSampled) and m.q * k < MIN_SAMPLED
 
 
-def _first_grid(pl: Plan, aim: float) -> Fraction:  # float ok: a grid choice
+#: the first grid's k-correction: at a fixed h the relative width of the FFT path's bracket grows about
+#: as k^0.2 (DP-SGD sigma 1, q 0.01 at h = 1/25936: 9.3e-7, 1.26e-6, 1.59e-6, 3.9e-6 at 10^3-10^6 steps,
+#: where ``predicted_grid`` does not depend on k), so the grid is made finer by ``(k / 1000)^-0.1``
+FIRST_GRID_K_POWER = 0.1
+
+
+def _first_grid(pl: Plan, aim: float, prec: int = 147) -> Fraction:  # float ok: a grid choice
+    """The path's first grid for a relative width ``aim``: ``predicted_grid`` with the path's measured
+    corrections, made coarser by halves (at most ``FIRST_GRID_HALVINGS``) while one grid is predicted
+    past the memory bound (:func:`~exactdp.engines.pld.fftcost.grid_cost`; the refinement then stops at the bound), docs/pld.md §12.10."""
+    from exactdp.engines.pld.fftpower import taken_windows
+
+    taken_windows()  # a new refinement: the windows recorded are this one's from here on
     hp = predicted_grid(pl, aim)
     # measured: the FFT path reaches the prediction's width at about 1.2 times its grid (DP-SGD,
-    # 1000 steps: 4.3e-7 at 0.85 times the grid predicted for 1e-6)
-    h = 1.2 * hp if hp is not None else pl.sd / 100
-    return Fraction(1, max(math.ceil(1 / h), 1))
+    # 1000 steps: 4.3e-7 at 0.85 times the grid predicted for 1e-6), finer at more steps
+    k = pl.orders[0][0][1]
+    h = 1.2 * hp * min(1.0, (k / 1000) ** -FIRST_GRID_K_POWER) if hp is not None else pl.sd / 100
+    g = Fraction(1, max(math.ceil(1 / h), 1))
+    avail = memory.available()
+    for _ in range(FIRST_GRID_HALVINGS):
+        if grid_cost(pl, g, prec, aim)[1] <= avail:
+            break
+        g = Fraction(1, max(math.ceil(1 / (2 * g)), 1))
+    return g
 
 
 def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  # float ok: a target
@@ -282,7 +288,9 @@ def _next_grid(pl: Plan, h: Fraction, prec: int, lo: Fraction, hi: Fraction | No
     if time.monotonic() + cost / factor * 1.2 > deadline:
         return None
     h_next = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
-    if _grid_cost(pl, h_next, prec)[1] > memory.available():
+    from exactdp.engines.pld.fftpower import taken_windows
+
+    if grid_cost(pl, h_next, prec, aim, (h, taken_windows()))[1] > memory.available():
         STOPPED_BY.set("memory")
         return None
     return h_next
@@ -484,7 +492,7 @@ GIVE_UP_FACTOR = 2
 
 
 def _decision_bytes(pl: Plan, h: Fraction, prec: int, window: float, n_orders: int) -> float:  # float ok: a prediction
-    """Bytes predicted for one grid of a decision: :func:`_grid_cost`'s single-step points, and the
+    """Bytes predicted for one grid of a decision: :func:`~exactdp.engines.pld.fftcost.grid_cost`'s single-step points, and the
     FFT arrays of the window measured on the last grid scaled to h (the windows are set by the tilted
     law, not by the composition's spread: 2^19 points at DP-SGD sigma 0.8, q 0.125, h = 1/3040, where
     the composition's spread predicts 2^21)."""

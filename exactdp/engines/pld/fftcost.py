@@ -1,0 +1,101 @@
+"""Predicted seconds and bytes of one grid of the float-FFT path (docs/pld.md §12.10).
+
+The path's cost is each order's single-step points (discretised, tilted) and each order's window (the
+transforms and the queries over it, which dominate at 10^5-10^6 steps).  The window is predicted from the
+composed law (the Chernoff span of the tilted k-fold law) or, once a grid was powered, scaled from the
+points its windows had to hold; the constants were measured on DP-SGD rows (peak RSS, tracemalloc,
+``window_for``'s choices), with margins: a prediction that chooses the route and the grids, never a result.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from exactdp.engines.pld.plan import Plan
+
+__all__ = ["FFT_BYTES", "FFT_POINT_BYTES_A", "FFT_POINT_BYTES_B", "SECONDS_PER_POINT", "SECONDS_PER_WINDOW_POINT",
+           "WINDOW_SCALED_MARGIN", "WINDOW_SDS_PER_ROOT", "WINDOW_SPANS", "grid_cost", "log_target",
+           "predicted_window", "step_points"]
+
+#: seconds per predicted single-step grid point (:func:`grid_cost`) of each order, discretising it and
+#: tilting its floats: measured 2.5e-6-3.6e-6 on DP-SGD sigma 1, q 0.01 (10^3-10^6 steps, 10^5 points;
+#: a machine loaded by several jobs; 2.3e-5-3.9e-5 before the Taylor blocks of docs/pld.md §12.9), with a
+#: margin; the windows' share is ``SECONDS_PER_WINDOW_POINT``
+SECONDS_PER_POINT = 8e-6
+#: seconds per ``n log2 n`` of each order's window of n points (the transforms, tail sums and wrap
+#: bounds over the window, which dominate at 10^5-10^6 steps): measured 0.9e-7-1.2e-7 on DP-SGD
+#: sigma 1, q 0.01 (10^5 steps: windows 2^21, 8.7 s; 10^6: 2^22, 22 s; docs/pld.md §12.10), with a margin
+SECONDS_PER_WINDOW_POINT = 1.5e-7
+#: bytes per window point of each order (the FFT arrays): measured at most 131 in peak RSS (86 traced
+#: by tracemalloc) on DP-SGD sigma 1, q 0.01 at 10^3-10^6 steps (windows 2^17-2^22), with a margin
+FFT_BYTES = 144
+#: bytes per single-step point at ``prec`` bits, ``FFT_POINT_BYTES_A * prec + FFT_POINT_BYTES_B`` (the
+#: discretised laws, their Taylor blocks and floats): measured at most 500 in peak RSS at 147 bits on the
+#: same rows (2 x 10^5 points), with a margin
+FFT_POINT_BYTES_A, FFT_POINT_BYTES_B = 4, 500
+#: the predicted window, in composed standard deviations per ``sqrt(-log_target)`` (the Chernoff tails of
+#: the tilted k-fold law at ``e^{log_target}`` on both sides are about ``2 sqrt(-2 log_target)`` of its sd
+#: apart, and the tilted sd is measured up to 1.12 times the plain one): the windows ``window_for`` picked
+#: were 12.1-13.1 sd at log_target -23.8 (10^4-10^6 steps) and 15.2 at -23 (10^6 steps, a coarse grid)
+WINDOW_SDS_PER_ROOT = 3.4
+#: the predicted window, at least this many predicted single-step spans: a few sampled steps pulled out by
+#: the tilt (measured 3.8 of them at 10^3 steps, q 0.01)
+WINDOW_SPANS = 5
+
+
+def log_target(aim: float) -> float:  # float ok: the windows' choice only
+    """The windows' Chernoff tail (log of the wrapped mass aimed at) for a relative width ``aim``:
+    about e^-23, less for finer aims (docs/pld.md §12.4), as :func:`exactdp.engines.pld.fftquery._orders` asks for.
+
+    >>> log_target(1e-3), log_target(1e-30)
+    (-23.0, -40.0)
+    """
+    return max(min(math.log(aim) - 10.0, -23.0), -40.0)  # float ok: the windows' choice only
+
+
+def predicted_window(pl: Plan, h: Fraction, aim: float) -> int:  # float ok: a prediction only
+    """The window (points, a power of 2) :func:`exactdp.engines.pld.fftpower.window_for` is predicted to
+    pick for each order on the grid h: the Chernoff span of the tilted k-fold law (``WINDOW_SDS_PER_ROOT``)
+    or a few single-step spans (``WINDOW_SPANS``), whichever is longer (docs/pld.md §12.10; a prediction
+    only, measured to be at least the window picked on DP-SGD rows at 10^3-10^6 steps).
+
+    >>> from exactdp.engines.pld.plan import plan
+    >>> from exactdp.model.composition import Composition
+    >>> pl = plan(Composition.of(["gaussian:sigma=1,q=0.01,count=10000"]))
+    >>> predicted_window(pl, Fraction(1, 25936), 1e-6) >= 1 << 19   # window_for picks 2^19 there
+    True
+    """
+    sds = WINDOW_SDS_PER_ROOT * math.sqrt(-log_target(aim)) * pl.sd / float(h)  # float ok: a prediction
+    need = max(sds, WINDOW_SPANS * step_points(pl, h), 1.0)
+    return 1 << math.ceil(need).bit_length()
+
+
+def step_points(pl: Plan, h: Fraction) -> float:  # float ok: a prediction only
+    """The single-step points predicted on the grid h: twice the plan's per-step span (the tails reach further)."""
+    k = pl.orders[0][0][1]
+    span = (pl.hi - pl.lo) / k if math.isfinite(pl.hi - pl.lo) else 10 * pl.sd
+    return 2 * span / float(h)  # float ok: a prediction only
+
+
+#: the margin on a window scaled from the last grid's (:func:`grid_cost`): the points a window must
+#: hold grow as 1/h (measured 447799 points at h = 1/25936 and 563k at 1/32651, 10^4 steps)
+WINDOW_SCALED_MARGIN = 1.1
+
+
+def grid_cost(pl: Plan, h: Fraction, prec: int, aim: float = 1e-6,  # float ok: a prediction only
+               last: tuple[Fraction, int] | None = None) -> tuple[float, int]:  # float ok: a prediction only
+    """(seconds, bytes) predicted for one grid of the path: each order's single-step points
+    (:func:`step_points`) and its window: the points the last grid's windows had to hold (``last``:
+    its h and :func:`exactdp.engines.pld.fftpower.taken_windows`) scaled to h with a margin, else
+    :func:`predicted_window`, docs/pld.md §12.10."""
+    n_orders = len(pl.orders)
+    points = step_points(pl, h)
+    if last is not None and last[1] > 0:
+        need = WINDOW_SCALED_MARGIN * last[1] * float(last[0] / h)  # float ok: a prediction only
+        window = 1 << math.ceil(need).bit_length()
+    else:
+        window = predicted_window(pl, h, aim)
+    seconds = n_orders * (SECONDS_PER_POINT * points + SECONDS_PER_WINDOW_POINT * window * window.bit_length())
+    bytes_ = int(n_orders * (points * (FFT_POINT_BYTES_A * prec + FFT_POINT_BYTES_B) + window * FFT_BYTES))
+    return seconds, bytes_
