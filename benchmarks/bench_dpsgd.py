@@ -76,8 +76,6 @@ def _exactdp(i: int, exact_products: bool = False, width: str | None = None) -> 
             enc = optimal_epsilon(comp, delta, digits=digits)
         else:  # the time to a certified relative width (the row's target, or --width)
             enc = pld_epsilon(comp, Fraction(delta), digits=8, rel_width=Fraction(width))
-            w = (Fraction(enc.upper) - Fraction(enc.lower)) / Fraction(enc.lower)
-            enc = type(enc)(enc.lower, enc.upper, digits if w <= Fraction(width) else 0, algorithm=enc.algorithm)
     dt = time.perf_counter() - t
     return {"seconds": dt, "lower": str(enc.lower), "upper": str(enc.upper), "digits": enc.digits,
             "source": os.path.dirname(exactdp.__file__), "algorithm": enc.algorithm}

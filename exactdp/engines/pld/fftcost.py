@@ -35,10 +35,11 @@ FFT_BYTES = 144
 #: same rows (2 x 10^5 points), with a margin
 FFT_POINT_BYTES_A, FFT_POINT_BYTES_B = 4, 500
 #: the predicted window, in composed standard deviations per ``sqrt(-log_target)`` (the Chernoff tails of
-#: the tilted k-fold law at ``e^{log_target}`` on both sides are about ``2 sqrt(-2 log_target)`` of its sd
-#: apart, and the tilted sd is measured up to 1.12 times the plain one): the windows ``window_for`` picked
-#: were 12.1-13.1 sd at log_target -23.8 (10^4-10^6 steps) and 15.2 at -23 (10^6 steps, a coarse grid)
-WINDOW_SDS_PER_ROOT = 3.4
+#: the tilted k-fold law at ``e^{log_target}`` on both sides are about ``2 sqrt(-2 log_target)`` = 2.83
+#: of its sd apart): the points ``window_for`` needed were 12.1-13.1 sd at log_target -23.8 (2.48-2.69
+#: per root; 10^4-10^6 steps of DP-SGD sigma 1, q 0.01, h 1/25936 and 1/32651) and 11.8 at -23 (2.46;
+#: 10^6 steps, h = 1/817); 2.9 keeps a margin of 8 % over the largest
+WINDOW_SDS_PER_ROOT = 2.9
 #: the predicted window, at least this many predicted single-step spans: a few sampled steps pulled out by
 #: the tilt (measured 3.8 of them at 10^3 steps, q 0.01)
 WINDOW_SPANS = 5
