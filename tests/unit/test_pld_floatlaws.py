@@ -15,7 +15,7 @@ import pytest
 from flint import arb, ctx
 
 from exactdp.engines.pld import discrete, fftcompose, floatlaws, taylor
-from exactdp.engines.pld.models import GaussianPair, LossModel, Reversed, Subsampled
+from exactdp.engines.pld.models import GaussianPair, LossModel, MixturePair, Reversed, Subsampled
 
 
 def fr(x: float) -> Fraction:
@@ -202,6 +202,26 @@ def test_float_laws_hold_the_arb_laws(reverse: bool) -> None:
             for i, (x, y) in enumerate(zip(rp.coeffs(), gp.coeffs())):
                 assert arb(float(lo[i])) <= x.lower() and arb(float(hi[i])) >= x.upper(), (i, x, lo[i], hi[i])
                 assert y.contains(arb(float(lo[i]))) and y.contains(arb(float(hi[i])))
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_float_bins_of_a_mixture_hold_the_arb_balls(reverse: bool) -> None:
+    """The same for a mixture of Gaussians (its edge series, docs/mathematics.md §7.12), both orders."""
+    base: LossModel = MixturePair(Fraction(3, 2), (Fraction(0), Fraction(1), Fraction(2)),
+                                  (Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)))
+    m = Reversed(base) if reverse else base
+    h = Fraction(1, 3000)
+    jmin, jmax = discrete.tail_range(m, h, Fraction(1, 10**12))
+    with ctx.workprec(128):
+        balls = taylor.taylor_bins(m, h, jmin, jmax)
+        served, *floats = taylor.taylor_bins_floats(m, h, jmin, jmax)
+    idx = np.nonzero(served)[0]
+    assert idx.shape[0] > 0.5 * (jmax - jmin)
+    for vec, (lo, hi) in zip(balls, floats):
+        for i in idx[::41]:
+            b = vec[i]
+            assert b is not None
+            assert arb(float(lo[i])) <= b.lower() and arb(float(hi[i])) >= b.upper(), (i, b, lo[i], hi[i])
 
 
 @pytest.mark.parametrize("up", [True, False])
