@@ -267,3 +267,19 @@ def test_the_benchmark_rows_print_the_same_brackets() -> None:
     old = subprocess.run([sys.executable, "-c", off, *cmd[2:]], capture_output=True, text=True, check=True).stdout
     assert "pld-fft" in new and "<= eps <=" in new
     assert new == old
+
+
+def test_a_tilt_beyond_float64_falls_back_to_arb() -> None:
+    """A factor e^{rate i - lam} at or beyond 2^1000 is not tilted in floats (None); the FFT path then
+    tilts the balls in Arb (§12.6), as it does for a law with no floats kept; the two routes agree to
+    2^-49 on a law they both read."""
+    x = np.full(3000, 0.5)
+    assert floatlaws.tilted(x, Fraction(1, 2), Fraction(0), True) is None  # e^{1500}
+    assert floatlaws.tilted(x, Fraction(1, 5), Fraction(0), True) is not None  # e^{600} < 2^1000
+    with ctx.workprec(128):
+        lo, hi = np.array([0.25, 0.5, 0.125]), np.array([0.25, 0.5, 0.125])
+        p = floatlaws.ball_poly(lo, hi)
+        floatlaws.remember(p, lo, hi)
+        t_float, _ = fftcompose._tilted_floats(p, Fraction(1, 10), 5, Fraction(2), True, None)
+        t_arb, _ = fftcompose._tilted_floats(p.coeffs(), Fraction(1, 10), 5, Fraction(2), True, None)
+    assert np.all(t_float >= t_arb * (1 - 2.0 ** -49)) and np.all(t_float <= t_arb * (1 + 2.0 ** -49))

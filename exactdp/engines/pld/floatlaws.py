@@ -235,10 +235,15 @@ def ball_poly(lo: np.ndarray, hi: np.ndarray) -> arb_poly:  # float ok: balls ar
 _FLOATS: dict[int, tuple[arb_poly, np.ndarray, np.ndarray]] = {}
 
 
+#: how many polynomials' floats are kept (two orders' three laws, and a few more)
+_KEEP = 8
+
+
 def remember(p: arb_poly, lo: np.ndarray, hi: np.ndarray) -> None:
-    """Keep (lo, hi) as the float enclosures of the coefficients of ``p`` (the last few are kept)."""
-    if len(_FLOATS) > 16:
-        _FLOATS.clear()
+    """Keep (lo, hi) as the float enclosures of the coefficients of ``p`` (the last few are kept, the
+    oldest dropped first: a law whose floats were dropped is tilted from its balls, §12.6)."""
+    while len(_FLOATS) >= _KEEP:
+        del _FLOATS[next(iter(_FLOATS))]
     _FLOATS[id(p)] = (p, lo, hi)
 
 
