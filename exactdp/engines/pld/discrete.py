@@ -24,13 +24,11 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import cast
 
-import numpy as np
 from flint import arb, arb_poly, ctx
 
 from exactdp.core import progress
 from exactdp.core.binomial import binomial_pmf, binomial_upper_tail
 from exactdp.core.numbers import arb_of_fraction
-from exactdp.engines.pld.floatlaws import ball_floats, ball_poly, remember
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel, Position, Quad, Reversed
 from exactdp.engines.pld.taylor import taylor_bins, taylor_bins_floats, taylor_quads
@@ -284,6 +282,10 @@ def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[La
     serves and the two ends of the upper law from balls as in §12.9 (each turned into floats by
     :func:`exactdp.engines.pld.floatlaws.ball_floats`); the laws' polynomials are balls around the
     floats, remembered with them (:func:`exactdp.engines.pld.floatlaws.remember`)."""
+    import numpy as np  # deferred: the exact engines never load numpy
+
+    from exactdp.engines.pld.floatlaws import ball_floats, ball_poly, remember
+
     n_bins = jmax - jmin
     hb = arb_of_fraction(h)
     served, (pb_lo, pb_hi), (qt_lo, qt_hi), (pc_lo, pc_hi) = taylor_bins_floats(model, h, jmin, jmax)

@@ -19,16 +19,18 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import pairwise
 from math import comb
+from typing import TYPE_CHECKING
 
-import numpy as np
 from flint import arb, arb_mat, arb_poly, arb_series, ctx
 
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
-from exactdp.engines.pld.floatlaws import ball_floats, horner_bounds, mid_rad
 from exactdp.engines.pld.models import LossModel, Quad
 
-__all__ = ["BIN_DEGREE", "DEGREE", "FloatBins", "bin_weights", "block_quads", "monomial_weights", "taylor_bins",
+if TYPE_CHECKING:  # numpy only where the float path runs (the exact engines import this module)
+    import numpy as np
+
+__all__ = ["BIN_DEGREE", "DEGREE", "bin_weights", "block_quads", "monomial_weights", "taylor_bins",
            "taylor_bins_floats", "taylor_quads"]
 
 #: the Taylor degree D of every block
@@ -423,12 +425,9 @@ def monomial_weights(h: Fraction, d: int) -> tuple[arb_mat, arb_mat, arb_mat]:
     return out
 
 
-#: float enclosures of one vector of bin masses: (lo, hi), 0 where no block served
-FloatBins = tuple[np.ndarray, np.ndarray]
-
-
 def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
-                       ) -> tuple[np.ndarray, FloatBins, FloatBins, FloatBins]:  # float ok: directed, proved
+                       ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray],
+                                  tuple[np.ndarray, np.ndarray]]:  # float ok: directed, proved
     """(served, Pb, Qt, p): :func:`taylor_bins` as float64 enclosures (lo, hi) of the same masses, no
     Arb object per bin (docs/pld.md §12.10): each block's three coefficient rows go to monomial
     coefficients ``g_k`` in Arb (:func:`monomial_weights`, one small matrix product per width), the
@@ -438,6 +437,10 @@ def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
     computes them from edges).  At the working precision; raises OverflowError where a value leaves
     float64 (the caller then takes the balls).
     """
+    import numpy as np  # deferred: the exact engines never load numpy
+
+    from exactdp.engines.pld.floatlaws import ball_floats, horner_bounds, mid_rad
+
     n = jmax - jmin
     d = BIN_DEGREE
     served = np.zeros(n, dtype=bool)
