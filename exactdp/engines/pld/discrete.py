@@ -31,7 +31,7 @@ from exactdp.core.binomial import binomial_pmf, binomial_upper_tail
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel, Position, Quad, Reversed
-from exactdp.engines.pld.taylor import taylor_bins, taylor_quads
+from exactdp.engines.pld.taylor import taylor_bins, taylor_bins_floats, taylor_quads
 
 __all__ = ["atom_bin", "binomial_law", "discretize", "discretize_binomial", "edge_quads", "tail_range"]
 
@@ -153,10 +153,13 @@ BLOCK_BINS_MIN = 2048
 
 
 def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int,
-               taylor: bool = False) -> tuple[Law, Law]:
+               taylor: bool = False, floats: bool = False) -> tuple[Law, Law]:
     """(upper, lower) laws of ``model`` on the grid ``h``, indices [jmin, jmax] (docs/pld.md §2-§3);
     ``taylor``: the edges from certified Taylor models (:func:`edge_quads`, docs/pld.md §12.8), and
-    for a model without atoms the bin masses from Taylor models of blocks of bins (docs/pld.md §12.9).
+    for a model without atoms the bin masses from Taylor models of blocks of bins (docs/pld.md §12.9);
+    ``floats`` (with ``taylor``): those blocks evaluated in float64 with a proved bound, the laws'
+    balls built around the float enclosures, which the float-FFT path reads back
+    (:func:`exactdp.engines.pld.floatlaws.bounds_of`, docs/pld.md §12.11).
 
     Upper, connect-the-dots, with B_j = (jh, (j+1)h], G_j = P(B_j) - e^{jh} Q(B_j) >= 0 and
     D_j = e^{(j+1)h} - e^{jh}:
@@ -192,6 +195,11 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
         cont = model.has_continuous()
         if cont and taylor and not atoms and n_bins >= BLOCK_BINS_MIN:
             # no atoms: every mass from Taylor models of blocks of bins (docs/pld.md §12.9)
+            if floats:
+                try:
+                    return _float_laws(model, h, jmin, jmax)
+                except OverflowError:
+                    pass  # a value beyond float64: the balls as in §12.9
             return _taylor_laws(model, h, jmin, jmax)
         if cont:
             quads = edge_quads(model, h, jmin, jmax, taylor=taylor)
@@ -260,6 +268,86 @@ def _taylor_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[L
     pc.append(eh * (Pb[-1] - Qt[-1]) / ep + QRt)
     p = [x if x >= 0 else _nonneg(x) for x in cast(list[arb], pc)]
     upper = Law(h, jmin, arb_poly(p), None, _nonneg(p_inf + PR - QRt), upper=True, exact=False, moved=arb(0))
+    return upper, lower
+
+
+def _ball(lo: float, hi: float) -> arb:  # float ok: an exact ball around two floats
+    """A ball holding the floats' interval [lo, hi] (exact binary values; Arb rounds outward)."""
+    return arb(lo).union(arb(hi))
+
+
+def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[Law, Law]:  # float ok: proved
+    """:func:`_taylor_laws` with the blocks' masses as float64 enclosures
+    (:func:`exactdp.engines.pld.taylor.taylor_bins_floats`, docs/pld.md §12.11): the bins no block
+    serves and the two ends of the upper law from balls as in §12.9 (each turned into floats by
+    :func:`exactdp.engines.pld.floatlaws.ball_floats`); the laws' polynomials are balls around the
+    floats, remembered with them (:func:`exactdp.engines.pld.floatlaws.remember`)."""
+    import numpy as np  # deferred: the exact engines never load numpy
+
+    from exactdp.engines.pld.floatlaws import ball_floats, ball_poly, remember
+
+    n_bins = jmax - jmin
+    hb = arb_of_fraction(h)
+    served, (pb_lo, pb_hi), (qt_lo, qt_hi), (pc_lo, pc_hi) = taylor_bins_floats(model, h, jmin, jmax)
+    half = arb(1) / 2
+    balls: dict[int, tuple[arb, arb]] = {}
+    i = 0
+    while i < n_bins:  # the bins no block served, from their edges (a run at a time)
+        if served[i]:
+            i += 1
+            continue
+        k = i
+        while k < n_bins and not served[k]:
+            k += 1
+        quads = edge_quads(model, h, jmin + i, jmin + k)
+        for t in range(i, k):
+            pf0, ps0, qf0, qs0 = quads[t - i]
+            pf1, ps1, qf1, qs1 = quads[t - i + 1]
+            pb = (pf1 - pf0) if pf1 < half else (ps0 - ps1)
+            qt = ((qf1 - qf0) if qf1 < half else (qs0 - qs1)) * (hb * (jmin + t)).exp()
+            balls[t] = (pb if pb >= 0 else pb.nonnegative_part(), qt if qt >= 0 else qt.nonnegative_part())
+        i = k
+    if balls:
+        idx = np.array(sorted(balls))
+        lo, hi = ball_floats([balls[t][0] for t in idx])
+        pb_lo[idx], pb_hi[idx] = lo, hi
+        lo, hi = ball_floats([balls[t][1] for t in idx])
+        qt_lo[idx], qt_hi[idx] = lo, hi
+    pb_lo, qt_lo = np.maximum(pb_lo, 0.0), np.maximum(qt_lo, 0.0)
+
+    def bins(t: int) -> tuple[arb, arb]:
+        if t in balls:
+            return balls[t]
+        return (_ball(float(pb_lo[t]), float(pb_hi[t])),  # float ok: exact floats
+                _ball(float(qt_lo[t]), float(qt_hi[t])))  # float ok: exact floats
+
+    PL = model.cdf(hb * jmin)[0]
+    _, PR, _, QR = model.cdf(hb * jmax)
+    QRt = QR * (hb * jmax).exp()
+    p_inf = model.p_inf()
+    eh, ep = hb.exp(), hb.expm1()
+    ends: dict[int, arb] = {}
+    pb0, qt0 = bins(0)
+    ends[0] = PL + qt0 - (pb0 - qt0) / ep
+    for t in sorted(balls):
+        if t > 0:
+            (pa, qa), (pb_, qb) = bins(t - 1), bins(t)
+            ends[t] = (eh * (pa - qa) - (pb_ - qb)) / ep + qb
+    pa, qa = bins(n_bins - 1)
+    ends[n_bins] = eh * (pa - qa) / ep + QRt
+    idx = np.array(sorted(ends))
+    e_lo, e_hi = ball_floats([_nonneg(ends[t]) for t in idx])
+    p_lo, p_hi = np.append(pc_lo, 0.0), np.append(pc_hi, 0.0)
+    p_lo[idx], p_hi[idx] = e_lo, e_hi
+    p_lo = np.maximum(p_lo, 0.0)
+    if np.any(p_hi < 0) or np.any(pb_hi < 0) or np.any(qt_hi < 0):
+        raise ArithmeticError("a mass known to be >= 0 came out negative")
+    P, Q, p = ball_poly(pb_lo, pb_hi), ball_poly(qt_lo, qt_hi), ball_poly(p_lo, p_hi)
+    remember(P, pb_lo, pb_hi)
+    remember(Q, qt_lo, qt_hi)
+    remember(p, p_lo, p_hi)
+    lower = Law(h, jmin, P, Q, p_inf, upper=False, exact=False, moved=PL + PR)
+    upper = Law(h, jmin, p, None, _nonneg(p_inf + PR - QRt), upper=True, exact=False, moved=arb(0))
     return upper, lower
 
 

@@ -27,6 +27,7 @@ from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.discrete import discretize, tail_range
 from exactdp.engines.pld.fftpower import Power, lower_fraction, power_pair, power_parts, upper_fraction, window_for
 from exactdp.engines.pld.fftwrap import wrapped_mass
+from exactdp.engines.pld.floatlaws import bounds_of, tilted
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 
@@ -123,21 +124,39 @@ def _tilt(coeffs: list[arb], r: arb, scale: arb) -> list[arb]:
     return out
 
 
-def _tilted_floats(law_coeffs: list[arb], h: Fraction, k: int, theta: Fraction, up: bool,
+def _tilted_floats(law: list[arb] | arb_poly, h: Fraction, k: int, theta: Fraction, up: bool,
                    mids: np.ndarray | None) -> tuple[np.ndarray, arb]:
-    """(t, log M^k): the law tilted by theta and scaled by ``1/M`` in Arb, rounded to floats ``up`` or
-    down (docs/pld.md §12.6); ``mids``: the coefficients' midpoints in floats, if known (they only
-    choose M)."""
+    """(t, log M^k): the law tilted by theta and scaled by ``1/M``, rounded to floats ``up`` or down
+    (docs/pld.md §12.6): from the law's float enclosures where it has them, by float products with a
+    proved bound (:func:`exactdp.engines.pld.floatlaws.tilted`, docs/pld.md §12.11), else in Arb;
+    ``law`` its polynomial or coefficients; ``mids``: the coefficients' midpoints in floats, if known
+    (they only choose M)."""
+    bounds = bounds_of(law) if isinstance(law, arb_poly) else None
     if mids is None:
-        mids = _mids(law_coeffs)
+        mids = _law_mids(law)
     lam = Fraction(_log_mgf(mids, float(theta * h))).limit_denominator(1 << 30)  # float ok: M's choice
     with ctx.workprec(_PREC):
-        t = _directed(_tilt(law_coeffs, arb_of_fraction(theta * h).exp(), (-arb_of_fraction(lam)).exp()), up)
         log_mk = arb_of_fraction(lam) * k
+        if bounds is not None:
+            t = tilted(bounds[1] if up else bounds[0], theta * h, lam, up, _PREC)
+            if t is not None:
+                return t, log_mk
+        coeffs = _coeffs(law) if isinstance(law, arb_poly) else law
+        t = _directed(_tilt(coeffs, arb_of_fraction(theta * h).exp(), (-arb_of_fraction(lam)).exp()), up)
     return t, log_mk
 
 
-def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta: Fraction,
+def _law_mids(law: list[arb] | arb_poly) -> np.ndarray:  # float ok: midpoints that only choose
+    """The masses' midpoints in floats, at least 0: from the float enclosures where the law has them."""
+    if isinstance(law, arb_poly):
+        bounds = bounds_of(law)
+        if bounds is not None:
+            return np.maximum(bounds[0] * 0.5 + bounds[1] * 0.5, 0.0)
+        return _mids(_coeffs(law))
+    return _mids(law)
+
+
+def tilted_power(law_coeffs: list[arb] | arb_poly, offset: int, h: Fraction, k: int, theta: Fraction,
                  up: bool, window: tuple[int, int] | None = None,
                  log_target: float = -23.0, mids: np.ndarray | None = None) -> Tilted:  # float ok: a choice
     """Tilt a single-step mass vector by ``theta``, round it to floats ``up`` or down, and power it
@@ -150,7 +169,7 @@ def tilted_power(law_coeffs: list[arb], offset: int, h: Fraction, k: int, theta:
     return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start, keep=True))
 
 
-def tilted_pair(p_coeffs: list[arb], q_coeffs: list[arb], offset: int, h: Fraction, k: int,
+def tilted_pair(p_coeffs: list[arb] | arb_poly, q_coeffs: list[arb] | arb_poly, offset: int, h: Fraction, k: int,
                 theta: Fraction, log_target: float = -23.0,  # float ok: the window's choice
                 mids: np.ndarray | None = None) -> tuple[Tilted, Tilted]:
     """The binned pair's P-law (rounded down) and Q-law (rounded up), both tilted by theta, powered
@@ -252,7 +271,7 @@ def step_laws(model: LossModel, h: Fraction, tau: Fraction, prec: int) -> tuple[
     moved or dropped as docs/pld.md §2, §3, §5 say."""
     jmin, jmax = tail_range(model, h, tau)
     with ctx.workprec(prec):
-        return discretize(model, h, jmin, jmax, prec=prec, taylor=True)
+        return discretize(model, h, jmin, jmax, prec=prec, taylor=True, floats=True)
 
 
 def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fraction, prec: int) -> FftOrder:
@@ -284,12 +303,12 @@ def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
     if low.Q is None or up.stride != 1 or low.stride != 1 or low.qshift != 0:
         raise ValueError("the FFT path takes the binned laws of a continuous model")
     with ctx.workprec(_PREC):
-        pu, pl_, ql = _coeffs(up.P), _coeffs(low.P), _coeffs(low.Q)
-        mids = _mids(pu)
+        pu, pl_, ql = up.P, low.P, low.Q
+        mids = _law_mids(pu)
         theta = choose_theta(mids, k, h, float(eps_hint - k * up.offset * h))  # float ok: a choice
         # a binned index sum J stands for losses in (J h, (J + k) h], about J h + k h / 2: the lower
         # laws are aimed half a cell per step lower (any aim is sound, docs/pld.md §12.6)
-        lmids = _mids(pl_)
+        lmids = _law_mids(pl_)
         theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
         t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target, mids=mids)
         t_lp, t_lq = tilted_pair(pl_, ql, low.offset, h, k, theta_low, log_target, lmids)
@@ -490,13 +509,13 @@ def order_of_side(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction, si
         one = arb(1)
         none = _nothing(h)
         if side == "upper":
-            pu = up.P.coeffs()
-            mids = np.maximum(np.array([float(x.mid()) for x in pu]), 0.0)  # float ok: the tilt's choice
+            pu = up.P
+            mids = _law_mids(pu)
             theta = choose_theta(mids, k, h, float(eps_hint - k * up.offset * h))  # float ok: a choice
             t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target)
             return FftOrder(h, k, t_up, none, none, one - (one - up.p_inf) ** k, one - (one - low.p_inf) ** k)
-        pl_, ql = low.P.coeffs(), low.Q.coeffs()
-        lmids = np.maximum(np.array([float(x.mid()) for x in pl_]), 0.0)  # float ok: the tilt's choice
+        pl_, ql = low.P, low.Q
+        lmids = _law_mids(pl_)
         theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
         t_lp, t_lq = tilted_pair(pl_, ql, low.offset, h, k, theta_low, log_target, lmids)
         return FftOrder(h, k, none, t_lp, t_lq, one, one - (one - low.p_inf) ** k)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 from itertools import pairwise
+from math import comb
+from typing import TYPE_CHECKING
 
 from flint import arb, arb_mat, arb_poly, arb_series, ctx
 
@@ -25,7 +27,11 @@ from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.models import LossModel, Quad
 
-__all__ = ["BIN_DEGREE", "DEGREE", "bin_weights", "block_quads", "taylor_bins", "taylor_quads"]
+if TYPE_CHECKING:  # numpy only where the float path runs (the exact engines import this module)
+    import numpy as np
+
+__all__ = ["BIN_DEGREE", "DEGREE", "bin_weights", "block_quads", "monomial_weights", "taylor_bins",
+           "taylor_bins_floats", "taylor_quads"]
 
 #: the Taylor degree D of every block
 DEGREE = 16
@@ -233,19 +239,29 @@ def _integer_weights(d: int, r: int) -> tuple[arb_mat, ...]:
 
 
 def bin_ends(h: Fraction, d: int, r: int) -> list[tuple[list[arb], list[arb]]]:
-    """The columns s = -r and s = r of the three matrices of :func:`bin_weights` (without the ones)."""
+    """The columns s = -r and s = r of the three matrices of :func:`bin_weights` (without the ones),
+    as the monomial matrices of :func:`monomial_weights` times ``(s^k)`` (the same weights: a
+    tightness choice reads them, docs/pld.md §12.9).
+
+    >>> with ctx.workprec(64):
+    ...     a = bin_ends(Fraction(1, 8), 3, 2)
+    ...     w = bin_weights(Fraction(1, 8), 3, 2)
+    >>> all(x.overlaps(y) for (lo, hi), m in zip(a, w) for x, y in zip(lo + hi,
+    ...     [m.entries()[i * 5] for i in range(m.nrows() - 1)] + [m.entries()[i * 5 + 4] for i in range(m.nrows() - 1)]))
+    True
+    """
     key = (h, ctx.prec, d, r)
     hit = _ENDS.get(key)
     if hit is not None:
         return hit
     if len(_ENDS) > 16:
         _ENDS.clear()
+    powers = arb_mat(d + 1, 2, [x for k in range(d + 1) for x in ((-r) ** k, r ** k)])
     out = []
-    for w in bin_weights(h, d, r):
-        e = w.entries()
-        n = 2 * r + 1
-        rows = w.nrows() - 1
-        out.append(([e[i * n] for i in range(rows)], [e[i * n + n - 1] for i in range(rows)]))
+    for t in monomial_weights(h, d):
+        e = (t * powers).entries()
+        rows = t.nrows()
+        out.append(([e[2 * i] for i in range(rows)], [e[2 * i + 1] for i in range(rows)]))
     _ENDS[key] = out
     return out
 
@@ -306,20 +322,13 @@ def _bin_block(model: LossModel, hb: arb, c: int, r: int, d: int,
     return a, u, f, roomy
 
 
-def taylor_bins(model: LossModel, h: Fraction, jmin: int, jmax: int
-                ) -> tuple[list[arb | None], list[arb | None], list[arb | None]]:
-    """(Pb, Qt, p) of the bins jmin .. jmax - 1 from Taylor models of blocks of bins (docs/pld.md §12.9):
-    ``Pb[i]`` the P-mass of the bin ``(j h, (j+1) h]``, ``Qt[i]`` its tilted Q-mass ``e^{jh} Q``,
-    ``p[i]`` the connect-the-dots mass at the grid point j (the interior formula of docs/pld.md §2),
-    j = jmin + i; entries None where no block served the bin (the caller computes those from edges).
-    At the working precision; a block's masses are one matrix product for all blocks of its width.
-    """
+def _bin_groups(model: LossModel, h: Fraction, jmin: int, jmax: int
+                ) -> tuple[dict[int, list[tuple[list[arb], ...]]], dict[int, list[int]]]:
+    """The blocks of bins of :func:`taylor_bins` (docs/pld.md §12.9): by half-width r, the coefficient
+    rows of each block and its centre."""
     n = jmax - jmin
     hb = arb_of_fraction(h)
     d = BIN_DEGREE
-    Pb: list[arb | None] = [None] * n
-    Qt: list[arb | None] = [None] * n
-    pc: list[arb | None] = [None] * n
     groups: dict[int, list[tuple[list[arb], ...]]] = {}
     centres: dict[int, list[int]] = {}
     a, r, served = jmin, _BIN_WIDEST, 0
@@ -344,6 +353,23 @@ def taylor_bins(model: LossModel, h: Fraction, jmin: int, jmax: int
             progress.tick(f"discretising {model.name} ({served}/{n} bins)")
         if got[3]:
             r = min(2 * r, _BIN_WIDEST)
+    return groups, centres
+
+
+def taylor_bins(model: LossModel, h: Fraction, jmin: int, jmax: int
+                ) -> tuple[list[arb | None], list[arb | None], list[arb | None]]:
+    """(Pb, Qt, p) of the bins jmin .. jmax - 1 from Taylor models of blocks of bins (docs/pld.md §12.9):
+    ``Pb[i]`` the P-mass of the bin ``(j h, (j+1) h]``, ``Qt[i]`` its tilted Q-mass ``e^{jh} Q``,
+    ``p[i]`` the connect-the-dots mass at the grid point j (the interior formula of docs/pld.md §2),
+    j = jmin + i; entries None where no block served the bin (the caller computes those from edges).
+    At the working precision; a block's masses are one matrix product for all blocks of its width.
+    """
+    n = jmax - jmin
+    d = BIN_DEGREE
+    Pb: list[arb | None] = [None] * n
+    Qt: list[arb | None] = [None] * n
+    pc: list[arb | None] = [None] * n
+    groups, centres = _bin_groups(model, h, jmin, jmax)
     for r, blocks in groups.items():
         wp, wq, wc = bin_weights(h, d, r)
         m = 2 * r + 1
@@ -354,3 +380,86 @@ def taylor_bins(model: LossModel, h: Fraction, jmin: int, jmax: int
                 lo = c - r - jmin
                 out[lo:lo + m] = vals[k * m:(k + 1) * m]
     return Pb, Qt, pc
+
+
+# -- the same masses as float64 enclosures, without a ball per bin (docs/pld.md §12.11) ---------------
+
+_MONOMIALS: dict[tuple[Fraction, int, int], tuple[arb_mat, arb_mat, arb_mat]] = {}
+
+
+def monomial_weights(h: Fraction, d: int) -> tuple[arb_mat, arb_mat, arb_mat]:
+    """(T_P, T_Q, T_p): the matrices taking a block's coefficient rows of :func:`bin_weights` (without
+    the remainder) to the coefficients of the same three masses as polynomials ``sum_k g_k s^k``
+    (docs/pld.md §12.11): with ``C(i, k)`` the binomial coefficients,
+    ``T_P[i-1][k] = C(i, k)`` (k < i), ``T_Q[i][k] = e^{-h} C(i, k) - [k = i]``,
+    ``T_p[i-1][k] = [k = i] - (-1)^{i-k} C(i, k) - (C(i, k) - 2 [k = i] + (-1)^{i-k} C(i, k)) / e_+``
+    (``D_i(s-1) = s^i - (s-1)^i``, ``D_i(s) - D_i(s-1) = (s+1)^i - 2 s^i + (s-1)^i``).
+
+    >>> with ctx.workprec(64):
+    ...     tp, _, _ = monomial_weights(Fraction(1, 8), 2)
+    >>> [str(x) for x in tp.entries()]  # D_1 = 1, D_2 = 2s + 1
+    ['1.00000000000000', '0', '0', '1.00000000000000', '2.00000000000000', '0']
+    """
+    key = (h, ctx.prec, d)
+    hit = _MONOMIALS.get(key)
+    if hit is not None:
+        return hit
+    if len(_MONOMIALS) > 16:
+        _MONOMIALS.clear()
+    hb = arb_of_fraction(h)
+    eh, ep = (-hb).exp(), hb.expm1()
+    tp: list[arb] = []
+    tq: list[arb] = []
+    tc: list[arb] = []
+    for i in range(d + 1):
+        for k in range(d + 1):
+            c = comb(i, k)
+            one = 1 if k == i else 0
+            alt = (-1) ** (i - k) * c if k <= i else 0
+            tq.append(eh * c - one)
+            if i:
+                tp.append(arb(c if k < i else 0))
+                tc.append(arb(one - alt) - arb(c - 2 * one + alt) / ep)
+    out = arb_mat(d, d + 1, tp), arb_mat(d + 1, d + 1, tq), arb_mat(d, d + 1, tc)
+    _MONOMIALS[key] = out
+    return out
+
+
+def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
+                       ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray],
+                                  tuple[np.ndarray, np.ndarray]]:  # float ok: directed, proved
+    """(served, Pb, Qt, p): :func:`taylor_bins` as float64 enclosures (lo, hi) of the same masses, no
+    Arb object per bin (docs/pld.md §12.11): each block's three coefficient rows go to monomial
+    coefficients ``g_k`` in Arb (:func:`monomial_weights`, one small matrix product per width), the
+    ``g_k`` to floats with a radius, and every block is evaluated at its points by float Horner with
+    the proved bound of :func:`exactdp.engines.pld.floatlaws.horner_bounds`, plus its remainder E.
+    ``served[i]`` says whether a block served bin jmin + i (the others read (0, 0): the caller
+    computes them from edges).  At the working precision; raises OverflowError where a value leaves
+    float64 (the caller then takes the balls).
+    """
+    import numpy as np  # deferred: the exact engines never load numpy
+
+    from exactdp.engines.pld.floatlaws import ball_floats, horner_bounds, mid_rad
+
+    n = jmax - jmin
+    d = BIN_DEGREE
+    served = np.zeros(n, dtype=bool)
+    outs = [(np.zeros(n), np.zeros(n)) for _ in range(3)]
+    groups, centres = _bin_groups(model, h, jmin, jmax)
+    mats = monomial_weights(h, d)
+    for r, blocks in groups.items():
+        m = 2 * r + 1
+        nb = len(blocks)
+        for row, t, (out_lo, out_hi) in zip(range(3), mats, outs):
+            rows = t.nrows()
+            coef = arb_mat(nb, rows, [x for blk in blocks for x in blk[row][:rows]])
+            gm, grad = mid_rad((coef * t).entries())
+            _, e_hi = ball_floats([blk[row][rows] for blk in blocks])
+            lo, hi = horner_bounds(gm.reshape(nb, d + 1), grad.reshape(nb, d + 1), e_hi, r)
+            for k, c in enumerate(centres[r]):
+                a = c - r - jmin
+                out_lo[a:a + m] = lo[k]
+                out_hi[a:a + m] = hi[k]
+                if row == 0:
+                    served[a:a + m] = True
+    return served, outs[0], outs[1], outs[2]

@@ -1,0 +1,255 @@
+"""Single-step masses as float64 vectors with proved directions, without one Arb object per bin.
+
+The float-FFT path (docs/pld.md §12) needs every single-step mass vector as floats: at least the true
+(tilted, scaled) masses for the upper P-law and the lower law's tilted Q, at most them for the lower
+P-law.  Here those floats are made by whole-vector numpy arithmetic whose every step carries a proved
+bound (docs/pld.md §12.11; IEEE-754 binary64, round to nearest, ``u = 2^-53``; only the correctly
+rounded elementwise ``+ - *`` of numpy and ``nextafter`` are used):
+
+* :func:`ball_floats`: floats below and above each of a list of Arb balls;
+* :func:`horner_bounds`: the values of polynomials (float coefficients plus a radius each) at the
+  integers ``-r .. r``, by Horner, with the a priori bound ``gamma_{2D} sum |c_k| |s|^k``;
+* :func:`tilted`: ``x_i e^{rate i - lam}`` rounded up or down, the exponential a per-block Arb factor
+  times a per-offset Arb factor, both directed to floats;
+* :func:`ball_poly`, :func:`remember`, :func:`bounds_of`: an ``arb_poly`` of balls around float
+  enclosures (for a :class:`exactdp.engines.pld.laws.Law`), remembered with its floats so the FFT
+  path reads the floats back instead of the balls.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from flint import arb, arb_poly, ctx
+
+from exactdp.core.numbers import arb_of_fraction
+
+__all__ = ["RUNNING_U", "ball_floats", "ball_poly", "bounds_of", "directed_floats", "horner_bounds", "horner_gamma", "mid_rad",
+           "remember", "tilted"]
+
+#: the relative margins that absorb earlier roundings: 1 +- 2^-51 = 1 +- 4u (exact floats)
+_UP4 = 1.0 + 2.0 ** -51
+_DOWN4 = 1.0 - 2.0 ** -51
+#: below this size a result may have underflowed on the way: it is moved by nextafter instead
+_SMALL = 2.0 ** -1020
+#: a factor beyond this is not tilted in floats
+_HUGE = arb(2) ** 1000
+_MAX_DEGREE = 64
+#: the running error bound's factor: u/(1-u) <= 2^-53 (1 + 2^-52) <= this exact float (the
+#: product's own rounding is covered by the radius's final factor, docs/pld.md §12.11)
+RUNNING_U = 2.0 ** -53 * (1 + 2.0 ** -50)
+
+
+def horner_gamma(n: int) -> float:  # float ok: an exact multiple of u
+    """``(n + 1) u``, at least ``gamma_n = n u / (1 - n u)`` for every n <= 2^20 (as ``n u / (1 - n u)
+    <= n u (1 + 2 n u) <= (n + 1) u`` when ``2 n^2 u <= 1``); exact: an integer times 2^-53.
+
+    >>> horner_gamma(52) == 53 * 2.0 ** -53
+    True
+    """
+    if not 0 <= n <= 1 << 20:
+        raise ValueError("a rounding count out of range")
+    return (n + 1) * 2.0 ** -53
+#: the tilt's offsets per block: rate i = rate (B q + s), 0 <= s < B
+_TILT_BLOCK = 512
+
+
+def _up2(x: np.ndarray) -> np.ndarray:
+    return np.nextafter(np.nextafter(x, np.inf), np.inf)
+
+
+def _down2(x: np.ndarray) -> np.ndarray:
+    return np.nextafter(np.nextafter(x, -np.inf), -np.inf)
+
+
+def _outward(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # float ok: directed
+    """``lo``, ``hi`` each the float of one exact sum, moved one float outward: a correctly rounded
+    result is the float nearest the exact value, so the exact value lies between it and its
+    neighbour on that side (a sum that underflows is exact)."""
+    return np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+
+
+def ball_floats(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: directed, proved
+    """(lo, hi): floats with ``lo_i <= x <= hi_i`` for every x in the ball ``xs[i]`` (docs/pld.md §12.11).
+
+    ``float`` of the exact midpoint m is within one unit in the last place: ``|m - m_f| <= 2^-52 |m_f|
+    + 2^-1074``; the radius (a 30-bit ``mag``) converts exactly, or is covered by the margin.  So
+    ``[m_f - e, m_f + e]``, ``e = ((rad_f (1 + 4u) + 2^-52 |m_f|) + 2^-1073)(1 + 4u)`` (``rad_f`` within
+    2u of the radius, then four roundings of nonnegative terms, each at most u or, the scaling of a
+    subnormal, 2^-1075: ``(1 - 2u)(1 - u)^4 (1 + 4u)^2 >= 1``), holds the ball, and each end
+    is rounded outward (:func:`_outward`).
+
+    >>> lo, hi = ball_floats([arb(1) / 3, arb(0, 1) + 2])
+    >>> bool(lo[0] < 1 / 3 < hi[0]), float(lo[1]) <= 1.0, float(hi[1]) >= 3.0
+    (True, True, True)
+    """
+    m, e = mid_rad(xs)
+    return _outward(m - e, m + e)
+
+
+def mid_rad(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: directed, proved
+    """(m, e): floats with every point of ``xs[i]`` within ``e_i`` of ``m_i`` (the proof at
+    :func:`ball_floats`)."""
+    m = np.array([float(x.mid()) for x in xs], dtype=np.float64)  # float ok: bounded below
+    r = np.array([float(x.rad()) for x in xs], dtype=np.float64)  # float ok: bounded below
+    if not (np.all(np.isfinite(m)) and np.all(np.isfinite(r))):
+        raise OverflowError("a ball beyond float64")
+    e = ((r * _UP4 + np.abs(m) * 2.0 ** -52) + 2.0 ** -1073) * _UP4
+    return m, e
+
+
+def directed_floats(xs: list[arb], up: bool) -> np.ndarray:  # float ok: directed, checked exactly
+    """Floats at least (``up``) or at most every point of each ball, within about one unit in the last
+    place of its end: ``float`` of the end, moved outward until an exact comparison holds."""
+    out = []
+    for x in xs:
+        end = x.upper() if up else x.lower()
+        f = float(end)  # float ok: checked below
+        while not (arb(f) >= end if up else arb(f) <= end):
+            f = float(np.nextafter(f, np.inf if up else -np.inf))  # float ok: a step outward
+        out.append(f)
+    return np.array(out, dtype=np.float64)
+
+
+def horner_bounds(gm: np.ndarray, grad: np.ndarray, rem: np.ndarray, r: int
+                  ) -> tuple[np.ndarray, np.ndarray]:  # float ok: directed, proved
+    """(lo, hi), shape (blocks, 2r + 1): floats below and above ``sum_k g_k s^k + [-E, E]`` at the
+    integers ``s = -r .. r``, for each block's exact coefficients ``g_k`` in ``[gm_k - grad_k, gm_k +
+    grad_k]`` (``gm``, ``grad`` of shape (blocks, D + 1), ``rem`` the E's, all floats; docs/pld.md
+    §12.11).
+
+    A running error bound: Horner computes ``p_k = fl(s y_{k+1})`` and ``y_k = fl(p_k + gm_k)``, so
+    ``y_k = s y_{k+1} + gm_k + d_k`` exactly with ``|d_k| <= u (|p_k| + |y_k|) / (1 - u)`` (a normal
+    product or sum errs by at most u of its exact value, at most ``|fl| / (1 - u)``), plus ``2^-1075``
+    where a product underflows (a sum is then exact); Horner being linear in the d_k,
+    ``y_0 = sum_k gm_k s^k + sum_k d_k s^k``.  So the distance to the true value is at most
+    ``u/(1-u) sum_k (|p_k| + |y_k|) |s|^k + sum_k grad_k |s|^k + E + U``, ``U = 2^-1068 (r + 1)^{D+1}``
+    for the underflows (those of the bound's own Horner as well); the two sums are Horner sums of
+    nonnegative floats, each at least ``(1 - u)^{3D+6}`` of its exact value (three roundings a step,
+    three to add them up), so the radius in floats, times ``1 + 2 gamma_{2D+6} = 1 + (4D + 14) u``
+    (:func:`horner_gamma`, an exact float) and moved up twice, bounds it; ``v +- radius`` is moved one
+    float outward (:func:`_outward`).
+
+    >>> lo, hi = horner_bounds(np.array([[1.0, 0.1, 0.01]]), np.zeros((1, 3)), np.zeros(1), 2)
+    >>> exact = [1 + Fraction(1, 10) * s + Fraction(1, 100) * s * s for s in range(-2, 3)]
+    >>> all(Fraction(float(a)) <= x <= Fraction(float(b)) for a, b, x in zip(lo[0], hi[0], exact))
+    True
+    """
+    nb, n = gm.shape
+    deg = n - 1
+    if deg > _MAX_DEGREE:
+        raise ValueError("a Horner degree above 64")
+    s = np.arange(-r, r + 1, dtype=np.float64)
+    a = np.abs(s)
+    v = np.zeros((nb, 2 * r + 1))
+    run = np.zeros((nb, 2 * r + 1))
+    b = np.zeros((nb, 2 * r + 1))
+    p = np.empty_like(v)
+    tmp = np.empty_like(v)
+    for k in range(deg, -1, -1):
+        np.multiply(v, s, out=p)
+        np.add(p, gm[:, k:k + 1], out=v)
+        np.multiply(run, a, out=run)
+        np.abs(p, out=tmp)
+        np.add(run, tmp, out=run)
+        np.abs(v, out=tmp)
+        np.add(run, tmp, out=run)
+        np.multiply(b, a, out=b)
+        np.add(b, grad[:, k:k + 1], out=b)
+    under = 2.0 ** -1068 * float(2 * (r + 1) ** (deg + 1))  # float ok: an exact integer rounded, doubled
+    b = ((b + run * RUNNING_U) + rem[:, None]) + under
+    b = _up2(b * (1.0 + 2 * horner_gamma(2 * deg + 6)))  # 1 + (2D + 7) 2^-52: an exact float
+    if not (np.all(np.isfinite(v)) and np.all(np.isfinite(b))):
+        raise OverflowError("a Taylor block beyond float64")
+    return _outward(v - b, v + b)
+
+
+def tilted(x: np.ndarray, rate: Fraction, lam: Fraction, up: bool, prec: int = 128
+           ) -> np.ndarray | None:  # float ok: directed, proved
+    """Floats at least (``up``) or at most ``x_i e^{rate i - lam}`` (x >= 0 floats, rate >= 0 exact),
+    nonnegative; None when a factor is beyond float64 (the caller tilts in Arb; docs/pld.md §12.11).
+
+    ``e^{rate i - lam} = F_q G_s`` with ``i = B q + s``: ``F_q = e^{rate B q - lam}`` and ``G_s =
+    e^{rate s}`` are Arb balls directed to floats (:func:`directed_floats`).  An x below ``2^-1020`` is
+    raised to it (up) or set to 0 (down), both safe, so ``x G_s`` (``G_s >= 1/2``, checked) is normal
+    and errs by at most u relatively; ``(x G) F`` errs by u or, underflowing, by ``2^-1075``; the margin
+    ``(1 +- 4u)`` likewise.  Where the result is at least 2^-1020 nothing underflowed, and ``(1 -
+    u)^3 (1 + 4u) >= 1`` (down: ``(1 + u)^3 (1 - 4u) <= 1``) covers the roundings; below, the float
+    is within ``X + 3 * 2^-1075`` of ``X = x G F`` (down; up mirrored), and two outward ``nextafter``
+    steps, each moving at least 2^-1074, cover it.
+
+    >>> t = tilted(np.array([0.5, 0.25, 0.125]), Fraction(1, 2), Fraction(1), True)
+    >>> import mpmath
+    >>> all(float(t[i]) >= [0.5, 0.25, 0.125][i] * mpmath.exp(mpmath.mpf(i) / 2 - 1) for i in range(3))
+    True
+    """
+    if rate < 0:
+        raise ValueError("a tilt rate below 0")
+    n = x.shape[0]
+    bq = _TILT_BLOCK
+    nq = -(-n // bq)
+    with ctx.workprec(prec):
+        rb = arb_of_fraction(rate)
+        g = [(rb * s).exp() for s in range(min(bq, n))]
+        f = [(rb * (bq * q) - arb_of_fraction(lam)).exp() for q in range(nq)]
+        if not all(y < _HUGE for y in f + g):
+            return None
+        gf, ff = directed_floats(g, up), directed_floats(f, up)
+    if not (float(ff.max()) * float(gf.max()) < 2.0 ** 1000  # float ok: a range check
+            and float(np.max(x, initial=0.0)) <= 2.0 ** 16):  # float ok: a range check
+        return None
+    if not float(gf.min()) >= 0.5:  # float ok: a range check (G_s >= 1 as rate >= 0)
+        return None
+    if up:
+        xx = np.where(x > 0, np.maximum(x, 2.0 ** -1020), 0.0)
+    else:
+        xx = np.where(x >= 2.0 ** -1020, x, 0.0)
+    pad = np.zeros(nq * bq)
+    pad[:n] = xx
+    gfull = np.ones(bq)
+    gfull[:gf.shape[0]] = gf
+    y = (pad.reshape(nq, bq) * gfull[None, :]) * ff[:, None]
+    y = y.reshape(-1)[:n]
+    if up:
+        y = y * _UP4
+        return np.where(y >= _SMALL, y, _up2(y))
+    y = y * _DOWN4
+    return np.maximum(np.where(y >= _SMALL, y, _down2(y)), 0.0)
+
+
+def ball_poly(lo: np.ndarray, hi: np.ndarray) -> arb_poly:  # float ok: balls around float enclosures
+    """An ``arb_poly`` whose coefficient i is a ball holding ``[lo_i, hi_i]`` (midpoint the float
+    ``(lo + hi)/2``, radius ``max(hi - m, m - lo)`` rounded up; Arb's sum and product round outward).
+
+    >>> p = ball_poly(np.array([0.25, 1.0]), np.array([0.5, 1.0]))
+    >>> [bool(c.contains(arb(a)) and c.contains(arb(b))) for c, a, b in zip(p.coeffs(), [0.25, 1.0], [0.5, 1.0])]
+    [True, True]
+    """
+    m = lo * 0.5 + hi * 0.5
+    d = np.maximum(hi - m, m - lo)
+    rad = _up2(d * _UP4)
+    return arb_poly(m.tolist()) + arb_poly(rad.tolist()) * arb(0, 1)
+
+
+_FLOATS: dict[int, tuple[arb_poly, np.ndarray, np.ndarray]] = {}
+
+
+#: how many polynomials' floats are kept (two orders' three laws, and a few more)
+_KEEP = 8
+
+
+def remember(p: arb_poly, lo: np.ndarray, hi: np.ndarray) -> None:
+    """Keep (lo, hi) as the float enclosures of the coefficients of ``p`` (the last few are kept, the
+    oldest dropped first: a law whose floats were dropped is tilted from its balls, §12.6)."""
+    while len(_FLOATS) >= _KEEP:
+        del _FLOATS[next(iter(_FLOATS))]
+    _FLOATS[id(p)] = (p, lo, hi)
+
+
+def bounds_of(p: arb_poly) -> tuple[np.ndarray, np.ndarray] | None:
+    """The float enclosures :func:`remember` keeps for ``p`` (this very object), or None."""
+    hit = _FLOATS.get(id(p))
+    if hit is None or hit[0] is not p:
+        return None
+    return hit[1], hit[2]
