@@ -1,5 +1,5 @@
 """The float-FFT path at 10^4-10^6 steps (issue 26): routing, the memory prediction against a measured
-peak, and a certified width target at 10^5 steps against the exact products (docs/pld.md §12.11)."""
+peak, and a certified width target at 10^5 steps against the exact products (docs/pld.md §12.10)."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ print(json.dumps({"need": need, "used": peak - before, "window": window, "picked
 def test_the_predicted_memory_is_at_least_the_measured_peak(k: int, aim: str) -> None:
     """One grid of the path at two sizes, in a fresh process: the bytes predicted (``_grid_cost``) are at
     least the growth of the peak resident set over the call, and the window predicted holds the points
-    ``window_for`` asked for (docs/pld.md §12.11)."""
+    ``window_for`` asked for (docs/pld.md §12.10)."""
     out = subprocess.run([sys.executable, "-c", _MEASURE, str(k), aim], capture_output=True, text=True,
                          timeout=300, check=True)
     m = json.loads(out.stdout.strip().splitlines()[-1])

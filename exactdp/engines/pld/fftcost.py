@@ -1,4 +1,4 @@
-"""Predicted seconds and bytes of one grid of the float-FFT path (docs/pld.md §12.11).
+"""Predicted seconds and bytes of one grid of the float-FFT path (docs/pld.md §12.10).
 
 The path's cost is each order's single-step points (discretised, tilted) and each order's window (the
 transforms and the queries over it, which dominate at 10^5-10^6 steps).  The window is predicted from the
@@ -25,7 +25,7 @@ __all__ = ["FFT_BYTES", "FFT_POINT_BYTES_A", "FFT_POINT_BYTES_B", "SECONDS_PER_P
 SECONDS_PER_POINT = 8e-6
 #: seconds per ``n log2 n`` of each order's window of n points (the transforms, tail sums and wrap
 #: bounds over the window, which dominate at 10^5-10^6 steps): measured 0.9e-7-1.2e-7 on DP-SGD
-#: sigma 1, q 0.01 (10^5 steps: windows 2^21, 8.7 s; 10^6: 2^22, 22 s; docs/pld.md §12.11), with a margin
+#: sigma 1, q 0.01 (10^5 steps: windows 2^21, 8.7 s; 10^6: 2^22, 22 s; docs/pld.md §12.10), with a margin
 SECONDS_PER_WINDOW_POINT = 1.5e-7
 #: bytes per window point of each order (the FFT arrays): measured at most 131 in peak RSS (86 traced
 #: by tracemalloc) on DP-SGD sigma 1, q 0.01 at 10^3-10^6 steps (windows 2^17-2^22), with a margin
@@ -58,7 +58,7 @@ def log_target(aim: float) -> float:  # float ok: the windows' choice only
 def predicted_window(pl: Plan, h: Fraction, aim: float) -> int:  # float ok: a prediction only
     """The window (points, a power of 2) :func:`exactdp.engines.pld.fftpower.window_for` is predicted to
     pick for each order on the grid h: the Chernoff span of the tilted k-fold law (``WINDOW_SDS_PER_ROOT``)
-    or a few single-step spans (``WINDOW_SPANS``), whichever is longer (docs/pld.md §12.11; a prediction
+    or a few single-step spans (``WINDOW_SPANS``), whichever is longer (docs/pld.md §12.10; a prediction
     only, measured to be at least the window picked on DP-SGD rows at 10^3-10^6 steps).
 
     >>> from exactdp.engines.pld.plan import plan
@@ -89,7 +89,7 @@ def grid_cost(pl: Plan, h: Fraction, prec: int, aim: float = 1e-6,  # float ok: 
     """(seconds, bytes) predicted for one grid of the path: each order's single-step points
     (:func:`step_points`) and its window: the points the last grid's windows had to hold (``last``:
     its h and :func:`exactdp.engines.pld.fftpower.taken_windows`) scaled to h with a margin, else
-    :func:`predicted_window`, docs/pld.md §12.11."""
+    :func:`predicted_window`, docs/pld.md §12.10."""
     n_orders = len(pl.orders)
     points = step_points(pl, h)
     if last is not None and last[1] > 0:

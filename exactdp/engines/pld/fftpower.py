@@ -393,7 +393,7 @@ _NEEDS: list[int] = [0]
 
 def taken_windows() -> int:
     """The largest number of points a window had to hold (before rounding up to a power of 2) since the
-    last call, 0 when none was picked; resets it (docs/pld.md §12.11)."""
+    last call, 0 when none was picked; resets it (docs/pld.md §12.10)."""
     need, _NEEDS[0] = _NEEDS[0], 0
     return need
 

@@ -212,7 +212,7 @@ FIRST_GRID_K_POWER = 0.1
 def _first_grid(pl: Plan, aim: float, prec: int = 147) -> Fraction:  # float ok: a grid choice
     """The path's first grid for a relative width ``aim``: ``predicted_grid`` with the path's measured
     corrections, made coarser by halves (at most ``FIRST_GRID_HALVINGS``) while one grid is predicted
-    past the memory bound (:func:`~exactdp.engines.pld.fftcost.grid_cost`; the refinement then stops at the bound), docs/pld.md §12.11."""
+    past the memory bound (:func:`~exactdp.engines.pld.fftcost.grid_cost`; the refinement then stops at the bound), docs/pld.md §12.10."""
     from exactdp.engines.pld.fftpower import taken_windows
 
     taken_windows()  # a new refinement: the windows recorded are this one's from here on
