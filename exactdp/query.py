@@ -36,6 +36,7 @@ from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, parse_digits, parse_eps
 from exactdp.engines.pld import refine
 from exactdp.engines.rdp_labelled import is_rdp_bound
+from exactdp.model.attained import TWO_SIDED
 from exactdp.model.composition import Composition, directed
 from exactdp.model.inputs import composition_from_args, mechanisms_from_json
 from exactdp.model.mechanisms import parse_direction
@@ -176,6 +177,10 @@ def _enclosure_fields(enc: Enclosure, digits: int) -> dict[str, Any]:
     js = enc.to_json(requested=digits)
     if "digits_requested" in js:  # what stopped the refinement: the time budget or the memory bound
         js["stopped_by"] = refine.STOPPED_BY.get()
+    if TWO_SIDED in (enc.algorithm or ""):  # between an attained and a dominating pair: a real gap
+        js["bound"] = TWO_SIDED
+        if "digits_requested" in js:
+            js["stopped_by"] = "gap"
     return js
 
 

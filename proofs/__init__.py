@@ -66,6 +66,7 @@ def _registry() -> dict[str, Callable[[], Derivation]]:
         pld.pld_fixed_off_lattice,
         advanced.asoodeh_two_point,
         properties.gdp_gaussian_shift,
+        properties.fixed_batch_attained,
     ]
     return {b.__name__: b for b in builders}
 

@@ -9,7 +9,8 @@ from .framework import Computed, Derivation, Equal, Implementation, NonNegative,
 from .optimal import dominating_pair, hockey_stick_product
 
 __all__ = ["group_privacy", "post_processing", "poisson_subsampling", "replace_one_sampling", "truncated_sampling",
-           "special_randomized_response", "replacement_sampling", "gdp_gaussian_shift"]
+           "special_randomized_response", "replacement_sampling", "gdp_gaussian_shift",
+           "fixed_batch_attained"]
 
 R = sp.Rational
 
@@ -433,5 +434,47 @@ def gdp_gaussian_shift() -> Derivation:
                   sp.limit(bound, t, sp.oo), 0),
             Implementation("exactdp: one Laplace(1) step's mu upper end is -2 Phi^-1(1/(1 + e)) (60 digits); "
                            "4 subsampled Gaussians of shift 2 have mu exactly 4", fn=tie),
+        ],
+    )
+
+
+def fixed_batch_attained() -> Derivation:
+    """The lower end of k runs of a fixed batch (docs/mathematics.md §9, Theorem 9.7): the batch holds the
+    changed record with chance m/n, so the attaining datasets' one run is ((1-g)B + gA, B), and k runs of
+    independent batches are its k-fold product; tied to the engine on randomized response."""
+    n, m, g, a, A, B = pos("n m gamma alpha A_E B_E")
+    f = sp.factorial
+
+    def tie() -> str | None:
+        from exactdp import optimal_delta
+        from exactdp.model.attained import attained
+        from exactdp.model.composition import Composition
+        from exactdp.model.generic import PureDP
+        from exactdp.model.mechanisms import SampledWithoutReplacement
+
+        # RR(log 3), a batch of 1 of 2: one run on (1, 0) is (1/2, 1/2) against B = (1/4, 3/4) on (0, 0).
+        # Two runs at e^eps = 3/2: the remove order sum (P^2 - 3/2 Q^2)_+ = 1/4 - 3/32 = 5/32, the add order
+        # (9/16 - 3/2 * 1/4) = 3/16; the larger is 3/16, inside the two-sided answer and its attained end.
+        comp = Composition(((SampledWithoutReplacement(PureDP("log(3)"), 1, 2), 2),))
+        got = optimal_delta(comp, "log(3/2)", digits=20)
+        if not got.lower <= sp.Rational(3, 16) <= got.upper:
+            return f"3/16 is not inside the two-sided answer {got}"
+        return exact_or_contains(optimal_delta(attained(comp), "log(3/2)", digits=30), sp.Rational(3, 16))
+
+    return Derivation(
+        "fixed_batch_attained",
+        "k runs of a fixed batch: the changed record is in a uniform m-subset of n with chance C(n-1, m-1)/C(n, m) "
+        "= m/n, so the attaining datasets' run is ((1-g)B + gA, B) and k runs its k-fold product",
+        "docs/mathematics.md §9, Theorem 9.7",
+        [
+            Equal("the chance that the batch holds the changed record: C(n-1, m-1)/C(n, m) = m/n",
+                  f(n - 1) / (f(m - 1) * f(n - m)) / (f(n) / (f(m) * f(n - m))), m / n),
+            Equal("on any set E, one run on (x = 1, the rest 0): g A(E) + (1-g) B(E), the remove order's P",
+                  g * A + (1 - g) * B, (1 - g) * B + g * A),
+            Equal("the add order is the same two laws swapped, so H_a of either order is attained: "
+                  "(1-g)B(E) + gA(E) - a B(E) = g A(E) - (a - 1 + g) B(E)", (1 - g) * B + g * A - a * B,
+                  g * A - (a - 1 + g) * B),
+            Implementation("exactdp: two runs of a batch of 1 of 2 of RR(log 3) at e^eps = 3/2: the attaining "
+                           "datasets give 3/16, inside the two-sided answer", fn=tie),
         ],
     )

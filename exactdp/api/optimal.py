@@ -12,13 +12,14 @@ certified by then (``certified_digits()`` says how many digits it holds).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 from flint import ctx
 
 from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
-from exactdp.core.errors import InvalidParameterError
+from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.numbers import (
     DEFAULT_DIGITS,
     CountInput,
@@ -30,6 +31,7 @@ from exactdp.core.numbers import (
     parse_digits,
     parse_eps,
 )
+from exactdp.model.attained import attained, between, is_tight
 from exactdp.model.composition import Composition, CompositionInput, directed
 from exactdp.model.mechanisms import (
     MixtureOfGaussians,
@@ -79,6 +81,9 @@ def routed_delta(comp: CompositionInput, eps_g: ExactInput, *, digits: CountInpu
     d = parse_digits(digits)
     with progress.budgeted("delta", max_seconds):
         enc, r = answer(c, lambda r: r.engine.delta(c, x, d, r.payload))
+        low = _attained_end(c, lambda a: answer(a, lambda r: r.engine.delta(a, x, d, r.payload))[0])
+        if low is not None:
+            enc = between(low, enc)
     # a probability: the generic engines' brackets are clamped to [0, 1] here
     return (enc.clamped(Fraction(0), Fraction(1)) if c.is_generic else enc), r
 
@@ -163,7 +168,19 @@ def routed_epsilon(comp: CompositionInput, delta_g: ExactInput, *, digits: Count
     d_g = parse_delta(delta_g, "delta_g")
     d = parse_digits(digits)
     with progress.budgeted("epsilon", max_seconds):
-        return answer(c, lambda r: r.engine.epsilon(c, d_g, d, r.payload))
+        enc, r = answer(c, lambda r: r.engine.epsilon(c, d_g, d, r.payload))
+        low = _attained_end(c, lambda a: answer(a, lambda r: r.engine.epsilon(a, d_g, d, r.payload))[0])
+        return (enc, r) if low is None else (between(low, enc), r)
+
+
+def _attained_end(c: Composition, ask: Callable[[Composition], Enclosure]) -> Enclosure | None:
+    """The answer for the pair one dataset pair attains when ``c`` is answered by a dominating pair that is
+    not its optimum and such a pair is modelled (k runs of a fixed batch: docs/mathematics.md §9, Theorem
+    9.7), else None (the answer is the optimum, or an upper bound named so)."""
+    if is_tight(c):
+        return None
+    a = attained(c)
+    return None if a is None else ask(a)
 
 
 def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput, *,
@@ -177,4 +194,15 @@ def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput, *
     eps_g_r: ExactReal = parse_eps(eps_g, "eps_g")
     delta_g_q: Fraction = parse_delta(delta_g, "delta_g")
     with progress.budgeted("check", max_seconds):
-        return answer(c, lambda r: r.engine.decide(c, eps_g_r, delta_g_q, r.payload))[0]
+        ok = answer(c, lambda r: r.engine.decide(c, eps_g_r, delta_g_q, r.payload))[0]
+        if ok or is_tight(c):
+            return ok
+        a = attained(c)
+        if a is None:  # an upper bound only (Theorems 9.4, 9.6): "not private" is not proven
+            raise PrecisionError(f"{c} is certified (eps_g, delta_g)-DP only when its dominating pair is "
+                                 "(docs/mathematics.md §9), and that pair is not: undecided")
+        if not answer(a, lambda r: r.engine.decide(a, eps_g_r, delta_g_q, r.payload))[0]:
+            return False  # one dataset pair already breaks it (Theorem 9.7)
+        raise PrecisionError(f"{c} at eps_g={eps_g_r}, delta_g={delta_g_q}: the pair one dataset pair attains "
+                             "is private there and the dominating pair is not; the optimum lies between them "
+                             "(docs/mathematics.md §9, Theorem 9.7): undecided")

@@ -78,6 +78,9 @@ def human(result: dict[str, Any], comp_text: str) -> str:
         why = ("the bracket reaches 0, so it bounds the value without certifying a digit of it"
                if result["digits"] == 0 and _reaches_zero(result) else
                "within the memory bound; --max-memory gives it more" if result.get("stopped_by") == "memory" else
+               "the optimum lies between the pair one dataset pair attains and the dominating pair, docs/"
+               "mathematics.md §9, Theorem 9.7: that gap is real, more time does not close it"
+               if result.get("stopped_by") == "gap" else
                "within the time budget; --max-seconds gives it more")
         body += (f"\n  ({result['digits']} significant digits certified of the {result['digits_requested']} "
                  f"requested, {why})")
@@ -126,7 +129,7 @@ def error_message(exc: BaseException, query: str | None = None, seconds: float |
             lo, hi = best if isinstance(best, tuple) else (best.lower, best.upper)
             extra = (f"; the best certified bracket is [{decimal_string(Fraction(lo), 10, 'down')}, "
                      f"{decimal_string(Fraction(hi), 10, 'up')}]")
-        hint = "" if "memory bound" in msg else "; --max-seconds gives it more time"
+        hint = "" if "memory bound" in msg or "Theorem 9.7" in msg else "; --max-seconds gives it more time"
         return f"{kind}{spent}: {msg}{extra}{hint}"
     if isinstance(exc, OSError) and not isinstance(exc, ExactDPError):
         what = f"{exc.filename}: " if exc.filename else ""

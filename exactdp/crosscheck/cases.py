@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from exactdp.core.numbers import format_fraction
+from exactdp.model.attained import is_tight  # re-exported: the cross-check's name for it
 from exactdp.model.composition import Composition
 from exactdp.model.mechanisms import (
     DiscreteGaussian,
@@ -95,21 +96,6 @@ class Case:
 class NoPeerForm(ValueError):
     """A mechanism of a case that the classic peer forms (Gaussian, Laplace, each maybe Poisson-subsampled
     under add/remove) do not express: an adapter reports it ``unsupported``, never a crash."""
-
-
-def is_tight(comp: Composition) -> bool:
-    """Whether the certified value of ``comp`` is its optimum: False when it holds a fixed-size batch
-    composed more than once, whose certified value is an upper bound (docs/mathematics.md §9, Thm 9.3),
-    so that an answer below it is not proven unsound; False too with a truncated subsampled Gaussian or
-    a batch drawn with replacement (upper bounds at any count, Theorems 9.4 and 9.6).
-
-    >>> is_tight(Composition(((SampledWithoutReplacement(Gaussian(1), 6, 600), 2),)))
-    False
-    >>> is_tight(Composition(((SampledWithoutReplacement(Gaussian(1), 6, 600), 1), (Gaussian(2), 3))))
-    True
-    """
-    return not any(isinstance(m, SampledWithoutReplacement) and c > 1 for m, c in comp.groups) and \
-        not any(isinstance(m, (TruncatedSubsampledGaussian, SampledWithReplacement)) for m, _ in comp.groups)
 
 
 def mechanism_parts(case: Case) -> list[tuple[str, Fraction, Fraction | None, int]]:

@@ -27,6 +27,7 @@ from exactdp.crosscheck.adapters import Adapter, NotApplicable, Skipped, Unsuppo
 from exactdp.crosscheck.cases import Case, is_tight
 from exactdp.crosscheck.curves import CurveFinding, run_curves
 from exactdp.crosscheck.isolate import Limits, PeerLimitError, call_isolated
+from exactdp.model.attained import attained
 from exactdp.testing.judge import FP_ULPS, LOOSE_REL, VERDICTS, judge
 from exactdp.testing.oracle import InvalidClaimError, Oracle
 
@@ -190,10 +191,10 @@ def run_api(api: Any, case: Case, oracle: Oracle, limits: Limits | None = None) 
                        verdict="skipped", note=f"oracle: {type(exc).__name__}: {exc}"[:300], seconds=round(secs, 3))
     note = rep.note + (f"; {v.note}" if v.note else "")
     verdict = v.verdict
-    if verdict in ("unsound", "unsound-fp") and not is_tight(rep.composition):
+    if verdict in ("unsound", "unsound-fp") and not is_tight(rep.composition) and attained(rep.composition) is None:
         verdict = "undecided"  # below exactdp's upper bound, which is not the optimum: nothing is proven
-        note += ("; the certified value of k fixed-size batches is an upper bound, not the optimum "
-                 "(docs/mathematics.md §9, Thm 9.3): an answer below it is not proven unsound")
+        note += ("; the certified value is an upper bound with no attained pair modelled, not the optimum "
+                 "(docs/mathematics.md §9, Thms 9.4, 9.6): an answer below it is not proven unsound")
     elif verdict == "unsound" and case.query == "epsilon" and not isinstance(v.claim, float) and v.claim <= 0:
         at = format_fraction(rep.at)
         note += (f"; eps <= 0 at delta_g={at} where the certified optimum is above 0" if v.optimum.lower > 0 else

@@ -36,6 +36,7 @@ from typing import Any, Literal
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps
+from exactdp.model.attained import attained, is_tight
 from exactdp.model.composition import Composition
 from exactdp.testing.oracle import (
     MECHANISM_REFINE,
@@ -149,6 +150,8 @@ class Judgement:
         elif self.verdict == "loose":
             s += f" -> sound but LOOSE, {gap} relative above the optimum"
         elif self.verdict == "undecided":
+            if "Theorem" in self.note:  # a two-sided answer: the gap is not the budget's (judge's note)
+                return s + f" -> UNDECIDED: {self.note}"
             return s + " -> UNDECIDED: the claim lies inside the certified bracket and the time budget ran out " \
                 "before the decision (raise max_seconds, or compare with a claim outside the bracket)"
         elif self.verdict == "lower-estimate":
@@ -326,6 +329,12 @@ def judge(
             return out("loose" if lo is not None and lo > LOOSE_REL else "sound", lo, hi)
         ok = False if claim < opt.lower else private(claim)
         if ok is None:
+            if not is_tight(comp):  # between the pair one dataset pair attains and the dominating pair
+                return out("undecided", note="the claim lies between the optimum of the pair one dataset pair attains "
+                           "and that of the dominating pair (docs/mathematics.md §9, Theorem 9.7): that gap is "
+                           "real, more time does not close it" if attained(comp) is not None else
+                           "the claim lies below the certified upper bound, with no attained pair modelled "
+                           "(docs/mathematics.md §9, Theorems 9.4 and 9.6)")
             return out("undecided", note=f"the claim lies inside the certified bracket (digits {opt.certified_digits()})")
     if ok:
         lo, hi = _excess(opt, claim)

@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from exactdp.core.enclosure import Enclosure
-from exactdp.core.errors import ExactDPError, InvalidParameterError
+from exactdp.core.errors import ExactDPError, InvalidParameterError, PrecisionError
 from exactdp.core.numbers import (
     INF,
     ExactReal,
@@ -31,6 +31,7 @@ from exactdp.core.numbers import (
     parse_eps,
     parse_rational,
 )
+from exactdp.model.attained import attained, between, is_tight
 from exactdp.model.composition import Composition
 
 __all__ = [
@@ -400,7 +401,7 @@ class Oracle:
         if needs_pld(comp):
             from exactdp.engines.pld.engine import pld_epsilon
 
-            return pld_epsilon(comp, dg, digits=_pld_digits(digits), max_seconds=self.budget)
+            return _two_sided(comp, lambda c: pld_epsilon(c, dg, digits=_pld_digits(digits), max_seconds=self.budget))
         from exactdp.api.optimal import optimal_epsilon
 
         return optimal_epsilon(comp, dg, digits=self._digits(digits))
@@ -416,7 +417,7 @@ class Oracle:
         if needs_pld(comp):
             from exactdp.engines.pld.engine import pld_delta
 
-            return pld_delta(comp, eg, digits=_pld_digits(digits), max_seconds=self.budget)
+            return _two_sided(comp, lambda c: pld_delta(c, eg, digits=_pld_digits(digits), max_seconds=self.budget))
         from exactdp.api.optimal import optimal_delta
 
         return optimal_delta(comp, eg, digits=self._digits(digits))
@@ -436,7 +437,18 @@ class Oracle:
         if needs_pld(comp):
             from exactdp.engines.pld.engine import pld_decide
 
-            return pld_decide(comp, eg, dg, max_seconds=self.budget if max_seconds is None else max_seconds)
+            budget = self.budget if max_seconds is None else max_seconds
+            if is_tight(comp):
+                return pld_decide(comp, eg, dg, max_seconds=budget)
+            if pld_decide(comp, eg, dg, max_seconds=budget):
+                return True  # its dominating pair is private
+            low = attained(comp)
+            if low is not None and not pld_decide(low, eg, dg, max_seconds=budget):
+                return False  # one dataset pair is not (eps_g, delta_g)-DP (docs/mathematics.md §9, Theorem 9.7)
+            raise PrecisionError(f"{comp} at eps_g={eg}, delta_g={format_fraction(dg)}: the dominating pair is not "
+                                 "private there and " + ("no attained pair is modelled" if low is None else
+                                                         "the pair one dataset pair attains is") +
+                                 " (docs/mathematics.md §9): undecided")
         from exactdp.api.optimal import is_private
 
         return is_private(comp, eg, dg)
@@ -447,6 +459,18 @@ class Oracle:
 
     def judge_delta(self, reported: Any, composition: Any, eps_g: Any) -> Verdict:
         return judge_delta(reported, composition, eps_g, oracle=self)
+
+
+def _two_sided(comp: Composition, ask: Callable[[Composition], Enclosure]) -> Enclosure:
+    """``ask(comp)``, the certified answer of ``comp``'s pair, when that is the optimum; else the
+    enclosure from the pair one dataset pair attains (its lower end; 0 when none is modelled) to the
+    dominating pair's upper end (docs/mathematics.md §9, Theorem 9.7), so that a claim below the
+    dominating pair's answer is called unsound only when it is below the attained one."""
+    up = ask(comp)
+    if is_tight(comp):
+        return up
+    low = attained(comp)
+    return between(None if low is None else ask(low), up)
 
 
 def _relative(opt_end: Fraction | float, reported: Fraction) -> Fraction | None:

@@ -117,19 +117,31 @@ def test_zero_or_negative_eps_at_large_delta_is_unsound() -> None:
     assert abs(float(lo) - float(ref)) < 1e-12 and abs(float(hi) - float(ref)) < 1e-12
 
 
-def test_below_the_bound_of_k_fixed_batches_is_not_proven_unsound() -> None:
+def test_k_fixed_batches_are_judged_against_both_ends() -> None:
     """One fixed-size batch is tight (Thm 9.3): 0 at delta_g = 1e-5 is unsound, since its delta at
-    eps = 0 is its total variation g (2 Phi(1/(2 sigma)) - 1) > 1e-5.  For k > 1 batches exactdp's
-    value is an upper bound: an answer below it is undecided, never unsound."""
+    eps = 0 is its total variation g (2 Phi(1/(2 sigma)) - 1) > 1e-5.  For k > 1 batches the optimum lies
+    between the pair one dataset pair attains and the symmetrised pair (Thm 9.7): 0 is below the attained
+    end (two runs are at least one), so unsound; an answer between the ends is undecided and says why."""
+    from exactdp.api.optimal import optimal_epsilon
+    from exactdp.model.attained import attained
+
     g = mpmath.mpf(60) / 6000
     assert g * (2 * mpmath.ncdf(mpmath.mpf(1) / 2) - 1) > mpmath.mpf("1e-5")
     one = _case("one", SampledWithoutReplacement(Gaussian(1), 60, 6000), 1, "1e-5", "replace-one")
     two = _case("two", SampledWithoutReplacement(Gaussian(1), 60, 6000), 2, "1e-5", "replace-one")
+    mid = _case("mid", SampledWithoutReplacement(Gaussian(1), 60, 6000), 2, "1e-5", "replace-one")
     assert is_tight(one.composition()) and not is_tight(two.composition())
-    rep = run_crosscheck([_fake("fk", lambda c: 0.0)], [one, two], progress=None, curves=False)
+    low = optimal_epsilon(attained(two.composition()), "1e-5", digits=6)  # type: ignore[arg-type]
+    sym = optimal_epsilon(two.composition(), "1e-5", digits=6)
+    assert low.upper < sym.upper
+    between = float((low.upper + sym.upper) / 2)  # float ok: the fake peer's answer
+    rep = run_crosscheck([_fake("fk", lambda c: between if c.name == "mid" else 0.0)], [one, two, mid], progress=None,
+                         curves=False)
     by = {f.case: f for f in rep.findings}
     assert by["one"].verdict == "unsound"
-    assert by["two"].verdict == "undecided" and "upper bound" in by["two"].note
+    assert by["two"].verdict == "unsound"
+    assert by["mid"].verdict == "undecided" and "Theorem 9.7" in by["mid"].note
+    assert F(by["mid"].exact_lower) <= low.upper and F(by["mid"].exact_lower) < F(between) < F(by["mid"].exact_upper)
 
 
 def _bw_sigma(eps: float, delta: float) -> mpmath.mpf:  # float ok: the target, exactly a float

@@ -105,8 +105,8 @@ def test_poisson_dpsgd_is_handed_over_as_a_training_run(monkeypatch) -> None:
 def test_fixed_batches_under_replace_one(monkeypatch) -> None:
     """A batch of 60 of 6000 (replace-one) is FIXED_BATCH_SIZE with noise multiplier 2 (the replace-one
     sensitivity is two clipping norms): one run is tight, so 0 at delta_g = 1e-5 is unsound (its delta
-    at eps = 0 is g (2 Phi(1/2) - 1) > 1e-5); for 2 runs the certified value is an upper bound and 0
-    is undecided.  A replace-one Gaussian is the whole dataset as the batch: the closed form is sound."""
+    at eps = 0 is g (2 Phi(1/2) - 1) > 1e-5); for 2 runs 0 is below the attained lower end (Theorem 9.7)
+    and unsound too.  A replace-one Gaussian is the whole dataset as the batch: the closed form is sound."""
     g = mpmath.mpf(60) / 6000
     assert g * (2 * mpmath.ncdf(mpmath.mpf(1) / 2) - 1) > mpmath.mpf("1e-5")
     ref = _gauss_eps(mpmath.mpf(1), mpmath.mpf("1e-5"))  # Gaussian(sigma=2, sensitivity 2), once
@@ -120,7 +120,8 @@ def test_fixed_batches_under_replace_one(monkeypatch) -> None:
              _event("g", Gaussian(2, 2), 1, "1e-5", "replace-one")]
     by = _run(cases)
     assert by[(EPS_API, "one")].verdict == "unsound"
-    assert by[(EPS_API, "two")].verdict == "undecided" and "upper bound" in by[(EPS_API, "two")].note
+    # two runs: 0 is below the end one dataset pair attains (Theorem 9.7), so unsound too
+    assert by[(EPS_API, "two")].verdict == "unsound"
     assert by[(EPS_API, "g")].verdict == "sound" and by[(EPS_API, "g")].inputs == {"mechanisms": ["gaussian:sigma=2,sensitivity=2"]}
     p = fake.calls[0][1]["params"]
     assert (p.noise_multipliers, p.batch_size, p.num_samples, p.sampling_method.name) == (2.0, 60, 6000,
