@@ -167,24 +167,46 @@ def _scratch(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return a, b, c
 
 
+_STAGE_TW: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _stage_twiddles(tw: Twiddles, step: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The twiddles ``tw[j step]`` (j < m) of one stage: the same floats, copied contiguous once per
+    length and stage (a strided view, re-read for every block of butterflies, costs the middle
+    stages a cache miss per twiddle; docs/pld.md §12.2).  The last stage's (step 1) is a view; the
+    copies of one length hold about n floats, kept for one length at a time."""
+    if step == 1:
+        return tw.re[:m], tw.im[:m]
+    key = (tw.n, m)
+    got = _STAGE_TW.get(key)
+    if got is None:
+        if any(other != tw.n for other, _ in _STAGE_TW):
+            _STAGE_TW.clear()
+        got = _STAGE_TW[key] = (np.ascontiguousarray(tw.re[::step][:m]), np.ascontiguousarray(tw.im[::step][:m]))
+    return got
+
+
 def _stage(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool,
            shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """One stage of butterflies on blocks ``[x1 | x2]`` of axis 1: ``(x1 + w_j x2, x1 - w_j x2)``,
-    ``w_j = tw[j step]`` (j < m) broadcast by ``shape``; in place (x is overwritten and returned).
+    ``w_j = tw[j step]`` (j < m, conjugated when ``inverse``) broadcast by ``shape``; in place (x is
+    overwritten and returned).
 
     Every line is one IEEE-rounded ufunc: ``t = fl(fl(wr x2r) - fl(wi x2i)) + i fl(fl(wr x2i) +
-    fl(wi x2r))``, then ``fl(x1 + t)`` and ``fl(x1 - t)`` (docs/pld.md §12.2)."""
-    wr = tw.re[::step][:m].reshape(shape)
-    wi = (-tw.im[::step][:m] if inverse else tw.im[::step][:m]).reshape(shape)
+    fl(wi x2r))``, then ``fl(x1 + t)`` and ``fl(x1 - t)`` (docs/pld.md §12.2).  The conjugate
+    ``wi -> -wi`` is taken by swapping a sum and a difference: ``fl(a - fl(-b x)) = fl(a + fl(b x))``
+    exactly (rounding to nearest is symmetric), the same floats as with a negated table."""
+    wr, wi = _stage_twiddles(tw, step, m)
+    wr, wi = wr.reshape(shape), wi.reshape(shape)
     er, orr = xr[:, 0], xr[:, 1]
     ei, oi = xi[:, 0], xi[:, 1]
     tr, ti, s = _scratch(orr.shape)
     np.multiply(wr, orr, out=tr)
     np.multiply(wi, oi, out=s)
-    np.subtract(tr, s, out=tr)
+    (np.add if inverse else np.subtract)(tr, s, out=tr)
     np.multiply(wr, oi, out=ti)
     np.multiply(wi, orr, out=s)
-    np.add(ti, s, out=ti)
+    (np.subtract if inverse else np.add)(ti, s, out=ti)
     np.subtract(er, tr, out=orr)
     np.add(er, tr, out=er)
     np.subtract(ei, ti, out=oi)
