@@ -7,6 +7,7 @@ the mass outside it) is then computed in Fractions.
 
 from __future__ import annotations
 
+import cmath
 import random
 from fractions import Fraction
 
@@ -430,3 +431,34 @@ def test_a_long_fft_does_the_arithmetic_of_the_pointwise_reference(n: int) -> No
         r, i = F.fft(np.array(x), np.array(y), tw, inverse=inverse)
         rr, ri = _reference_fft(x, y, tw, inverse)
         assert r.tolist() == rr and i.tolist() == ri
+
+
+@pytest.mark.parametrize("block", [1, 16, 1 << 13])
+def test_the_blocked_pointwise_power_is_binary_powering_on_every_block(monkeypatch: pytest.MonkeyPatch,
+                                                                       block: int) -> None:
+    """Bit for bit over several blocks and a ragged last one (docs/pld.md §12.3, the pointwise power
+    in cache-sized blocks, squares by one product and a doubling): the same floats as binary powering
+    by the standard complex product, and the input left unchanged."""
+    monkeypatch.setattr(F, "_POWER_BLOCK", block)
+    rng = random.Random(block)
+    a = [complex(rng.random() - 0.5, rng.random() - 0.5) for _ in range(40)]
+    a += [cmath.rect(0.9999, 6.3 * rng.random()) for _ in range(43)]  # near the unit circle: no underflow
+
+    def mul(p: tuple[float, float], q: tuple[float, float]) -> tuple[float, float]:
+        return p[0] * q[0] - p[1] * q[1], p[0] * q[1] + p[1] * q[0]
+
+    ar = np.array([z.real for z in a])
+    ai = np.array([z.imag for z in a])
+    for k in (1, 3, 77, 1000, 100001):
+        got_r, got_i = F._cpower(ar, ai, k)
+        assert ar.tolist() == [z.real for z in a] and ai.tolist() == [z.imag for z in a]
+        for z, gr, gi in zip(a, got_r.tolist(), got_i.tolist()):
+            res: tuple[float, float] | None = None
+            base, e = (z.real, z.imag), k
+            while e:
+                if e & 1:
+                    res = base if res is None else mul(res, base)
+                e >>= 1
+                if e:
+                    base = mul(base, base)
+            assert res == (gr, gi)

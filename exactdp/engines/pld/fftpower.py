@@ -255,22 +255,49 @@ def _cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s
     ar[...] = s1
 
 
+def _csquare_into(ar: np.ndarray, ai: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> None:
+    """(ar + i ai) <- (ar + i ai)^2 in place, bit for bit the standard product of a with itself:
+    ``fl(ar ai) = fl(ai ar)`` (IEEE products commute) and ``fl(p + p) = 2p`` exactly, so the
+    imaginary part needs one product and one sum (docs/pld.md §12.3)."""
+    np.multiply(ar, ar, out=s1)
+    np.multiply(ai, ai, out=s2)
+    np.multiply(ar, ai, out=ai)
+    np.subtract(s1, s2, out=ar)
+    np.add(ai, ai, out=ai)
+
+
+#: the pointwise power runs block by block, each block's whole binary powering while it is in cache
+_POWER_BLOCK = 1 << 13
+
+
 def _cpower(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(ar + i ai)^k pointwise by binary powering (k - 1 complex products in the expanded tree)."""
-    rr: np.ndarray | None = None
-    ri: np.ndarray | None = None
-    br, bi = ar.copy(), ai.copy()
-    s1, s2 = np.empty_like(br), np.empty_like(br)
-    while k:
-        if k & 1:
-            if rr is None or ri is None:
-                rr, ri = br.copy(), bi.copy()
-            else:
-                _cmul_into(rr, ri, br, bi, s1, s2)
-        k >>= 1
-        if k:
-            _cmul_into(br, bi, br, bi, s1, s2)
-    assert rr is not None and ri is not None
+    """(ar + i ai)^k pointwise by binary powering (k - 1 complex products in the expanded tree), block
+    by block of the index (each coefficient's operations are the same, in the same order); the input
+    is left unchanged."""
+    n = ar.shape[0]
+    rr, ri = np.empty_like(ar), np.empty_like(ai)
+    size = min(n, _POWER_BLOCK)
+    br, bi, s1, s2 = (np.empty(size) for _ in range(4))
+    for c0 in range(0, n, size):
+        c1 = min(c0 + size, n)
+        w = c1 - c0
+        xr, xi, t1, t2 = br[:w], bi[:w], s1[:w], s2[:w]
+        xr[...] = ar[c0:c1]
+        xi[...] = ai[c0:c1]
+        yr, yi = rr[c0:c1], ri[c0:c1]
+        first = True
+        e = k
+        while e:
+            if e & 1:
+                if first:
+                    yr[...] = xr
+                    yi[...] = xi
+                    first = False
+                else:
+                    _cmul_into(yr, yi, xr, xi, t1, t2)
+            e >>= 1
+            if e:
+                _csquare_into(xr, xi, t1, t2)
     return rr, ri
 
 
