@@ -7,6 +7,7 @@ the mass outside it) is then computed in Fractions.
 
 from __future__ import annotations
 
+import cmath
 import random
 from fractions import Fraction
 
@@ -395,3 +396,69 @@ def test_the_window_of_many_steps_holds_the_query() -> None:
 
     with ctx.workprec(128):
         assert bound * (arb(rate.numerator) / rate.denominator * i0).exp() < arb(10) ** -9
+
+
+def test_the_stage_twiddles_are_the_tables_floats_contiguous_and_bounded_in_memory() -> None:
+    """The per-stage twiddles (docs/pld.md §12.2, the speed-up of issue 26) are exactly the floats
+    ``tw[j step]`` of the table (so Theorem 24.2's mu holds unchanged), stored contiguous (the middle
+    stages read them once per block of butterflies), and one length's copies hold at most n floats."""
+    n = 1 << 12
+    tw = F.twiddles(n)
+    total = 0
+    m = 1
+    while m < n:
+        step = n // (2 * m)
+        wr, wi = F._stage_twiddles(tw, step, m)
+        assert wr.flags.c_contiguous and wi.flags.c_contiguous
+        assert wr.tolist() == tw.re[::step][:m].tolist() and wi.tolist() == tw.im[::step][:m].tolist()
+        m *= 2
+    for wr, wi in F._STAGE_TW.values():
+        total += wr.shape[0] + wi.shape[0]
+    assert total <= n
+    F._stage_twiddles(F.twiddles(16), 2, 4)  # another length: the first one's copies are let go
+    assert all(key[0] == 16 for key in F._STAGE_TW)
+
+
+@pytest.mark.parametrize("n", [1 << 14, 1 << 15])
+def test_a_long_fft_does_the_arithmetic_of_the_pointwise_reference(n: int) -> None:
+    """Bit for bit at lengths whose middle stages read the contiguous stage twiddles over many blocks
+    (both directions: the inverse's conjugation by a swapped sum and difference is exact)."""
+    rng = random.Random(n)
+    x = [rng.random() - 0.25 for _ in range(n)]
+    y = [rng.random() - 0.75 for _ in range(n)]
+    tw = F.twiddles(n)
+    for inverse in (False, True):
+        r, i = F.fft(np.array(x), np.array(y), tw, inverse=inverse)
+        rr, ri = _reference_fft(x, y, tw, inverse)
+        assert r.tolist() == rr and i.tolist() == ri
+
+
+@pytest.mark.parametrize("block", [1, 16, 1 << 13])
+def test_the_blocked_pointwise_power_is_binary_powering_on_every_block(monkeypatch: pytest.MonkeyPatch,
+                                                                       block: int) -> None:
+    """Bit for bit over several blocks and a ragged last one (docs/pld.md §12.3, the pointwise power
+    in cache-sized blocks, squares by one product and a doubling): the same floats as binary powering
+    by the standard complex product, and the input left unchanged."""
+    monkeypatch.setattr(F, "_POWER_BLOCK", block)
+    rng = random.Random(block)
+    a = [complex(rng.random() - 0.5, rng.random() - 0.5) for _ in range(40)]
+    a += [cmath.rect(0.9999, 6.3 * rng.random()) for _ in range(43)]  # near the unit circle: no underflow
+
+    def mul(p: tuple[float, float], q: tuple[float, float]) -> tuple[float, float]:
+        return p[0] * q[0] - p[1] * q[1], p[0] * q[1] + p[1] * q[0]
+
+    ar = np.array([z.real for z in a])
+    ai = np.array([z.imag for z in a])
+    for k in (1, 3, 77, 1000, 100001):
+        got_r, got_i = F._cpower(ar, ai, k)
+        assert ar.tolist() == [z.real for z in a] and ai.tolist() == [z.imag for z in a]
+        for z, gr, gi in zip(a, got_r.tolist(), got_i.tolist()):
+            res: tuple[float, float] | None = None
+            base, e = (z.real, z.imag), k
+            while e:
+                if e & 1:
+                    res = base if res is None else mul(res, base)
+                e >>= 1
+                if e:
+                    base = mul(base, base)
+            assert res == (gr, gi)

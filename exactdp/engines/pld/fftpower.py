@@ -168,24 +168,46 @@ def _scratch(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return a, b, c
 
 
+_STAGE_TW: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _stage_twiddles(tw: Twiddles, step: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The twiddles ``tw[j step]`` (j < m) of one stage: the same floats, copied contiguous once per
+    length and stage (a strided view, re-read for every block of butterflies, costs the middle
+    stages a cache miss per twiddle; docs/pld.md §12.2).  The last stage's (step 1) is a view; the
+    copies of one length hold about n floats, kept for one length at a time."""
+    if step == 1:
+        return tw.re[:m], tw.im[:m]
+    key = (tw.n, m)
+    got = _STAGE_TW.get(key)
+    if got is None:
+        if any(other != tw.n for other, _ in _STAGE_TW):
+            _STAGE_TW.clear()
+        got = _STAGE_TW[key] = (np.ascontiguousarray(tw.re[::step][:m]), np.ascontiguousarray(tw.im[::step][:m]))
+    return got
+
+
 def _stage(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool,
            shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """One stage of butterflies on blocks ``[x1 | x2]`` of axis 1: ``(x1 + w_j x2, x1 - w_j x2)``,
-    ``w_j = tw[j step]`` (j < m) broadcast by ``shape``; in place (x is overwritten and returned).
+    ``w_j = tw[j step]`` (j < m, conjugated when ``inverse``) broadcast by ``shape``; in place (x is
+    overwritten and returned).
 
     Every line is one IEEE-rounded ufunc: ``t = fl(fl(wr x2r) - fl(wi x2i)) + i fl(fl(wr x2i) +
-    fl(wi x2r))``, then ``fl(x1 + t)`` and ``fl(x1 - t)`` (docs/pld.md §12.2)."""
-    wr = tw.re[::step][:m].reshape(shape)
-    wi = (-tw.im[::step][:m] if inverse else tw.im[::step][:m]).reshape(shape)
+    fl(wi x2r))``, then ``fl(x1 + t)`` and ``fl(x1 - t)`` (docs/pld.md §12.2).  The conjugate
+    ``wi -> -wi`` is taken by swapping a sum and a difference: ``fl(a - fl(-b x)) = fl(a + fl(b x))``
+    exactly (rounding to nearest is symmetric), the same floats as with a negated table."""
+    wr, wi = _stage_twiddles(tw, step, m)
+    wr, wi = wr.reshape(shape), wi.reshape(shape)
     er, orr = xr[:, 0], xr[:, 1]
     ei, oi = xi[:, 0], xi[:, 1]
     tr, ti, s = _scratch(orr.shape)
     np.multiply(wr, orr, out=tr)
     np.multiply(wi, oi, out=s)
-    np.subtract(tr, s, out=tr)
+    (np.add if inverse else np.subtract)(tr, s, out=tr)
     np.multiply(wr, oi, out=ti)
     np.multiply(wi, orr, out=s)
-    np.add(ti, s, out=ti)
+    (np.subtract if inverse else np.add)(ti, s, out=ti)
     np.subtract(er, tr, out=orr)
     np.add(er, tr, out=er)
     np.subtract(ei, ti, out=oi)
@@ -234,22 +256,49 @@ def _cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s
     ar[...] = s1
 
 
+def _csquare_into(ar: np.ndarray, ai: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> None:
+    """(ar + i ai) <- (ar + i ai)^2 in place, bit for bit the standard product of a with itself:
+    ``fl(ar ai) = fl(ai ar)`` (IEEE products commute) and ``fl(p + p) = 2p`` exactly, so the
+    imaginary part needs one product and one sum (docs/pld.md §12.3)."""
+    np.multiply(ar, ar, out=s1)
+    np.multiply(ai, ai, out=s2)
+    np.multiply(ar, ai, out=ai)
+    np.subtract(s1, s2, out=ar)
+    np.add(ai, ai, out=ai)
+
+
+#: the pointwise power runs block by block, each block's whole binary powering while it is in cache
+_POWER_BLOCK = 1 << 13
+
+
 def _cpower(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(ar + i ai)^k pointwise by binary powering (k - 1 complex products in the expanded tree)."""
-    rr: np.ndarray | None = None
-    ri: np.ndarray | None = None
-    br, bi = ar.copy(), ai.copy()
-    s1, s2 = np.empty_like(br), np.empty_like(br)
-    while k:
-        if k & 1:
-            if rr is None or ri is None:
-                rr, ri = br.copy(), bi.copy()
-            else:
-                _cmul_into(rr, ri, br, bi, s1, s2)
-        k >>= 1
-        if k:
-            _cmul_into(br, bi, br, bi, s1, s2)
-    assert rr is not None and ri is not None
+    """(ar + i ai)^k pointwise by binary powering (k - 1 complex products in the expanded tree), block
+    by block of the index (each coefficient's operations are the same, in the same order); the input
+    is left unchanged."""
+    n = ar.shape[0]
+    rr, ri = np.empty_like(ar), np.empty_like(ai)
+    size = min(n, _POWER_BLOCK)
+    br, bi, s1, s2 = (np.empty(size) for _ in range(4))
+    for c0 in range(0, n, size):
+        c1 = min(c0 + size, n)
+        w = c1 - c0
+        xr, xi, t1, t2 = br[:w], bi[:w], s1[:w], s2[:w]
+        xr[...] = ar[c0:c1]
+        xi[...] = ai[c0:c1]
+        yr, yi = rr[c0:c1], ri[c0:c1]
+        first = True
+        e = k
+        while e:
+            if e & 1:
+                if first:
+                    yr[...] = xr
+                    yi[...] = xi
+                    first = False
+                else:
+                    _cmul_into(yr, yi, xr, xi, t1, t2)
+            e >>= 1
+            if e:
+                _csquare_into(xr, xi, t1, t2)
     return rr, ri
 
 
