@@ -280,3 +280,41 @@ def test_dp_accountings_replace_one_poisson_answer_is_judged_against_the_pair() 
     comp = from_dp_event(to_dp_event(Composition(((m, 10),)), "replace-one"), "replace-one", bounded=True)
     assert judge(lowered, comp, delta_g=F(1, 100000)).verdict == "unsound"
     assert optimal_epsilon(comp, "1e-5", digits=6).lower > F(lowered)
+
+
+def test_every_command_answers_it() -> None:
+    """epsilon, curve, check and calibrate k take the spec; a batch line takes it, its flag as JSON true too;
+    each answer agrees with the quadrature of one step (count 1) where it is a number."""
+    spec = "gaussian:sigma=1,q=1/10,relation=replace-one,bounded=true"
+    with mpmath.workdps(DPS):
+        ref = _hs1(F(1, 10), F(1), mpmath.mpf("0.5"))
+    run = [sys.executable, "-m", "exactdp"]
+    cur = subprocess.run(run + ["curve", "--mechanism", spec, "--eps-from", "0.5", "--eps-to", "1", "--points", "2",
+                                "--digits", "8", "--json"], capture_output=True, text=True, timeout=120)
+    assert cur.returncode == 0, cur.stderr
+    import json
+
+    first = json.loads(cur.stdout)["points"][0]
+    lo, hi = F(first["lower"]), F(first["upper"])
+    assert mpmath.mpf(lo.numerator) / lo.denominator * (1 - mpmath.mpf("1e-12")) <= ref <= \
+        mpmath.mpf(hi.numerator) / hi.denominator * (1 + mpmath.mpf("1e-12"))
+    eps = subprocess.run(run + ["epsilon", "--mechanism", spec + ",count=3", "--at-delta", "1e-5", "--digits", "4"],
+                         capture_output=True, text=True, timeout=120)
+    assert eps.returncode == 0 and "bounded=true" in eps.stdout
+    # check: private exactly when the certified delta is below delta_g (count 1: the quadrature decides)
+    for dg, rc in (("0.01", 0 if ref <= mpmath.mpf("0.01") else 1), (mpmath.nstr(ref * 2, 10), 0),
+                   (mpmath.nstr(ref / 2, 10), 1)):
+        chk = subprocess.run(run + ["check", "--mechanism", spec, "--eps-g", "0.5", "--delta-g", dg],
+                             capture_output=True, text=True, timeout=120)
+        assert chk.returncode == rc, (dg, chk.stdout, chk.stderr)
+    cal = subprocess.run(run + ["calibrate", "k", "--mechanism", spec, "--target-eps", "1", "--target-delta", "1e-5",
+                                "--json"], capture_output=True, text=True, timeout=300)
+    assert cal.returncode == 0, cal.stderr
+    k = json.loads(cal.stdout)["value"]
+    assert optimal_delta(f"{spec},count={k}", 1, digits=4).upper <= F(1, 100000) < \
+        optimal_delta(f"{spec},count={int(k) + 1}", 1, digits=4).lower
+    line = ('{"query": "delta", "at_eps": "0.5", "digits": 8, "mechanisms": [{"mechanism": "gaussian", "sigma": "1", '
+            '"q": "1/10", "relation": "replace-one", "bounded": true}]}')
+    bat = subprocess.run(run + ["batch"], input=line + "\n", capture_output=True, text=True, timeout=120)
+    ans = json.loads(bat.stdout.splitlines()[0])
+    assert F(ans["lower"]) <= F(first["upper"]) and F(first["lower"]) <= F(ans["upper"])
