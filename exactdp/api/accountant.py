@@ -27,6 +27,7 @@ from exactdp.model.composition import Composition
 from exactdp.model.dp_event import NonPrivateEvent, from_dp_event, is_dp_event
 from exactdp.model.mechanisms import (
     RELATIONS,
+    Gaussian,
     NonPrivate,
     PoissonSampled,
     SampledWithoutReplacement,
@@ -50,15 +51,24 @@ class Accountant:
     batch needs replace-one (docs/mathematics.md §9, docs/interop.md).  ``"replace-special"``
     (dp_accounting's ``REPLACE_SPECIAL``: a record replaced by a special one) composes randomized
     response only (a ``RandomizedResponseDpEvent``, or ``rr:...,relation=replace-special``;
-    docs/mathematics.md Theorem 9.5): anything else is refused by name.
+    docs/mathematics.md Theorem 9.5): anything else is refused by name.  ``bounded=True`` (replace-one
+    only) reads each ``PoissonSampledDpEvent`` around a ``GaussianDpEvent`` as dp_accounting's PLD
+    accountant does, records within half the replace-one sensitivity (:func:`from_dp_event`,
+    docs/mathematics.md Theorem 9.8).
 
     >>> acc = Accountant(relation="REPLACE_ONE").compose("gaussian:sigma=1,sample=600,of=60000", 10)
     >>> str(acc.composition)
     '10 x gaussian:sigma=1,sample=600,of=60000'
     """
 
-    def __init__(self, relation: object = "add-remove") -> None:
+    def __init__(self, relation: object = "add-remove", *, bounded: bool = False) -> None:
         self.relation = parse_relation(relation, special=True)
+        if not isinstance(bounded, bool) or (bounded and self.relation != "replace-one"):
+            raise InvalidParameterError(f"bounded={bounded!r}: True (dp_accounting's reading of a Poisson-subsampled "
+                                        "Gaussian with records within half the replace-one sensitivity, "
+                                        "docs/mathematics.md §9, Theorem 9.8) under relation='replace-one' only")
+        #: events are read with :func:`from_dp_event`'s ``bounded`` (dp_accounting's replace-one reading)
+        self.bounded = bounded
         self._groups: list[tuple[Any, int]] = []
         self.non_private = False  # a NonPrivateDpEvent (or a mechanism without noise) was composed
 
@@ -68,7 +78,8 @@ class Accountant:
         Returns the accountant (so calls chain, as in dp_accounting)."""
         n = parse_k(count, "count")
         try:  # a non-private event is the mechanism NonPrivate (a Poisson subsample of it is private at delta >= q)
-            comp = from_dp_event(event, self.relation, non_private="mechanism") if is_dp_event(event) else \
+            comp = from_dp_event(event, self.relation, non_private="mechanism", bounded=self.bounded) \
+                if is_dp_event(event) else \
                 Composition.of(event if isinstance(event, (Composition, str)) else [event])
         except NonPrivateEvent:
             self.non_private = True
@@ -87,7 +98,9 @@ class Accountant:
                                         "response only (a RandomizedResponseDpEvent, or "
                                         "rr:eps=E,categories=K,relation=replace-special)")
         if isinstance(m, PoissonSampled) and m.relation != self.relation:
-            return PoissonSampled(m.mechanism, m.q, self.relation)
+            return PoissonSampled(m.mechanism, m.q, self.relation, bounded=self.bounded and isinstance(m.mechanism, Gaussian))
+        if isinstance(m, PoissonSampled) and self.bounded and not m.bounded and isinstance(m.mechanism, Gaussian):
+            return PoissonSampled(m.mechanism, m.q, self.relation, bounded=True)  # the accountant's reading
         if isinstance(m, (SampledWithoutReplacement, SampledWithReplacement)) and self.relation != "replace-one":
             raise InvalidParameterError(f"{m}: a fixed-size batch is accounted for under the replace-one relation only "
                                         "(add/remove changes the dataset size): use Accountant(relation='replace-one')")

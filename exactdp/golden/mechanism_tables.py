@@ -146,8 +146,23 @@ WITH_REPLACEMENT_SUMS_SOURCE = ("docs/mathematics.md §9, Theorem 9.6 (a Laplace
                                 "pairs at sensitivity jD)")
 
 
+# dp_accounting's replace-one pair of a Poisson-subsampled Gaussian with bounded records (Theorem 9.8), appended
+BOUNDED = "gaussian:sigma=1,q=0.1,relation=replace-one,bounded=true"
+BOUNDED_SOURCE = ("docs/mathematics.md §9, Theorem 9.8 (records within half the replace-one sensitivity: the pair "
+                  "((1-q)N(0) + qN(-D/2), (1-q)N(0) + qN(D/2)), dp_accounting's reading)")
+BOUNDED_NOTE = "the pair is attained: a lower bound of the mechanism's optimum, the optimum under dp_accounting's assumption"
+
+
+def _bounded_rows() -> list[RowSpec]:
+    rows = []
+    for k, digits in ((1, 10), (2, 6)):
+        rows.append(_row("relations", "delta", f"{BOUNDED},count={k}", "0.1", digits, BOUNDED_SOURCE, BOUNDED_NOTE))
+        rows.append(_row("relations", "epsilon", f"{BOUNDED},count={k}", "0.000001", digits, BOUNDED_SOURCE, BOUNDED_NOTE))
+    return rows
+
+
 def _all_relations_rows() -> list[RowSpec]:
-    return _relations_rows() + _new_relations_rows()
+    return _relations_rows() + _new_relations_rows() + _bounded_rows()
 
 
 # -- conversions ----------------------------------------------------------------------------

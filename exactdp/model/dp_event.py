@@ -209,7 +209,7 @@ def _leaf(event: Any, name: str, relation: str = "add-remove") -> (Mechanism | G
 
 
 def from_dp_event(event: object, relation: object = "add-remove", *, non_private: str = "raise",
-                  direction: str = "max") -> Composition:
+                  direction: str = "max", bounded: bool = False) -> Composition:
     """The composition a dp_accounting ``DpEvent`` stands for under ``relation`` (module docstring:
     which events, floats at their exact binary value).  An event that composes nothing
     (``NoOpDpEvent`` only) is one (0, 0)-DP mechanism.  ``non_private="mechanism"`` reads a
@@ -217,8 +217,18 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
     at every delta < 1; a Poisson subsample of it is private at delta >= q) instead of raising
     :class:`NonPrivateEvent`: the exact reading an oracle needs.  ``direction`` (``max``, ``remove``
     or ``add``; dp_accounting's events carry none): every profile taken in that order of the pair
-    (:func:`exactdp.model.composition.directed`; docs/interop.md)."""
+    (:func:`exactdp.model.composition.directed`; docs/interop.md).  ``bounded=True`` (replace-one only):
+    a ``PoissonSampledDpEvent`` around a ``GaussianDpEvent`` is read as dp_accounting's PLD accountant
+    reads it, every record within half the replace-one sensitivity: the pair ((1-q)N(0) + qN(-1),
+    (1-q)N(0) + qN(1)) in units of the record bound (``PoissonSampled(..., bounded=True)``,
+    docs/mathematics.md §9, Theorem 9.8); every other event reads as without it."""
     rel = parse_relation(relation, special=True)
+    if not isinstance(bounded, bool):
+        raise InvalidParameterError(f"bounded={_short(bounded)} must be True or False")
+    if bounded and rel != "replace-one":
+        raise InvalidParameterError(f"bounded=True (dp_accounting's reading of a Poisson-subsampled Gaussian with "
+                                    f"bounded records, docs/mathematics.md §9, Theorem 9.8) is a replace-one reading, "
+                                    f"not {rel}")
     way = parse_direction(direction)
     if not isinstance(non_private, str) or non_private not in ("raise", "mechanism"):
         raise InvalidParameterError(f"non_private={_short(non_private)} must be 'raise' or 'mechanism'")
@@ -280,7 +290,8 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
                                             "(docs/mathematics.md §9)")
             if isinstance(leaf, RandomizedResponse):  # (one bucket is the (0, 0) pair under either relation)
                 leaf = SpecialRandomizedResponse(leaf.eps, leaf.categories)
-        groups.append((PoissonSampled(leaf, q, rel) if q < 1 else leaf, count))
+        groups.append((PoissonSampled(leaf, q, rel, bounded=bounded and isinstance(leaf, Gaussian)) if q < 1 else leaf,
+                       count))
     if not groups:
         return Composition(((Mechanism(ExactReal.rational(Fraction(0))), 1),))
     return directed(Composition(tuple(groups)), way)
@@ -533,6 +544,9 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove", *, dire
         if isinstance(m, SampledWithReplacement):
             return dp.SampledWithReplacementDpEvent(m.of, m.sample, one(m.mechanism))
         if isinstance(m, PoissonSampled):
+            if m.bounded and rel != "replace-one":
+                raise InvalidParameterError(f"mechanism {m}: dp_accounting's reading with bounded records is its "
+                                            "replace-one accountant's: write it with relation='replace-one'")
             return dp.PoissonSampledDpEvent(float(m.q), one(m.mechanism))  # float ok: dp_accounting's input
         if isinstance(m, Gaussian):
             if m.sigma is None:

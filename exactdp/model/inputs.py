@@ -226,6 +226,8 @@ def _spec_of_dict(m: dict[str, Any], what: str) -> str:
             continue
         if isinstance(v, list) and v and all(isinstance(x, (str, int, Decimal)) and not isinstance(x, bool) for x in v):
             v = "/".join(f"({x})" if "/" in str(x) else str(x) for x in v)
+        if isinstance(v, bool) and key in ("bounded", "with-replacement"):  # the flags: JSON true/false too
+            v = "true" if v else "false"
         if isinstance(v, bool) or not isinstance(v, (str, int, Decimal)):
             raise InvalidParameterError(f"{what}.{key}={v!r} must be a number (a string or a JSON number)")
         items.append(f"{key}={v}")

@@ -463,6 +463,9 @@ class PoissonSampled(SpecificMechanism):
     and what the mechanism does without it is not bounded by its replace-one pair, so the pair is
     the diluted one, loss 0 w.p. 1-q and the mechanism's loss w.p. q (docs/mathematics.md §9,
     Theorem 9.2; tight).  Nested subsampling multiplies the rates (the relations must agree).
+    ``bounded=True`` (a Gaussian under replace-one only): every record's contribution lies within half
+    the replace-one sensitivity, dp_accounting's reading, the pair ((1-q)N(0) + qN(-D/2), (1-q)N(0) +
+    qN(D/2)) (docs/mathematics.md §9, Theorem 9.8).
     ``direction`` (add-remove only): ``max`` (the default) composes both orders and takes the
     larger; ``remove`` or ``add`` composes that order only (a profile people test on its own).
 
@@ -470,6 +473,8 @@ class PoissonSampled(SpecificMechanism):
     Fraction(1, 4)
     >>> str(PoissonSampled(Gaussian("1"), "0.01", relation="replace-one"))
     'gaussian:sigma=1,q=0.01,relation=replace-one'
+    >>> str(PoissonSampled(Gaussian("1"), "0.01", relation="replace-one", bounded=True))
+    'gaussian:sigma=1,q=0.01,relation=replace-one,bounded=true'
     """
 
     mechanism: (Mechanism | Gaussian | Laplace | RandomizedResponse | DiscreteLaplace | DiscreteGaussian
@@ -477,10 +482,11 @@ class PoissonSampled(SpecificMechanism):
     q: Fraction
     relation: str = "add-remove"
     direction: str = "max"
+    bounded: bool = False
     kind = "poisson"
 
     def __init__(self, mechanism: AnyMechanism, q: ExactInput, relation: str = "add-remove",
-                 direction: str = "max") -> None:
+                 direction: str = "max", bounded: bool = False) -> None:
         rate = parse_rational(q, "q")
         if not 0 <= rate <= 1:
             raise InvalidParameterError(f"q={q!r} must satisfy 0 <= q <= 1")
@@ -498,7 +504,14 @@ class PoissonSampled(SpecificMechanism):
                 dirn = inner.direction
             elif inner.direction not in ("max", dirn):
                 raise InvalidParameterError(f"nested Poisson subsampling in directions {inner.direction} and {dirn}")
+            if inner.bounded != bool(bounded):
+                raise InvalidParameterError("nested Poisson subsampling with and without bounded=true: give one reading")
             rate, inner = rate * inner.q, inner.mechanism
+        if bounded and (rel != "replace-one" or not isinstance(inner, Gaussian)):
+            raise InvalidParameterError(f"bounded=true (records within half the replace-one sensitivity: dp_accounting's "
+                                        f"reading, docs/mathematics.md §9, Theorem 9.8) is modelled for a Poisson-subsampled "
+                                        f"Gaussian under relation=replace-one only, not for {inner} under {rel}")
+        object.__setattr__(self, "bounded", bool(bounded))
         object.__setattr__(self, "mechanism", inner)
         object.__setattr__(self, "q", rate)
         object.__setattr__(self, "relation", rel)
@@ -511,12 +524,14 @@ class PoissonSampled(SpecificMechanism):
     def __repr__(self) -> str:  # the default relation and direction are not shown
         rel = f", relation={self.relation!r}" if self.relation != "add-remove" else ""
         rel += f", direction={self.direction!r}" if self.direction != "max" else ""
+        rel += ", bounded=True" if self.bounded else ""
         return f"PoissonSampled(mechanism={self.mechanism!r}, q={self.q!r}{rel})"
 
     def spec(self) -> str:
         inner = self.mechanism.spec() if isinstance(self.mechanism, SpecificMechanism) else _generic_spec(self.mechanism)
         rel = ",relation=replace-one" if self.relation == "replace-one" else ""
         rel += f",direction={self.direction}" if self.direction != "max" else ""
+        rel += ",bounded=true" if self.bounded else ""
         return f"{inner},q={format_fraction(self.q)}{rel}"
 
 

@@ -47,6 +47,8 @@ MECHANISM_KINDS: dict[str, tuple[str, ...]] = {
     "mog": ("sigma", "sensitivities", "probs", "q", "count") + _SAMPLING,
 }
 MECHANISM_KINDS["gaussian"] += ("truncate",)  # the truncated subsampled Gaussian (docs/mathematics.md §9)
+for _kind in MECHANISM_KINDS:  # dp_accounting's bounded-records reading (a Gaussian's only: others refused by name)
+    MECHANISM_KINDS[_kind] += ("bounded",)
 
 #: the keys of which a kind needs exactly one (every other kind needs its first key)
 ONE_OF: dict[str, tuple[str, ...]] = {"gaussian": ("sigma", "mu2", "rho"), "mog": ("sigma",)}
@@ -131,7 +133,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     >>> parse_mechanism_spec("gaussian:sigma=1,foo=2")
     Traceback (most recent call last):
     ...
-    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, mu2, rho, relation, sample, of, with-replacement, direction, truncate
+    exactdp.core.errors.InvalidParameterError: mechanism='gaussian:sigma=1,foo=2': unknown key 'foo'; gaussian takes sigma, sensitivity, q, count, mu2, rho, relation, sample, of, with-replacement, direction, truncate, bounded
     """
     if not isinstance(spec, str):
         raise InvalidParameterError(f"mechanism={spec!r} must be a string such as 'gaussian:sigma=1'")
@@ -168,6 +170,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     if kind == "mog" and not {"sensitivities", "probs"} <= set(vals):
         raise InvalidParameterError(f"mechanism={spec!r}: mog needs sensitivities=S1/S2/... and probs=P1/P2/...")
     count = parse_k(vals.pop("count", "1"), "count")
+    bounded = _bounded(spec, kind, vals)
     if "truncate" in vals:
         return _truncated(spec, vals), count
     q = vals.pop("q", None)
@@ -222,7 +225,7 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         mech = ApproxDP(vals["eps"], vals.get("delta", "0"))
     direction = parse_direction(vals.pop("direction", "max"), f"mechanism={spec!r}: direction")
     if q is not None:
-        mech = PoissonSampled(mech, q, relation, direction)
+        mech = PoissonSampled(mech, q, relation, direction, bounded)
     if sample is not None and of is not None:
         if with_repl:  # a symmetric pair: no direction applies
             return normalise_mechanism(SampledWithReplacement(mech, sample, of)), count
@@ -230,6 +233,28 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
     if q is None and direction != "max":
         mech = with_direction(normalise_mechanism(mech), direction)  # a mixture's one order, or unchanged
     return normalise_mechanism(mech), count
+
+
+def _bounded(spec: str, kind: str, vals: dict[str, str]) -> bool:
+    """``bounded=true``: records within half the replace-one sensitivity (dp_accounting's reading of a
+    Poisson-subsampled Gaussian under replace-one, docs/mathematics.md §9, Theorem 9.8); refused by name
+    on any other mechanism, relation or sampling scheme."""
+    text = vals.pop("bounded", None)
+    if text is None:
+        return False
+    t = text.strip().lower()
+    if t in ("false", "0", "no"):
+        return False
+    if t not in ("true", "1", "yes"):
+        raise InvalidParameterError(f"mechanism={spec!r}: bounded={text!r} must be true or false")
+    rel = parse_relation(vals.get("relation", "add-remove"), f"mechanism={spec!r}: relation", special=True)
+    if (kind != "gaussian" or "q" not in vals or rel != "replace-one"
+            or {"truncate", "sample", "with-replacement"} & set(vals)):
+        raise InvalidParameterError(f"mechanism={spec!r}: bounded=true (records within half the replace-one "
+                                    "sensitivity, dp_accounting's reading: docs/mathematics.md §9, Theorem 9.8) is "
+                                    "modelled for a Poisson-subsampled Gaussian only: gaussian:sigma=S,q=Q,"
+                                    "relation=replace-one,bounded=true")
+    return True
 
 
 def _truncated(spec: str, vals: dict[str, str]) -> AnyMechanism:

@@ -326,19 +326,24 @@ def event_apis() -> list[Api]:
                    else rdplib.RdpAccountant(neighboring_relation=rel))
             if not acc.supports(event):
                 raise Unsupported(f"{type(acc).__name__}({rel.name}) does not support {event}")
-            given = from_dp_event(event, case.relation)
-            if make == "pld" and case.relation == "replace-one" and any(isinstance(m, PoissonSampled)
-                                                                        for m, _ in given.groups):
-                raise Skipped("PLDAccountant(REPLACE_ONE) models a Poisson-sampled Gaussian as "
-                              "((1-q)N(0) + qN(-1), (1-q)N(0) + qN(1)), which assumes a record's contribution is at "
-                              "most half the replace-one sensitivity; exactdp certifies the diluted pair without that "
-                              "assumption (docs/mathematics.md §9, Thm 9.2): not the same mechanism")
+            # PLDAccountant(REPLACE_ONE) reads a Poisson-sampled Gaussian as ((1-q)N(0) + qN(-1), (1-q)N(0) + qN(1)):
+            # records within half the replace-one sensitivity, exactdp's bounded=True (docs/mathematics.md §9, Thm 9.8)
+            bounded = make == "pld" and case.relation == "replace-one"
+            given = from_dp_event(event, case.relation, bounded=bounded)
+            if bounded and any(isinstance(m, PoissonSampled) and not m.bounded for m, _ in given.groups):
+                raise Skipped("PLDAccountant(REPLACE_ONE) models a Poisson-sampled mechanism as ((1-q)B + qA_-, "
+                              "(1-q)B + qA_+), which assumes a record's contribution is at most half the replace-one "
+                              "sensitivity; exactdp models that reading for a Gaussian only (docs/mathematics.md §9, "
+                              "Thm 9.8) and certifies the diluted pair without it (Thm 9.2): not the same mechanism")
+            reading = (", read with bounded records: ((1-q)N(0) + qN(-1), (1-q)N(0) + qN(1)), docs/mathematics.md "
+                       "§9 Thm 9.8") if bounded and any(isinstance(m, PoissonSampled) for m, _ in given.groups) else ""
             if make == "rdp" and case.relation == "replace-one":
                 given = rdp_reading(given)
             acc.compose(event)
             at = exact_value(to_float(case.at))
             return Reported(acc.get_epsilon(to_float(at)), given, at,
-                            f"{type(acc).__name__}({rel.name}) of to_dp_event(..., relation={case.relation!r}): {event}"[:300])
+                            (f"{type(acc).__name__}({rel.name}) of to_dp_event(..., relation={case.relation!r}): "
+                             f"{event}")[:300 - len(reading)] + reading)
         return run
 
     def pld_module(case: Case) -> Reported:

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal
+from exactdp.engines.pld.bounded import BoundedPoissonPair
 from exactdp.engines.pld.models import (
     DiscreteGaussianPair,
     DiscreteLaplacePair,
@@ -54,7 +55,8 @@ def model_of(mech: object) -> Orders:
     Symmetric mechanisms (Gaussian, Laplace, the discrete ones, randomized response, generic) have one
     law; a Poisson subsampled mechanism and a mixture of Gaussians have their "remove" model and the
     reversed one (docs/mathematics.md §7), or the one their ``direction`` names; under the replace-one relation a Poisson subsample is
-    diluted and a fixed-size batch is symmetrised, one law each (docs/mathematics.md §9).
+    diluted (with ``bounded=True`` records, dp_accounting's pair of Theorem 9.8) and a fixed-size batch is
+    symmetrised, one law each (docs/mathematics.md §9).
     """
     base = _base_pair
     if isinstance(mech, MixtureOfGaussians):
@@ -66,6 +68,11 @@ def model_of(mech: object) -> Orders:
         b = base(mech.mechanism)
         if mech.q == 1:
             return Orders(b, None)
+        if mech.relation == "replace-one" and mech.bounded and mech.q > 0:  # dp_accounting's reading (Theorem 9.8)
+            g = mech.mechanism
+            assert isinstance(g, Gaussian)  # PoissonSampled checked it
+            pair = BoundedPoissonPair(mech.q, g.mu) if g.sigma is not None else BoundedPoissonPair(mech.q, mu2=g.mu2)
+            return Orders(pair, None)
         if mech.relation == "replace-one":
             return Orders(Diluted(b, mech.q), None)
         rem = Subsampled(b, mech.q)
