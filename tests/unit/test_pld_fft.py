@@ -201,7 +201,7 @@ def test_the_upper_bound_charges_one_error_term(monkeypatch: pytest.MonkeyPatch)
         return real(*a)  # type: ignore[arg-type]
 
     monkeypatch.setattr(C, "wrapped_mass", counted)
-    lo, hi = C.order_delta_bounds(fo, eps, sides="upper")
+    _, hi = C.order_delta_bounds(fo, eps, sides="upper")
     assert _inside(Fraction(0), hi, truth)
     assert fo.up.power.t is not None  # the power kept its data: the wrap bound is computed
     assert len(calls) == 1
