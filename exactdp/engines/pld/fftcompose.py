@@ -186,7 +186,24 @@ _REACH = 80
 _BLOCK = 4096
 
 
+_SUMS: dict[tuple[int, int, Fraction, bool], tuple[Tilted, tuple[arb, arb]]] = {}
+
+
 def _tail_sums(tl: Tilted, i0: int, extra: Fraction, with_error: bool = True) -> tuple[arb, arb]:
+    """:func:`_tail_sum_of` kept per (vector, i0, rate): the candidate eps of one search often share
+    their first index, and the sums and their error do not depend on eps (docs/pld.md §12.6)."""
+    key = (id(tl), i0, extra, with_error)
+    hit = _SUMS.get(key)
+    if hit is not None and hit[0] is tl:
+        return hit[1]
+    out = _tail_sum_of(tl, i0, extra, with_error)
+    if len(_SUMS) > 64:
+        _SUMS.clear()
+    _SUMS[key] = (tl, out)
+    return out
+
+
+def _tail_sum_of(tl: Tilted, i0: int, extra: Fraction, with_error: bool) -> tuple[arb, arb]:
     """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
     a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
     the l2 error times the weights' l2 norm, plus the wrap-around charged with the weights it gets
