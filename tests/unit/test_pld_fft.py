@@ -183,3 +183,49 @@ def test_the_default_budget_routes_dpsgd_rows_to_the_path_and_few_sampled_steps_
     assert few_sampled(few) and not affordable(few, 4, 1e-4, 1e6)  # float ok: a time budget
     assert not few_sampled(Composition.of(["gaussian:sigma=1,q=0.02,count=300"]))
     assert not few_sampled(Composition.of(["gaussian:sigma=2,count=64"]))  # not subsampled
+
+
+def test_the_upper_bound_charges_one_error_term(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 26 (fewer certification calls): the upper bound's B sum carries no error charge, so one
+    upper query computes the wrap bound once, not twice; the bracket still holds the closed form."""
+    comp = Composition.of(["gaussian:sigma=2,count=64"])  # mu^2 = 16
+    eps = Fraction(3)
+    truth = gaussian_profile(mpmath.mpf(16), _m(eps))
+    model, k = plan(comp).orders[0][0]
+    fo = C.fft_order(model, k, Fraction(1, 200), Fraction(1, 10**40), eps, 200)
+    calls: list[object] = []
+    real = C.wrapped_mass
+
+    def counted(*a: object) -> object:
+        calls.append(a)
+        return real(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(C, "wrapped_mass", counted)
+    _, hi = C.order_delta_bounds(fo, eps, sides="upper")
+    assert _inside(Fraction(0), hi, truth)
+    assert fo.up.power.t is not None  # the power kept its data: the wrap bound is computed
+    assert len(calls) == 1
+
+
+def test_candidates_with_one_first_index_share_their_sums(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 26 (fewer certification calls): two candidate eps with the same first index reuse the
+    tail sums and their error (they do not depend on eps); each bracket still holds the closed form."""
+    comp = Composition.of(["gaussian:sigma=2,count=64"])  # mu^2 = 16
+    model, k = plan(comp).orders[0][0]
+    h = Fraction(1, 200)
+    eps = Fraction(3)
+    fo = C.fft_order(model, k, h, Fraction(1, 10**40), eps, 200)
+    near = eps + h / 1000  # same first index on the grid
+    assert C._first_index(fo.up, eps, True) == C._first_index(fo.up, near, True)
+    calls: list[object] = []
+    real = C.wrapped_mass
+
+    def counted(*a: object) -> object:
+        calls.append(a)
+        return real(*a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(C, "wrapped_mass", counted)
+    for e in (eps, near):
+        _, hi = C.order_delta_bounds(fo, e, sides="upper")
+        assert _inside(Fraction(0), hi, gaussian_profile(mpmath.mpf(16), _m(e)))
+    assert len(calls) == 1

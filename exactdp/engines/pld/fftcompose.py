@@ -205,14 +205,33 @@ _REACH = 80
 _BLOCK = 4096
 
 
-def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
+_SUMS: dict[tuple[int, int, Fraction, bool], tuple[Tilted, tuple[arb, arb]]] = {}
+
+
+def _tail_sums(tl: Tilted, i0: int, extra: Fraction, with_error: bool = True) -> tuple[arb, arb]:
+    """:func:`_tail_sum_of` kept per (vector, i0, rate): the candidate eps of one search often share
+    their first index, and the sums and their error do not depend on eps (docs/pld.md §12.6)."""
+    key = (id(tl), i0, extra, with_error)
+    hit = _SUMS.get(key)
+    if hit is not None and hit[0] is tl:
+        return hit[1]
+    out = _tail_sum_of(tl, i0, extra, with_error)
+    if len(_SUMS) > 64:
+        _SUMS.clear()
+    _SUMS[key] = (tl, out)
+    return out
+
+
+def _tail_sum_of(tl: Tilted, i0: int, extra: Fraction, with_error: bool) -> tuple[arb, arb]:
     """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
     a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
     the l2 error times the weights' l2 norm, plus the wrap-around charged with the weights it gets
     (:func:`exactdp.engines.pld.fftwrap.wrapped_mass`; twice the mass outside the window times the
     largest weight for a power that did not keep its data).
     The terms whose weight is below ``2^-80`` of the first are not summed: their sum is enclosed
-    by ``max |v| e^{-rate I1} / (1 - e^{-rate})`` (I1 the first of them), a ball added to the sum."""
+    by ``max |v| e^{-rate I1} / (1 - e^{-rate})`` (I1 the first of them), a ball added to the sum.
+    ``with_error=False`` skips the error bound (returned as 0) for a sum whose error the caller does
+    not charge (the upper bound's B, docs/pld.md §12.6)."""
     pw = tl.power
     rate = arb_of_fraction((tl.theta + extra) * tl.h)
     a = max(i0 - pw.start, 0)
@@ -237,6 +256,8 @@ def _tail_sums(tl: Tilted, i0: int, extra: Fraction) -> tuple[arb, arb]:
             s += arb(0, rest.upper())
     else:
         s = arb(0)
+    if not with_error:
+        return s, arb(0)
     n = arb(n_v)
     if rate > 0:
         w2 = w_max * (1 / (1 - (-2 * rate).exp())).sqrt()
@@ -377,11 +398,10 @@ def order_delta_bounds(fo: FftOrder, eps_f: Fraction, sides: str = "both") -> tu
             return _lower(fo, eps_f, eps), Fraction(1)
         i0 = _first_index(tu, eps_f, True)
         a, ea = _tail_sums(tu, i0, Fraction(0))
-        b, eb = _tail_sums(tu, i0, Fraction(1))
+        b, _ = _tail_sums(tu, i0, Fraction(1), with_error=False)
         shift = (eps - arb_of_fraction(tu.offset * fo.h)).exp()
         # every weight (1 - e^{eps - l}) e^{-theta h I} lies in [0, e^{-theta h i0}]: only ea counts
         up_val = fo.p_inf_up + tu.log_mk.exp() * (a - shift * b + ea)
-        del eb
         hi = upper_fraction(up_val, Fraction(1))
         if sides == "upper":
             return Fraction(0), hi
