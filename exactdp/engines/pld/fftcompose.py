@@ -216,7 +216,9 @@ def _tail_sums(tl: Tilted, i0: int, extra: Fraction, with_error: bool = True) ->
     if hit is not None and hit[0] is tl:
         return hit[1]
     out = _tail_sum_of(tl, i0, extra, with_error)
-    if len(_SUMS) > 64:
+    # the entries hold their vectors alive: keep those of the last few vectors only (one query's
+    # orders), so a sweep's memory does not grow with the queries before it
+    if len(_SUMS) > 64 or len({id(v[0]) for v in _SUMS.values()} | {id(tl)}) > 6:
         _SUMS.clear()
     _SUMS[key] = (tl, out)
     return out
