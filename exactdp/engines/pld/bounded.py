@@ -41,6 +41,7 @@ from fractions import Fraction
 from flint import arb, arb_series
 
 from exactdp.core.numbers import arb_of_fraction
+from exactdp.engines.pld.mixture import normal_series_sides, normal_sides
 from exactdp.engines.pld.models import LossModel, Quad, per_precision
 
 __all__ = ["BoundedPoissonPair"]
@@ -110,9 +111,9 @@ class BoundedPoissonPair(LossModel):
     def cdf(self, e: arb) -> Quad:
         h, r, _, qa, r2 = self._consts()
         z = self.root(e)
-        lo0, hi0 = _sides(z, r2)  # (Phi(z*), Phibar(z*))
-        lop, hip = _sides(z + h, r2)
-        loq, hiq = _sides(z - h, r2)
+        lo0, hi0 = normal_sides(z, r2)  # (Phi(z*), Phibar(z*))
+        lop, hip = normal_sides(z + h, r2)
+        loq, hiq = normal_sides(z - h, r2)
         return r * hi0 + qa * hip, r * lo0 + qa * lop, r * hi0 + qa * hiq, r * lo0 + qa * loq
 
     def cdf_series(self, x: arb_series) -> tuple[arb_series, ...] | None:
@@ -131,30 +132,11 @@ class BoundedPoissonPair(LossModel):
         else:
             return None
         z = logu / h
-        lo0, hi0 = _series_sides(z, r2)
-        lop, hip = _series_sides(z + h, r2)
-        loq, hiq = _series_sides(z - h, r2)
+        lo0, hi0 = normal_series_sides(z, r2)
+        lop, hip = normal_series_sides(z + h, r2)
+        loq, hiq = normal_series_sides(z - h, r2)
         return r * hi0 + qa * hip, r * lo0 + qa * lop, r * hi0 + qa * hiq, r * lo0 + qa * loq
 
     def support(self) -> tuple[float, float]:
         return float("-inf"), float("inf")  # float ok: grid range only
 
-
-def _sides(z: arb, r2: arb) -> tuple[arb, arb]:
-    """(Phi(z), 1 - Phi(z)): the small side by erfc, the large one as 1 minus it (at least 1/2)."""
-    if z < 0:
-        small = (-z / r2).erfc() / 2
-        return small, 1 - small
-    if z > 0:
-        small = (z / r2).erfc() / 2
-        return 1 - small, small
-    return (-z / r2).erfc() / 2, (z / r2).erfc() / 2
-
-
-def _series_sides(z: arb_series, r2: arb) -> tuple[arb_series, arb_series]:
-    """:func:`_sides` of a power series (the small side chosen by the constant term)."""
-    if z.coeffs()[0] < 0:
-        small = (-z / r2).erfc() / 2
-        return small, 1 - small
-    small = (z / r2).erfc() / 2
-    return 1 - small, small

@@ -37,7 +37,7 @@ from flint import arb, arb_series, ctx
 from exactdp.core.errors import PrecisionError
 from exactdp.core.numbers import arb_of_fraction
 
-__all__ = ["MixtureLoss"]
+__all__ = ["MixtureLoss", "normal_series_sides", "normal_sides"]
 
 T = TypeVar("T")
 
@@ -207,10 +207,10 @@ class MixtureLoss:
             return None
         rev = arb_series([arb(0)] + lc[1:]).reversion()
         x = rev(arb_series([arb(0)] + cs[1:])) + x0
-        qf, qs = _series_sides(x / sig, r2)
+        qf, qs = normal_series_sides(x / sig, r2)
         pf = ps = arb_series([arb(0)])
         for sa, pa in comps:
-            f, g = _series_sides((x - sa) / sig, r2)
+            f, g = normal_series_sides((x - sa) / sig, r2)
             pf, ps = pf + pa * f, ps + pa * g
         return pf, ps, qf, qs
 
@@ -221,17 +221,17 @@ class MixtureLoss:
             z = arb(0)
             return z, arb(1), z, arb(1)
         _, _, sig, r2, _, comps = self._consts()
-        qf, qs = _sides(x / sig, r2)
+        qf, qs = normal_sides(x / sig, r2)
         pf, ps = arb(0), arb(0)
         for sa, pa in comps:
-            f, g = _sides((x - sa) / sig, r2)
+            f, g = normal_sides((x - sa) / sig, r2)
             pf += pa * f
             ps += pa * g
         return pf, ps, qf, qs
 
 
-def _series_sides(z: arb_series, r2: arb) -> tuple[arb_series, arb_series]:
-    """:func:`_sides` of a power series z: the small side by one erfc series, chosen by the constant
+def normal_series_sides(z: arb_series, r2: arb) -> tuple[arb_series, arb_series]:
+    """:func:`normal_sides` of a power series z: the small side by one erfc series, chosen by the constant
     term (either formula is the same function, so any choice holds)."""
     if z.coeffs()[0] < 0:
         small = (-z / r2).erfc() / 2
@@ -240,7 +240,7 @@ def _series_sides(z: arb_series, r2: arb) -> tuple[arb_series, arb_series]:
     return 1 - small, small
 
 
-def _sides(z: arb, r2: arb) -> tuple[arb, arb]:
+def normal_sides(z: arb, r2: arb) -> tuple[arb, arb]:
     """(Phi(z), 1 - Phi(z)): the small side by erfc, the large one as 1 minus it (at least 1/2)."""
     if z < 0:
         small = (-z / r2).erfc() / 2
