@@ -487,6 +487,8 @@ class PoissonSampled(SpecificMechanism):
 
     def __init__(self, mechanism: AnyMechanism, q: ExactInput, relation: str = "add-remove",
                  direction: str = "max", bounded: bool = False) -> None:
+        if not isinstance(bounded, bool):
+            raise InvalidParameterError(f"bounded={bounded!r} must be True or False")
         rate = parse_rational(q, "q")
         if not 0 <= rate <= 1:
             raise InvalidParameterError(f"q={q!r} must satisfy 0 <= q <= 1")

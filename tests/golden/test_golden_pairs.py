@@ -233,7 +233,7 @@ def k_of(row: dict[str, str]) -> int:
     return int(spec_params(row)[1].get("count", "1"))
 
 
-NEWEST = ("relation=replace-special", "truncate=", "with-replacement=")  # Theorems 9.4-9.6: test_golden_sampling.py
+NEWEST = ("relation=replace-special", "truncate=", "with-replacement=", "bounded=")  # Theorems 9.4-9.6: test_golden_sampling.py; 9.8: test_bounded_poisson.py
 
 
 def original(rows: list[dict[str, str]]) -> list[dict[str, str]]:
