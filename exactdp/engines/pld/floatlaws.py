@@ -81,7 +81,7 @@ def ball_floats(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: di
     is rounded outward (:func:`_outward`).
 
     >>> lo, hi = ball_floats([arb(1) / 3, arb(0, 1) + 2])
-    >>> bool(lo[0] < 1 / 3 < hi[0]), float(lo[1]) <= 1.0, float(hi[1]) >= 3.0
+    >>> bool(lo[0] < 1 / 3 < hi[0]), float(lo[1]) <= 1.0, float(hi[1]) >= 3.0  # float ok: a doctest reading directed floats
     (True, True, True)
     """
     m, e = mid_rad(xs)
@@ -133,7 +133,7 @@ def horner_bounds(gm: np.ndarray, grad: np.ndarray, rem: np.ndarray, r: int
 
     >>> lo, hi = horner_bounds(np.array([[1.0, 0.1, 0.01]]), np.zeros((1, 3)), np.zeros(1), 2)
     >>> exact = [1 + Fraction(1, 10) * s + Fraction(1, 100) * s * s for s in range(-2, 3)]
-    >>> all(Fraction(float(a)) <= x <= Fraction(float(b)) for a, b, x in zip(lo[0], hi[0], exact))
+    >>> all(Fraction(float(a)) <= x <= Fraction(float(b)) for a, b, x in zip(lo[0], hi[0], exact))  # float ok: a doctest reading directed floats
     True
     """
     nb, n = gm.shape
@@ -181,7 +181,7 @@ def tilted(x: np.ndarray, rate: Fraction, lam: Fraction, up: bool, prec: int = 1
 
     >>> t = tilted(np.array([0.5, 0.25, 0.125]), Fraction(1, 2), Fraction(1), True)
     >>> import mpmath
-    >>> all(float(t[i]) >= [0.5, 0.25, 0.125][i] * mpmath.exp(mpmath.mpf(i) / 2 - 1) for i in range(3))
+    >>> all(float(t[i]) >= [0.5, 0.25, 0.125][i] * mpmath.exp(mpmath.mpf(i) / 2 - 1) for i in range(3))  # float ok: a doctest reading directed floats
     True
     """
     if rate < 0:
