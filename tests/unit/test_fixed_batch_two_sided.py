@@ -19,6 +19,7 @@ from typing import Any
 
 import mpmath
 import pytest
+from exactpmf import hockey, power  # tests/unit/exactpmf.py
 
 from exactdp.api.optimal import is_private, optimal_delta, optimal_epsilon
 from exactdp.core.errors import PrecisionError
@@ -51,32 +52,21 @@ def _wor_output(data: tuple[int, ...], m: int) -> dict[Any, Fraction]:
     return out
 
 
-def _power(d: dict[Any, Fraction], k: int) -> dict[Any, Fraction]:
-    out: dict[Any, Fraction] = {(): F(1)}
-    for _ in range(k):
-        out = {y + (z,): p * r for y, p in out.items() for z, r in d.items()}
-    return out
-
-
-def _hockey(p: dict[Any, Fraction], q: dict[Any, Fraction], a: Fraction) -> Fraction:
-    return sum((max(F(0), p.get(y, F(0)) - a * q.get(y, F(0))) for y in set(p) | set(q)), F(0))
-
-
 def _worst(n: int, m: int, k: int, a: Fraction) -> Fraction:
     """max over datasets in {0,1}^n and their replace-one neighbours of the k-run hockey-stick."""
     best = F(0)
     for d in itertools.product((0, 1), repeat=n):
         for i in range(n):
             d2 = d[:i] + (1 - d[i],) + d[i + 1:]
-            best = max(best, _hockey(_power(_wor_output(d, m), k), _power(_wor_output(d2, m), k), a))
+            best = max(best, hockey(power(_wor_output(d, m), k), power(_wor_output(d2, m), k), a))
     return best
 
 
 def _attaining(n: int, m: int, k: int, a: Fraction) -> Fraction:
     """The attaining datasets of Theorem 9.7: (1, 0, ..., 0) against (0, ..., 0), both orders."""
     one, zero = (1,) + (0,) * (n - 1), (0,) * n
-    p, q = _power(_wor_output(one, m), k), _power(_wor_output(zero, m), k)
-    return max(_hockey(p, q, a), _hockey(q, p, a))
+    p, q = power(_wor_output(one, m), k), power(_wor_output(zero, m), k)
+    return max(hockey(p, q, a), hockey(q, p, a))
 
 
 RR_CASES = [(4, 2, "log(3/2)", F(3, 2)), (5, 2, "log(2)", F(2)), (4, 1, "log(5/4)", F(5, 4))]

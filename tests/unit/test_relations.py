@@ -17,6 +17,7 @@ from typing import Any
 
 import mpmath
 import pytest
+from exactpmf import hockey, power  # tests/unit/exactpmf.py
 
 from exactdp.api.accountant import Accountant
 from exactdp.api.optimal import optimal_delta, optimal_epsilon
@@ -47,17 +48,6 @@ def _mix(parts: list[tuple[Fraction, dict[Any, Fraction]]]) -> dict[Any, Fractio
     return out
 
 
-def _power(d: dict[Any, Fraction], k: int) -> dict[Any, Fraction]:
-    out: dict[Any, Fraction] = {(): F(1)}
-    for _ in range(k):
-        out = {y + (z,): p * r for y, p in out.items() for z, r in d.items()}
-    return out
-
-
-def _hockey(p: dict[Any, Fraction], q: dict[Any, Fraction], a: Fraction) -> Fraction:
-    return sum((max(F(0), p.get(y, F(0)) - a * q.get(y, F(0))) for y in set(p) | set(q)), F(0))
-
-
 def _wor_output(data: tuple[int, ...], m: int) -> dict[Any, Fraction]:
     subs = list(itertools.combinations(range(len(data)), m))
     return _mix([(F(1, len(subs)), _rr(int(any(data[i] for i in s)))) for s in subs])
@@ -79,7 +69,7 @@ def _worst_replace_one(n: int, out: Any, k: int, a: Fraction) -> Fraction:
     for d in itertools.product((0, 1), repeat=n):
         for i in range(n):
             d2 = d[:i] + (1 - d[i],) + d[i + 1:]
-            best = max(best, _hockey(_power(out(d), k), _power(out(d2), k), a))
+            best = max(best, hockey(power(out(d), k), power(out(d2), k), a))
     return best
 
 
@@ -106,7 +96,7 @@ def test_fixed_batch_two_runs_are_the_symmetrised_pair_and_dominate_brute_force(
     a = {"0": F(1), "log(5/4)": F(5, 4), "log(3/2)": F(3, 2), "log(2)": F(2)}[eps]
     got = optimal_delta([(SampledWithoutReplacement(RR, m, n), 2)], eps, digits=8)
     p, q = _symmetrised_wor_pair(F(m, n))
-    ref = _hockey(_power(p, 2), _power(q, 2), a)
+    ref = hockey(power(p, 2), power(q, 2), a)
     assert got.lower <= ref <= got.upper
     brute = _worst_replace_one(n, lambda d: _wor_output(d, m), 2, a)
     assert brute <= got.upper
@@ -123,7 +113,7 @@ def test_poisson_replace_one_dominates_brute_force_and_is_the_diluted_pair(n: in
     # the diluted pair by hand: loss 0 w.p. 1 - q, the mechanism's pair w.p. q
     p = {"none": 1 - q, 1: q * RR_KEEP, 0: q * (1 - RR_KEEP)}
     qq = {"none": 1 - q, 1: q * (1 - RR_KEEP), 0: q * RR_KEEP}
-    assert got.lower <= _hockey(_power(p, k), _power(qq, k), a) <= got.upper
+    assert got.lower <= hockey(power(p, k), power(qq, k), a) <= got.upper
 
 
 def _mp(x: Fraction) -> mpmath.mpf:
