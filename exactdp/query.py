@@ -54,9 +54,11 @@ CALIBRATE_KEYS = {
     "eps": {"k", "delta", "target_eps", "target_delta", "method", "eta", "after", "gap", "round_to", "max_seconds"},
     "scale": {"mechanisms", "target_eps", "target_delta", "method", "eta", "gap", "round_to", "max_seconds"},
     "k": {"mechanism", "target_eps", "target_delta", "after", "max_seconds"},
-    "sigma": {"k", "q", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
-    "q": {"sigma", "k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
-    "laplace-scale": {"k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds"},
+    "sigma": {"k", "q", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds", "relation",
+              "bounded"},
+    "q": {"sigma", "k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds", "relation",
+          "bounded"},
+    "laplace-scale": {"k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds", "relation"},
 }
 
 
@@ -307,10 +309,11 @@ def calibration_of(what: str, o: Mapping[str, Any], *, after: Composition | None
         return calibrate_scale(mechanisms, *tgt, method=o.get("method", "optimal"), eta=o.get("eta"), **common)
     if what == "k":
         return calibrate_k(_need(o, what, "mechanism"), *tgt, base=after, **common)
+    common["relation"] = o.get("relation") or "add-remove"
     if what == "sigma":
         return calibrate_sigma(_need(o, what, "k"), *tgt, q=o.get("q", "1"), sensitivity=o.get("sensitivity", "1"),
-                               **common)
+                               bounded=o.get("bounded") or False, **common)
     if what == "q":
         return calibrate_q(_need(o, what, "sigma"), _need(o, what, "k"), *tgt, sensitivity=o.get("sensitivity", "1"),
-                           **common)
+                           bounded=o.get("bounded") or False, **common)
     return calibrate_laplace_scale(_need(o, what, "k"), *tgt, sensitivity=o.get("sensitivity", "1"), **common)

@@ -28,6 +28,7 @@ from exactdp.model.dp_event import NonPrivateEvent, from_dp_event, is_dp_event
 from exactdp.model.mechanisms import (
     RELATIONS,
     Gaussian,
+    Laplace,
     NonPrivate,
     PoissonSampled,
     SampledWithoutReplacement,
@@ -98,8 +99,9 @@ class Accountant:
                                         "response only (a RandomizedResponseDpEvent, or "
                                         "rr:eps=E,categories=K,relation=replace-special)")
         if isinstance(m, PoissonSampled) and m.relation != self.relation:
-            return PoissonSampled(m.mechanism, m.q, self.relation, bounded=self.bounded and isinstance(m.mechanism, Gaussian))
-        if isinstance(m, PoissonSampled) and self.bounded and not m.bounded and isinstance(m.mechanism, Gaussian):
+            return PoissonSampled(m.mechanism, m.q, self.relation,
+                                  bounded=self.bounded and isinstance(m.mechanism, (Gaussian, Laplace)))
+        if isinstance(m, PoissonSampled) and self.bounded and not m.bounded and isinstance(m.mechanism, (Gaussian, Laplace)):
             return PoissonSampled(m.mechanism, m.q, self.relation, bounded=True)  # the accountant's reading
         if isinstance(m, (SampledWithoutReplacement, SampledWithReplacement)) and self.relation != "replace-one":
             raise InvalidParameterError(f"{m}: a fixed-size batch is accounted for under the replace-one relation only "

@@ -16,6 +16,7 @@ from typing import Any
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal, format_fraction, parse_delta, parse_eps, parse_rational
 from exactdp.model.composition import Composition, CompositionInput
+from exactdp.model.mechanisms import parse_relation
 
 __all__ = [
     "inputs_record",
@@ -23,8 +24,10 @@ __all__ = [
     "parse_gap",
     "parse_positive",
     "parse_rate",
+    "parse_relation_reading",
     "parse_round_to",
     "parse_target",
+    "relation_record",
     "with_base",
 ]
 
@@ -90,4 +93,37 @@ def inputs_record(eps_g: ExactReal, delta_g: Fraction, **kw: Any) -> dict[str, A
             continue
         out[key] = format_fraction(v) if isinstance(v, Fraction) else v
     out["target_eps"], out["target_delta"] = str(eps_g), format_fraction(delta_g)
+    return out
+
+
+def parse_relation_reading(relation: object, bounded: object) -> tuple[str, bool]:
+    """The neighbouring relation (``add-remove`` or ``replace-one``; dp_accounting's
+    ``NeighboringRelation`` members and names read the same) and the bounded-records reading
+    (``True`` only under replace-one: docs/mathematics.md §9, Theorem 9.8).
+
+    >>> parse_relation_reading("REPLACE_ONE", True)
+    ('replace-one', True)
+    >>> parse_relation_reading("add-remove", True)
+    Traceback (most recent call last):
+    ...
+    exactdp.core.errors.InvalidParameterError: bounded=True (records within half the replace-one sensitivity, dp_accounting's reading: docs/mathematics.md §9, Theorem 9.8) applies under relation=replace-one only, not add-remove
+    """
+    rel = parse_relation(relation)
+    if not isinstance(bounded, bool):
+        raise InvalidParameterError(f"bounded={bounded!r} must be True or False")
+    if bounded and rel != "replace-one":
+        raise InvalidParameterError(f"bounded={bounded!r} (records within half the replace-one sensitivity, "
+                                    "dp_accounting's reading: docs/mathematics.md §9, Theorem 9.8) applies under "
+                                    f"relation=replace-one only, not {rel}")
+    return rel, bounded
+
+
+def relation_record(relation: str, bounded: bool) -> dict[str, Any]:
+    """The relation's keys of an ``inputs`` record: none for the default add/remove (the record
+    reads as before), ``relation`` for replace-one and ``bounded`` when it is set."""
+    out: dict[str, Any] = {}
+    if relation != "add-remove":
+        out["relation"] = relation
+    if bounded:
+        out["bounded"] = True
     return out

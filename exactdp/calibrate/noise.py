@@ -19,8 +19,10 @@ from exactdp.calibrate.arguments import (
     parse_gap,
     parse_positive,
     parse_rate,
+    parse_relation_reading,
     parse_round_to,
     parse_target,
+    relation_record,
 )
 from exactdp.calibrate.certsearch import InfeasibleTargetError, search, shortest_decimal_in
 from exactdp.calibrate.driver import (
@@ -52,11 +54,18 @@ __all__ = ["calibrate_laplace_scale", "calibrate_q", "calibrate_sigma", "get_noi
 
 def calibrate_sigma(k: ExactInput, target_eps: ExactInput, target_delta: ExactInput, *, q: ExactInput = 1,
                     sensitivity: ExactInput = 1, gap: ExactInput | None = None, round_to: ExactInput | None = None,
-                    max_seconds: ExactInput | None = None) -> Calibration:
+                    max_seconds: ExactInput | None = None, relation: object = "add-remove",
+                    bounded: object = False) -> Calibration:
     """The smallest Gaussian sigma such that ``k`` steps (Poisson subsampled at rate ``q`` when
     q < 1: the DP-SGD noise multiplier) meet the target (docs/calibration.md §2.3).  Without
     subsampling the boundary is a certified root of the closed form (mu^2 adds); with it, a
     search with PLD-bracket decisions.
+
+    ``relation``: ``"add-remove"`` (the default) or ``"replace-one"`` (dp_accounting's
+    ``NeighboringRelation`` members read the same), the relation the subsampled steps are judged
+    under (docs/mathematics.md §9, Theorem 9.2); ``bounded=True`` (replace-one only): dp_accounting's
+    bounded-records reading (Theorem 9.8).  Without subsampling the pair is the same under both
+    relations (``sensitivity`` is stated for the relation in use), so sigma is too.
 
     >>> r = calibrate_sigma(100, "1", "1e-5")
     >>> r.value_str, r.fails_at_str, r.engine
@@ -66,18 +75,19 @@ def calibrate_sigma(k: ExactInput, target_eps: ExactInput, target_delta: ExactIn
     eps_g, delta_g = parse_target(target_eps, target_delta)
     qq = parse_rate(q)
     s = parse_positive(sensitivity, "sensitivity")
+    rel, bnd = parse_relation_reading(relation, bounded)
     from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     def comp_of(x: Fraction) -> Composition:
         m: Any = Gaussian(x, s)
-        return Composition(((PoissonSampled(m, qq) if qq < 1 else m, k),))
+        return Composition(((PoissonSampled(m, qq, rel, bounded=bnd) if qq < 1 else m, k),))
 
     engine0 = "gaussian-closed-form" if qq == 1 else "pld"
     g = parse_gap(gap, DEFAULT_GAP_EXACT if qq == 1 else DEFAULT_GAP_PLD)
     r_to = parse_round_to(round_to)
     run = start_run(progress.parse_seconds(max_seconds), engine0)
     probe, engine = probe_for(comp_of(Fraction(1)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
-    inputs = inputs_record(eps_g, delta_g, k=k, q=qq, sensitivity=s)
+    inputs = inputs_record(eps_g, delta_g, k=k, q=qq, sensitivity=s, **relation_record(rel, bnd))
     if delta_g == 0:
         raise InfeasibleTargetError("no sigma meets delta_g = 0: a Gaussian mechanism has delta(eps) > 0 at every eps")
     m_star = gaussian_mu2_root(eps_g, delta_g)
@@ -96,7 +106,7 @@ def calibrate_sigma(k: ExactInput, target_eps: ExactInput, target_delta: ExactIn
             res = search(probe, worse_up=False, x0=x0, gap=g, deadline=run.deadline, label="calibrate sigma",
                          polish=False)
     comparison: tuple[tuple[str, str], ...] = ()
-    if qq < 1:  # float ok: an approximation shown for comparison, labelled as such
+    if qq < 1 and rel == "add-remove":  # float ok: an approximation shown for comparison, labelled as such
         clt = _dpsgd_sigma_guess(float(m_star[0]), float(qq), k, float(s))  # float ok: an approximation shown for comparison
         comparison = (("the central-limit approximation (Dong-Roth-Su 2022, not certified)", f"sigma ~ {clt:.6g}"),)
     return finish("sigma", False, res, inputs=inputs, engine=engine, gap=g, run=run, probe=probe, round_to=r_to,
@@ -120,10 +130,12 @@ def _dpsgd_sigma_guess(mu2: float, q: float, k: int, s: float) -> float:  # floa
 
 def calibrate_q(sigma: ExactInput, k: ExactInput, target_eps: ExactInput, target_delta: ExactInput, *,
                 sensitivity: ExactInput = 1, gap: ExactInput | None = None, round_to: ExactInput | None = None,
-                max_seconds: ExactInput | None = None) -> Calibration:
+                max_seconds: ExactInput | None = None, relation: object = "add-remove",
+                bounded: object = False) -> Calibration:
     """The largest Poisson sampling rate q such that ``k`` subsampled Gaussian steps with noise
     ``sigma`` meet the target (docs/calibration.md §2.3); q = 1 (no subsampling) is the end of the
-    range, with no failing point beyond it.
+    range, with no failing point beyond it.  ``relation`` and ``bounded`` as in
+    :func:`calibrate_sigma`.
 
     >>> r = calibrate_q("10", 10, "1", "1e-3")    # even q = 1 (plain Gaussian steps) meets this target
     >>> r.value_str, r.fails_at, r.value_proof.how
@@ -133,17 +145,18 @@ def calibrate_q(sigma: ExactInput, k: ExactInput, target_eps: ExactInput, target
     k = parse_k(k, "k")
     eps_g, delta_g = parse_target(target_eps, target_delta)
     s = parse_positive(sensitivity, "sensitivity")
+    rel, bnd = parse_relation_reading(relation, bounded)
     from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     def comp_of(x: Fraction) -> Composition:
         m: Any = Gaussian(sig, s)
-        return Composition(((PoissonSampled(m, x) if x < 1 else m, k),))
+        return Composition(((PoissonSampled(m, x, rel, bounded=bnd) if x < 1 else m, k),))
 
     g = parse_gap(gap, DEFAULT_GAP_PLD)
     r_to = parse_round_to(round_to)
     run = start_run(progress.parse_seconds(max_seconds), "pld")
     probe, _ = probe_for(comp_of(Fraction(1, 2)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
-    inputs = inputs_record(eps_g, delta_g, sigma=sig, k=k, sensitivity=s)
+    inputs = inputs_record(eps_g, delta_g, sigma=sig, k=k, sensitivity=s, **relation_record(rel, bnd))
     if delta_g == 0:
         raise InfeasibleTargetError("no sampling rate q > 0 meets delta_g = 0: a subsampled Gaussian mechanism has "
                                     "delta(eps) > 0 at every eps")
@@ -161,10 +174,12 @@ def calibrate_q(sigma: ExactInput, k: ExactInput, target_eps: ExactInput, target
 
 def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta: ExactInput, *,
                             sensitivity: ExactInput = 1, gap: ExactInput | None = None,
-                            round_to: ExactInput | None = None, max_seconds: ExactInput | None = None) -> Calibration:
+                            round_to: ExactInput | None = None, max_seconds: ExactInput | None = None,
+                            relation: object = "add-remove") -> Calibration:
     """The smallest Laplace scale b such that ``k`` queries of L1 sensitivity ``sensitivity`` with
     Laplace(b) noise meet the target, judged by the Laplace mechanism's own privacy loss (PLD
-    engine; docs/calibration.md §2.3).  The generic bound (Laplace(b) is (sensitivity/b)-DP,
+    engine; docs/calibration.md §2.3).  ``relation``: the relation ``sensitivity`` is stated for
+    (the pair, and so b, is the same under both; it is recorded in ``inputs``).  The generic bound (Laplace(b) is (sensitivity/b)-DP,
     composed optimally) and basic composition (b = k sensitivity / eps_g) are given for comparison.
 
     >>> r = calibrate_laplace_scale(10, "1", "0", sensitivity=2)   # pure DP: b = 20 is the optimum
@@ -174,6 +189,7 @@ def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta:
     k = parse_k(k, "k")
     eps_g, delta_g = parse_target(target_eps, target_delta)
     s = parse_positive(sensitivity, "sensitivity")
+    rel, _ = parse_relation_reading(relation, False)
     from exactdp.model.mechanisms import Laplace
 
     def comp_of(x: Fraction) -> Composition:
@@ -183,7 +199,7 @@ def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta:
     r_to = parse_round_to(round_to)
     run = start_run(progress.parse_seconds(max_seconds), "pld")
     probe, _ = probe_for(comp_of(Fraction(1)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
-    inputs = inputs_record(eps_g, delta_g, k=k, sensitivity=s)
+    inputs = inputs_record(eps_g, delta_g, k=k, sensitivity=s, **relation_record(rel, False))
     comparison: list[tuple[str, str]] = []
     with progress.task("calibrate laplace-scale"):
         # a safe starting point: the generic bound, Laplace(b) being (s/b)-DP (docs/mathematics.md §5 item 8)
@@ -207,10 +223,14 @@ def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta:
 
 def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput, sample_rate: ExactInput,
                          steps: CountInput | None = None, epochs: ExactInput | None = None,
-                         gap: ExactInput | None = None, max_seconds: ExactInput | None = None) -> Calibration:
+                         gap: ExactInput | None = None, max_seconds: ExactInput | None = None,
+                         relation: object = "add-remove", bounded: object = False) -> Calibration:
     """Opacus's ``get_noise_multiplier``, certified: the smallest noise multiplier sigma such that
     ``steps`` Poisson-subsampled Gaussian steps at ``sample_rate`` (DP-SGD) meet (target_epsilon,
     target_delta), as :func:`calibrate_sigma` (docs/calibration.md §2.3, docs/interop.md).
+    Opacus accounts under add/remove (the default); ``relation="replace-one"`` (or dp_accounting's
+    ``NeighboringRelation.REPLACE_ONE``) and ``bounded=True`` (dp_accounting's reading, Theorem 9.8)
+    as in :func:`calibrate_sigma`.
 
     ``epochs`` instead of ``steps`` means ``floor(epochs / sample_rate)`` steps, as Opacus counts
     them.  The result's float is the certified-safe sigma rounded up (``Calibration.__float__``).
@@ -228,4 +248,5 @@ def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput
             raise InvalidParameterError(f"epochs={epochs!r} at sample_rate={sample_rate!r} is less than one step")
     else:
         n = parse_k(steps, "steps")
-    return calibrate_sigma(n, target_epsilon, target_delta, q=q, gap=gap, max_seconds=max_seconds)
+    return calibrate_sigma(n, target_epsilon, target_delta, q=q, gap=gap, max_seconds=max_seconds, relation=relation,
+                           bounded=bounded)

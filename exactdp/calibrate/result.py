@@ -131,6 +131,8 @@ def human(r: Calibration) -> str:
         "laplace-scale": lambda: f"{_n(i['k'], 'Laplace query', 'Laplace queries')}" + (f" of sensitivity {i['sensitivity']}"
                                                                 if i.get("sensitivity", "1") != "1" else ""),
     }[r.parameter]()
+    if i.get("relation"):  # the relation the steps are judged under (add/remove, the default, is not shown)
+        what += f" under {i['relation']}" + (" with bounded records (dp_accounting's reading)" if i.get("bounded") else "")
     method = f" ({i['method']} composition)" if i.get("method", "optimal") != "optimal" else ""
     name = r.parameter if r.parameter != "laplace-scale" else "b"
     lines = [f"{r.direction} {_NAMES[r.parameter]} for {what} within {tgt}{method}"]

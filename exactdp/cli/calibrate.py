@@ -2,10 +2,10 @@
 
     exactdp calibrate eps   --k K [--delta D] --target-eps E --target-delta DG [--method M] [--json]
     exactdp calibrate k     --mechanism SPEC --target-eps E --target-delta DG [--json]
-    exactdp calibrate sigma --k K [--q Q] [--sensitivity S] --target-eps E --target-delta DG [--json]
-    exactdp calibrate laplace-scale --k K [--sensitivity S] --target-eps E --target-delta DG [--json]
+    exactdp calibrate sigma --k K [--q Q] [--sensitivity S] [--relation R [--bounded]] --target-eps E --target-delta DG
+    exactdp calibrate laplace-scale --k K [--sensitivity S] [--relation R] --target-eps E --target-delta DG [--json]
     exactdp calibrate scale (--mechanism E[,D[,COUNT]] ... | --mechanisms FILE) --target-eps E --target-delta DG
-    exactdp calibrate q     --sigma S --k K [--sensitivity S] --target-eps E --target-delta DG
+    exactdp calibrate q     --sigma S --k K [--sensitivity S] [--relation R [--bounded]] --target-eps E --target-delta DG
 
 Exit status (docs/contracts.md §3): 0 an answer (its gap is stated), 2 bad input or a target no
 value meets (one line on stderr), 3 no value could be certified safe within the budget, 4
@@ -70,9 +70,11 @@ EXAMPLES: dict[str, list[str]] = {
         "exactdp calibrate sigma --k 100 --target-eps 1 --target-delta 1e-5",
         "exactdp calibrate sigma --k 100 --sensitivity 2 --target-eps 1 --target-delta 1e-5 --round-to 0.01",
         "exactdp calibrate sigma --k 100 --q 0.05 --target-eps 1 --target-delta 1e-5 --json",
+        "exactdp calibrate sigma --k 100 --q 0.05 --relation replace-one --bounded --target-eps 1 --target-delta 1e-5",
     ],
     "q": [
         "exactdp calibrate q --sigma 2 --k 100 --target-eps 1 --target-delta 1e-5",
+        "exactdp calibrate q --sigma 5 --k 10 --relation replace-one --target-eps 1 --target-delta 1e-5",
     ],
     "laplace-scale": [
         "exactdp calibrate laplace-scale --k 10 --target-eps 1 --target-delta 1e-6",
@@ -148,6 +150,14 @@ def build_parser() -> argparse.ArgumentParser:
             s.add_argument("--sensitivity", metavar="S", default="1", help="the query's sensitivity (default 1)")
         if what == "sigma":
             s.add_argument("--q", metavar="Q", default="1", help="Poisson sampling rate (default 1: none)")
+        if what in ("sigma", "q", "laplace-scale"):
+            s.add_argument("--relation", metavar="R", default="add-remove",
+                           help="the neighbouring relation: add-remove (default) or replace-one (docs/mathematics.md "
+                                "§9; without subsampling the pair, and so the answer, is the same under both)")
+        if what in ("sigma", "q"):
+            s.add_argument("--bounded", action="store_true",
+                           help="with --relation replace-one: dp_accounting's bounded-records reading of the "
+                                "Poisson-subsampled Gaussian (docs/mathematics.md §9, Theorem 9.8)")
         if what in ("eps", "scale"):
             s.add_argument("--method", metavar="M", default="optimal",
                            help="the composition theorem (default optimal): basic, drv10, kov15-3.4, ...")

@@ -161,8 +161,23 @@ def _bounded_rows() -> list[RowSpec]:
     return rows
 
 
+# the replace-one Poisson Laplace with bounded records (Theorem 9.9), appended after the Gaussian's
+BOUNDED_LAPLACE = "laplace:scale=2,q=0.1,relation=replace-one,bounded=true"
+BOUNDED_LAPLACE_SOURCE = ("docs/mathematics.md §9, Theorem 9.9 (records within half the replace-one sensitivity: the "
+                          "pair ((1-q)Lap(0) + qLap(-D/2), (1-q)Lap(0) + qLap(D/2)), the reading dp_accounting's "
+                          "additive-noise base class documents for REPLACE)")
+BOUNDED_LAPLACE_NOTE = "the pair is attained: a lower bound of the mechanism's optimum, the optimum under the named assumption"
+
+
+def _bounded_laplace_rows() -> list[RowSpec]:
+    return [_row("relations", "delta", f"{BOUNDED_LAPLACE},count=1", "0.01", 10, BOUNDED_LAPLACE_SOURCE,
+                 BOUNDED_LAPLACE_NOTE),
+            _row("relations", "epsilon", f"{BOUNDED_LAPLACE},count=1", "0.000001", 10, BOUNDED_LAPLACE_SOURCE,
+                 BOUNDED_LAPLACE_NOTE)]
+
+
 def _all_relations_rows() -> list[RowSpec]:
-    return _relations_rows() + _new_relations_rows() + _bounded_rows()
+    return _relations_rows() + _new_relations_rows() + _bounded_rows() + _bounded_laplace_rows()
 
 
 # -- conversions ----------------------------------------------------------------------------

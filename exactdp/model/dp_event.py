@@ -221,7 +221,10 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
     a ``PoissonSampledDpEvent`` around a ``GaussianDpEvent`` is read as dp_accounting's PLD accountant
     reads it, every record within half the replace-one sensitivity: the pair ((1-q)N(0) + qN(-1),
     (1-q)N(0) + qN(1)) in units of the record bound (``PoissonSampled(..., bounded=True)``,
-    docs/mathematics.md §9, Theorem 9.8); every other event reads as without it."""
+    docs/mathematics.md §9, Theorem 9.8), and one around a ``LaplaceDpEvent`` as the same mixture of
+    Laplace laws (Theorem 9.9: the pair dp_accounting's additive-noise base class documents for
+    REPLACE; its PLD accountant refuses this event under REPLACE_ONE); every other event reads as
+    without it."""
     rel = parse_relation(relation, special=True)
     if not isinstance(bounded, bool):
         raise InvalidParameterError(f"bounded={_short(bounded)} must be True or False")
@@ -290,7 +293,7 @@ def from_dp_event(event: object, relation: object = "add-remove", *, non_private
                                             "(docs/mathematics.md §9)")
             if isinstance(leaf, RandomizedResponse):  # (one bucket is the (0, 0) pair under either relation)
                 leaf = SpecialRandomizedResponse(leaf.eps, leaf.categories)
-        groups.append((PoissonSampled(leaf, q, rel, bounded=bounded and isinstance(leaf, Gaussian)) if q < 1 else leaf,
+        groups.append((PoissonSampled(leaf, q, rel, bounded=bounded and isinstance(leaf, (Gaussian, Laplace))) if q < 1 else leaf,
                        count))
     if not groups:
         return Composition(((Mechanism(ExactReal.rational(Fraction(0))), 1),))

@@ -463,9 +463,10 @@ class PoissonSampled(SpecificMechanism):
     and what the mechanism does without it is not bounded by its replace-one pair, so the pair is
     the diluted one, loss 0 w.p. 1-q and the mechanism's loss w.p. q (docs/mathematics.md §9,
     Theorem 9.2; tight).  Nested subsampling multiplies the rates (the relations must agree).
-    ``bounded=True`` (a Gaussian under replace-one only): every record's contribution lies within half
-    the replace-one sensitivity, dp_accounting's reading, the pair ((1-q)N(0) + qN(-D/2), (1-q)N(0) +
-    qN(D/2)) (docs/mathematics.md §9, Theorem 9.8).
+    ``bounded=True`` (a Gaussian or Laplace mechanism under replace-one only): every record's contribution
+    lies within half the replace-one sensitivity, dp_accounting's reading, the pair ((1-q)N(0) + qN(-D/2),
+    (1-q)N(0) + qN(D/2)) (docs/mathematics.md §9, Theorem 9.8), with Laplace noise the same mixture of
+    Laplace laws (Theorem 9.9).
     ``direction`` (add-remove only): ``max`` (the default) composes both orders and takes the
     larger; ``remove`` or ``add`` composes that order only (a profile people test on its own).
 
@@ -509,10 +510,11 @@ class PoissonSampled(SpecificMechanism):
             if inner.bounded != bool(bounded):
                 raise InvalidParameterError("nested Poisson subsampling with and without bounded=true: give one reading")
             rate, inner = rate * inner.q, inner.mechanism
-        if bounded and (rel != "replace-one" or not isinstance(inner, Gaussian)):
+        if bounded and (rel != "replace-one" or not isinstance(inner, (Gaussian, Laplace))):
             raise InvalidParameterError(f"bounded=true (records within half the replace-one sensitivity: dp_accounting's "
-                                        f"reading, docs/mathematics.md §9, Theorem 9.8) is modelled for a Poisson-subsampled "
-                                        f"Gaussian under relation=replace-one only, not for {inner} under {rel}")
+                                        f"reading, docs/mathematics.md §9, Theorems 9.8-9.9) is modelled for a "
+                                        f"Poisson-subsampled Gaussian or Laplace mechanism under relation=replace-one only, "
+                                        f"not for {inner} under {rel}")
         object.__setattr__(self, "bounded", bool(bounded))
         object.__setattr__(self, "mechanism", inner)
         object.__setattr__(self, "q", rate)

@@ -237,8 +237,8 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
 
 def _bounded(spec: str, kind: str, vals: dict[str, str]) -> bool:
     """``bounded=true``: records within half the replace-one sensitivity (dp_accounting's reading of a
-    Poisson-subsampled Gaussian under replace-one, docs/mathematics.md §9, Theorem 9.8); refused by name
-    on any other mechanism, relation or sampling scheme."""
+    Poisson-subsampled Gaussian or Laplace mechanism under replace-one, docs/mathematics.md §9, Theorems
+    9.8-9.9); refused by name on any other mechanism, relation or sampling scheme."""
     text = vals.pop("bounded", None)
     if text is None:
         return False
@@ -248,11 +248,12 @@ def _bounded(spec: str, kind: str, vals: dict[str, str]) -> bool:
     if t not in ("true", "1", "yes"):
         raise InvalidParameterError(f"mechanism={spec!r}: bounded={text!r} must be true or false")
     rel = parse_relation(vals.get("relation", "add-remove"), f"mechanism={spec!r}: relation", special=True)
-    if (kind != "gaussian" or "q" not in vals or rel != "replace-one"
+    if (kind not in ("gaussian", "laplace") or "q" not in vals or rel != "replace-one"
             or {"truncate", "sample", "with-replacement"} & set(vals)):
         raise InvalidParameterError(f"mechanism={spec!r}: bounded=true (records within half the replace-one "
-                                    "sensitivity, dp_accounting's reading: docs/mathematics.md §9, Theorem 9.8) is "
-                                    "modelled for a Poisson-subsampled Gaussian only: gaussian:sigma=S,q=Q,"
+                                    "sensitivity, dp_accounting's reading: docs/mathematics.md §9, Theorems 9.8-9.9) "
+                                    "is modelled for a Poisson-subsampled Gaussian or Laplace mechanism only: "
+                                    "gaussian:sigma=S,q=Q,relation=replace-one,bounded=true or laplace:scale=B,q=Q,"
                                     "relation=replace-one,bounded=true")
     return True
 

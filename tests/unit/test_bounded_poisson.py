@@ -201,7 +201,7 @@ def test_the_spec_reads_it_and_refuses_it_by_name_elsewhere() -> None:
     assert isinstance(model_of(m).remove, BoundedPoissonPair) and model_of(m).add is None
     assert not parse_mechanism_spec("gaussian:sigma=2,q=0.01,relation=replace-one,bounded=false")[0].bounded
     for bad in ("gaussian:sigma=1,q=0.01,bounded=true", "gaussian:sigma=1,q=0.01,relation=add-remove,bounded=true",
-                "gaussian:sigma=1,relation=replace-one,bounded=true", "laplace:scale=1,q=0.01,relation=replace-one,bounded=true",
+                "gaussian:sigma=1,relation=replace-one,bounded=true", "rr:eps=1,q=0.01,relation=replace-one,bounded=true",
                 "gaussian:sigma=1,sample=6,of=600,relation=replace-one,bounded=true", "gaussian:sigma=1,q=0.1,relation=replace-one,bounded=2"):
         with pytest.raises(InvalidParameterError, match="bounded"):
             parse_mechanism_spec(bad)
@@ -216,7 +216,7 @@ def test_the_cli_answers_it_and_refuses_a_misuse_with_exit_2() -> None:
            "--at-eps", "0.5", "--digits", "6"]
     out = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "bounded=true" in out.stdout
-    bad = subprocess.run(cmd[:4] + ["laplace:scale=1,q=0.1,relation=replace-one,bounded=true", "--at-eps", "0.5"],
+    bad = subprocess.run(cmd[:4] + ["rr:eps=1,q=0.1,relation=replace-one,bounded=true", "--at-eps", "0.5"],
                          check=False, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "bounded=true" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 

@@ -179,7 +179,7 @@ def test_the_docs_page_examples_run() -> None:
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "interop.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     for code in blocks:
         exec(compile(code, "docs/interop.md", "exec"), {})  # noqa: S102 - the page's own examples
 

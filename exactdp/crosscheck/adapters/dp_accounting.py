@@ -333,8 +333,9 @@ def event_apis() -> list[Api]:
             if bounded and any(isinstance(m, PoissonSampled) and not m.bounded for m, _ in given.groups):
                 raise Skipped("PLDAccountant(REPLACE_ONE) models a Poisson-sampled mechanism as ((1-q)B + qA_-, "
                               "(1-q)B + qA_+), which assumes a record's contribution is at most half the replace-one "
-                              "sensitivity; exactdp models that reading for a Gaussian only (docs/mathematics.md §9, "
-                              "Thm 9.8) and certifies the diluted pair without it (Thm 9.2): not the same mechanism")
+                              "sensitivity; exactdp models that reading for a Gaussian or Laplace mechanism only "
+                              "(docs/mathematics.md §9, Thms 9.8-9.9) and certifies the diluted pair without it "
+                              "(Thm 9.2): not the same mechanism")
             reading = (", read with bounded records: ((1-q)N(0) + qN(-1), (1-q)N(0) + qN(1)), docs/mathematics.md "
                        "§9 Thm 9.8") if bounded and any(isinstance(m, PoissonSampled) for m, _ in given.groups) else ""
             if make == "rdp" and case.relation == "replace-one":

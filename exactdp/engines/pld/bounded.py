@@ -1,4 +1,5 @@
-"""The replace-one pair of a Poisson-subsampled Gaussian with bounded records (dp_accounting's reading).
+"""The replace-one pairs of a Poisson-subsampled Gaussian or Laplace mechanism with bounded records
+(dp_accounting's reading; the Laplace pair is :class:`BoundedLaplacePair`, Theorem 9.9).
 
 When every record's contribution lies within half the replace-one sensitivity ``D`` of the origin
 (DP-SGD's clipped gradients, ``D = 2C``), dp_accounting's PLD accountant composes a
@@ -42,9 +43,9 @@ from flint import arb, arb_series
 
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.mixture import normal_series_sides, normal_sides
-from exactdp.engines.pld.models import LossModel, Quad, per_precision
+from exactdp.engines.pld.models import Atom, LossModel, Position, Quad, per_precision
 
-__all__ = ["BoundedPoissonPair"]
+__all__ = ["BoundedLaplacePair", "BoundedPoissonPair"]
 
 
 class BoundedPoissonPair(LossModel):
@@ -140,3 +141,135 @@ class BoundedPoissonPair(LossModel):
     def support(self) -> tuple[float, float]:
         return float("-inf"), float("inf")  # float ok: grid range only
 
+
+
+class BoundedLaplacePair(LossModel):
+    """``((1-q)Lap(0) + qLap(-c), (1-q)Lap(0) + qLap(c))`` in units of the noise's scale b, ``c = D/(2b)``
+    with D the replace-one sensitivity: the Poisson-subsampled Laplace mechanism with every record within
+    D/2 of the origin (docs/mathematics.md §9, Theorem 9.9; the reading dp_accounting's additive-noise
+    base class documents for REPLACE).
+
+    With ``r = 1-q``, ``A = r + q e^{-c}`` and ``E0 = log((r + q e^c)/A)`` the loss ``L(x) = log(p(x)/q(x))``
+    is ``E0`` on ``x <= -c`` and ``-E0`` on ``x >= c`` (two atoms), ``log(r + q e^{-c-2x}) - log A`` on
+    ``[-c, 0]`` and ``log A - log(r + q e^{2x-c})`` on ``[0, c]``: strictly decreasing between them, odd
+    (``L(-x) = -L(x)``; the Q-law is the P-law mirrored), inverted in closed form,
+
+        x*(e) = -(log(r expm1(e) + q e^{e-c}) + c - log q) / 2    (0 <= e < E0),   x*(-e) = -x*(e),
+
+    and ``L <= e`` is ``X >= x*``: the tails are sums of Laplace tails.  No series (``cdf_series`` is
+    None): the exact lattice path, not the float FFT path's Taylor models.
+
+    >>> from flint import ctx
+    >>> pair = BoundedLaplacePair(Fraction(1, 10), Fraction(1, 2))
+    >>> with ctx.workprec(80):
+    ...     (pa, qa_), (pb, qb) = [(a[1], a[2]) for a in pair.atoms()]
+    ...     pc, qc = pair.cont_totals()
+    ...     pf, ps, qf, qs = pair.cdf(arb("0.01"))
+    >>> (pa + pb + pc).overlaps(arb(1)) and (pf + ps).overlaps(pc) and (qf + qs).overlaps(qc)
+    True
+    """
+
+    name = "laplace-bounded"
+
+    def __init__(self, q: Fraction, c: Fraction) -> None:
+        if not 0 < q < 1:
+            raise ValueError("0 < q < 1")
+        if c <= 0:
+            raise ValueError("c > 0")
+        self.q, self.c = Fraction(q), Fraction(c)
+        self._balls: dict[int, tuple[arb, ...]] = {}
+
+    def key(self) -> tuple:
+        return ("laplace-bounded", self.q, self.c)
+
+    def _consts(self) -> tuple[arb, ...]:
+        """(c, r, q, A, E0, e^{-c}) at the working precision."""
+        def make() -> tuple[arb, ...]:
+            c, qa = arb_of_fraction(self.c), arb_of_fraction(self.q)
+            r = 1 - qa
+            a = r + qa * (-c).exp()
+            return c, r, qa, a, ((r + qa * c.exp()) / a).log(), (-c).exp()
+
+        return per_precision(self._balls, make)
+
+    def edge(self) -> arb:
+        """The ball of ``E0``, the atoms' position (the largest loss)."""
+        return self._consts()[4]
+
+    def root(self, e: arb) -> arb:
+        """The ball of ``x*`` with ``L(x*) = e`` for ``-E0 < e < E0`` (in units of b).
+
+        >>> from flint import ctx
+        >>> pair = BoundedLaplacePair(Fraction(1, 5), Fraction(1))
+        >>> with ctx.workprec(80):
+        ...     x = pair.root(arb("0.1"))
+        ...     r, q, c = arb("0.8"), arb("0.2"), arb(1)
+        ...     back = (r + q * (-c - 2 * x).exp()).log() - (r + q * (-c).exp()).log()
+        >>> back.overlaps(arb("0.1")) and x < 0
+        True
+        """
+        if e < 0:
+            return -self.root(-e)
+        c, r, qa, _, _, _ = self._consts()
+        return -((r * e.expm1() + qa * (e - c).exp()).log() + c - qa.log()) / 2
+
+    def atoms(self) -> list[Atom]:
+        """``+E0`` with masses ``((r e^{-c} + q)/2, (r e^{-c} + q e^{-2c})/2)`` and its mirror at ``-E0``."""
+        def make_pos() -> arb:
+            return self._consts()[4]
+
+        _, r, qa, _, _, emc = self._consts()
+        big, small = (r * emc + qa) / 2, (r * emc + qa * emc * emc) / 2
+        pos = Position(fn=make_pos)
+        return [(pos, big, small), (pos.neg(), small, big)]
+
+    def has_continuous(self) -> bool:
+        return True
+
+    def cont_totals(self) -> tuple[arb, arb]:
+        _, r, qa, _, _, emc = self._consts()
+        t = 1 - r * emc - qa * (1 + emc * emc) / 2
+        return t, t
+
+    def _p_le(self, e: arb) -> tuple[arb, arb]:
+        """(P_c(L <= e), P_c(L > e)) of the continuous part (the atoms excluded)."""
+        c, r, qa, _, e0, emc = self._consts()
+        total = self.cont_totals()[0]
+        if e >= e0:
+            return total, arb(0)
+        if e <= -e0:
+            return arb(0), total
+        lo_e = e if e > -e0 and e < e0 else None
+        x = self.root(lo_e if lo_e is not None else e.max(-e0 * (1 - arb(2) ** -40)).min(e0 * (1 - arb(2) ** -40)))
+        # P = r Lap(0) + q Lap(-c) on [x, c) and on (-c, x): Laplace tails, each difference by expm1
+        lap_tail = qa * (-2 * c).exp() * (c - x).expm1() / 2  # q (e^{-(x+c)} - e^{-2c}) / 2
+        lap_head = -qa * (-(x + c)).expm1() / 2  # q (1 - e^{-(x+c)}) / 2
+
+        def zero_part(neg: bool) -> tuple[arb, arb]:
+            if neg:  # x < 0: S_0(x) = 1 - e^x/2, F_0(x) = e^x/2
+                return r * (1 - (x.exp() + emc) / 2), r * emc * (x + c).expm1() / 2
+            return r * emc * (c - x).expm1() / 2, r * (1 - ((-x).exp() + emc) / 2)
+
+        if x < 0:
+            le0, gt0 = zero_part(True)
+        elif x >= 0:
+            le0, gt0 = zero_part(False)
+        else:  # the ball holds 0: both forms agree there, their union holds the value
+            a, b = zero_part(True), zero_part(False)
+            le0, gt0 = a[0].union(b[0]), a[1].union(b[1])
+        le, gt = le0 + lap_tail, gt0 + lap_head
+        if lo_e is None:  # e's ball reaches an atom: the value lies between the formula and the end
+            le, gt = le.union(total).union(arb(0)), gt.union(total).union(arb(0))
+        return le, gt
+
+    def cdf(self, e: arb) -> Quad:
+        pf, ps = self._p_le(e)
+        qf_m, qs_m = self._p_le(-e)  # Q(L <= e) = P(L >= -e) on the continuous part
+        return pf, ps, qs_m, qf_m
+
+    def support(self) -> tuple[float, float]:
+        from flint import ctx
+
+        with ctx.workprec(64):
+            e = float(self.edge().upper())  # float ok: grid range only
+        return -e, e

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import ExactReal
-from exactdp.engines.pld.bounded import BoundedPoissonPair
+from exactdp.engines.pld.bounded import BoundedLaplacePair, BoundedPoissonPair
 from exactdp.engines.pld.models import (
     DiscreteGaussianPair,
     DiscreteLaplacePair,
@@ -70,6 +70,8 @@ def model_of(mech: object) -> Orders:
             return Orders(b, None)
         if mech.relation == "replace-one" and mech.bounded and mech.q > 0:  # dp_accounting's reading (Theorem 9.8)
             g = mech.mechanism
+            if isinstance(g, Laplace):  # the Laplace mixture of Theorem 9.9, c = D/(2b)
+                return Orders(BoundedLaplacePair(mech.q, g.sensitivity / (2 * g.scale)), None)
             assert isinstance(g, Gaussian)  # PoissonSampled checked it
             pair = BoundedPoissonPair(mech.q, g.mu) if g.sigma is not None else BoundedPoissonPair(mech.q, mu2=g.mu2)
             return Orders(pair, None)
