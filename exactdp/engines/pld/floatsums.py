@@ -115,12 +115,13 @@ def _block_sums(v: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     block = m.shape[0]
     full = (v.shape[0] // block) * block
     body = v[:full].reshape(-1, block)
-    d = body @ m
-    f = np.abs(body) @ m
-    if full < v.shape[0]:
-        rest = v[full:]
-        d = np.append(d, rest @ m[: rest.shape[0]])
-        f = np.append(f, np.abs(rest) @ m[: rest.shape[0]])
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # both are bounded or checked
+        d = body @ m
+        f = np.abs(body) @ m
+        if full < v.shape[0]:
+            rest = v[full:]
+            d = np.append(d, rest @ m[: rest.shape[0]])
+            f = np.append(f, np.abs(rest) @ m[: rest.shape[0]])
     return d, f
 
 
