@@ -35,13 +35,13 @@ def _newton(lt: np.ndarray, j: np.ndarray, k: int, a: float, s: float) -> float:
     (``lt = log t_j`` at the indices j), by safeguarded Newton steps in floats from s.  Only a
     choice: the Chernoff bound evaluated with a proved bound is sound at every s."""
     lo, hi = -math.inf, math.inf  # float ok: the bracket of a choice
-    j2 = j * j
     for _ in range(60):
         z = lt + s * j
         w = np.exp(z - z.max())
         sw = w.sum()
         m = float(w @ j / sw)  # float ok: a choice only
-        var = max(float(w @ j2 / sw) - m * m, 0.0)  # float ok: a choice only
+        d = j - m
+        var = float(w @ (d * d) / sw)  # float ok: a choice only
         g = k * m - a
         # near the saddle the bound is flat: a target missed by 5 % of the k-fold sd costs e^0.00125
         if abs(g) < max(0.5, 0.05 * math.sqrt(k * var)) or hi - lo < 1e-15:  # float ok: a choice
