@@ -28,6 +28,7 @@ from exactdp.engines.pld.discrete import discretize, tail_range
 from exactdp.engines.pld.fftpower import Power, lower_fraction, power_pair, power_parts, upper_fraction, window_for
 from exactdp.engines.pld.fftwrap import wrapped_mass
 from exactdp.engines.pld.floatlaws import bounds_of, tilted
+from exactdp.engines.pld.floatsums import power_sum
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 
@@ -183,26 +184,9 @@ def tilted_pair(p_coeffs: list[arb] | arb_poly, q_coeffs: list[arb] | arb_poly, 
     return Tilted(theta, h, k * offset, lp, pp), Tilted(theta, h, k * offset, lq, pq)
 
 
-_SUFFIX: dict[tuple[int, int, int], tuple[Tilted, arb_poly]] = {}
-
-
-def _suffix_poly(tl: Tilted, a: int, b: int) -> arb_poly:
-    """The exact floats ``v[a:b]`` as an Arb polynomial (the last few are kept)."""
-    hit = _SUFFIX.get((id(tl), a, b))
-    if hit is not None and hit[0] is tl:
-        return hit[1]
-    p = arb_poly(tl.power.v[a:b].tolist())
-    if len(_SUFFIX) > 16:
-        _SUFFIX.clear()
-    _SUFFIX[(id(tl), a, b)] = (tl, p)
-    return p
-
-
 #: the terms of a tail sum beyond which the weights fall below 2^-_REACH of the first are bounded,
-#: not summed (docs/pld.md §12.6)
-_REACH = 80
-#: tail sums start their polynomial at a multiple of this, shared by the queries in one block
-_BLOCK = 4096
+#: not summed (docs/pld.md §12.6): far enough that the bound is below every float's resolution
+_REACH = 1100
 
 
 _SUMS: dict[tuple[int, int, Fraction, bool], tuple[Tilted, tuple[arb, arb]]] = {}
@@ -226,35 +210,32 @@ def _tail_sums(tl: Tilted, i0: int, extra: Fraction, with_error: bool = True) ->
 
 def _tail_sum_of(tl: Tilted, i0: int, extra: Fraction, with_error: bool) -> tuple[arb, arb]:
     """(sum, error): ``sum_{I >= i0} v_I e^{-(theta + extra) h I}`` in Arb from the exact floats, and
-    a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6):
+    a bound of ``|sum_{I >= i0} e^{-(theta + extra) h I} (true_I - v_I)|`` (docs/pld.md §12.6).
+    The sum is float64 dot products with a proved bound
+    (:func:`exactdp.engines.pld.floatsums.power_sum`); its error bound is
     the l2 error times the weights' l2 norm, plus the wrap-around charged with the weights it gets
     (:func:`exactdp.engines.pld.fftwrap.wrapped_mass`; twice the mass outside the window times the
     largest weight for a power that did not keep its data).
-    The terms whose weight is below ``2^-80`` of the first are not summed: their sum is enclosed
+    The terms whose weight is below ``2^-1100`` of the first are not summed: their sum is enclosed
     by ``max |v| e^{-rate I1} / (1 - e^{-rate})`` (I1 the first of them), a ball added to the sum.
     ``with_error=False`` skips the error bound (returned as 0) for a sum whose error the caller does
     not charge (the upper bound's B, docs/pld.md §12.6)."""
     pw = tl.power
-    rate = arb_of_fraction((tl.theta + extra) * tl.h)
+    rate_q = (tl.theta + extra) * tl.h
+    rate = arb_of_fraction(rate_q)
     a = max(i0 - pw.start, 0)
     top = arb(-1) * rate * i0
     w_max = top.exp()
     n_v = pw.v.shape[0]
     if a < n_v:
-        x = (-rate).exp()
-        # one polynomial from a block boundary serves the queries near it (and both rates of the
-        # vector): the terms below a are evaluated apart and subtracted, those summed beyond the
-        # reach are exact terms too
         rf = float(tl.theta * tl.h)  # float ok: how many terms to sum, a choice only
-        a_blk = a - a % _BLOCK
-        b = n_v if rf <= 0 else min(n_v, a_blk + _BLOCK + math.ceil(_REACH * math.log(2) / rf) + 1)  # float ok: a choice
-        s = _suffix_poly(tl, a_blk, b)(x)
-        if a > a_blk:
-            s -= _suffix_poly(tl, a_blk, a)(x)
-        s *= (-(rate * (pw.start + a_blk))).exp()
+        reach = _REACH * math.log(2)  # float ok: how many terms to sum, a choice only
+        b = n_v if rf * (n_v - a) <= reach else min(n_v, a + math.ceil(reach / rf) + 1)
+        # float64 dot products with a proved bound (docs/pld.md §12.6), weights relative to index a
+        s = power_sum(pw.v[a:b], -rate_q) * (-(rate * (pw.start + a))).exp()
         if b < n_v:
             vmax = arb(float(np.abs(pw.v[b:]).max()))  # float ok: the largest |v|, one of the exact floats
-            rest = vmax * (-(rate * (pw.start + b))).exp() / (1 - x)
+            rest = vmax * (-(rate * (pw.start + b))).exp() / (1 - (-rate).exp())
             s += arb(0, rest.upper())
     else:
         s = arb(0)

@@ -6,39 +6,42 @@ on a window of n indices; the queries of :mod:`exactdp.engines.pld.fftcompose` r
 power L with weights ``0 <= w_I <= e^{-rate I}`` beyond their first index i0.  :func:`wrapped_mass`
 bounds the difference that the wrap-around makes to every such weighted sum: the mass outside the
 window is charged ``e^{-rate J}`` where it is missing and the weight of the index it wraps onto,
-which is 0 below i0, by weighted Chernoff bounds evaluated in Arb from the exact floats.  A window
+which is 0 below i0, by weighted Chernoff bounds of the exact floats (float64 dot products with a
+proved bound, :func:`exactdp.engines.pld.floatsums.power_sum`, docs/pld.md §12.6).  A window
 then need not hold the tilted law's long upper tail, only reach a little past the query.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
-from flint import arb, arb_poly, ctx
+from flint import arb, ctx
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.fftpower import Power, upper_fraction
+from exactdp.engines.pld.floatsums import power_sum
 
 __all__ = ["wrap_terms", "wrapped_mass"]
 
 _PREC = 128
 
 
-def _mean_tilt(lt: np.ndarray, j: np.ndarray, k: int, a: float) -> float:  # float ok: a choice only
+def _newton(lt: np.ndarray, j: np.ndarray, k: int, a: float, s: float) -> float:  # float ok: a choice only
     """The s with ``k E_s[j] = a``, ``E_s`` the mean of j under the weights ``t_j e^{s j}``
-    (``lt = log t_j`` at the indices j), by safeguarded Newton steps in floats.  Only a choice: the
-    Chernoff bound evaluated in Arb is sound at every s."""
+    (``lt = log t_j`` at the indices j), by safeguarded Newton steps in floats from s.  Only a
+    choice: the Chernoff bound evaluated with a proved bound is sound at every s."""
     lo, hi = -math.inf, math.inf  # float ok: the bracket of a choice
-    s = 0.0
     for _ in range(60):
         z = lt + s * j
         w = np.exp(z - z.max())
         sw = w.sum()
-        m = float((w * j).sum() / sw)  # float ok: a choice only
-        var = float((w * (j - m) ** 2).sum() / sw)  # float ok: a choice only
+        m = float(w @ j / sw)  # float ok: a choice only
+        d = j - m
+        var = float(w @ (d * d) / sw)  # float ok: a choice only
         g = k * m - a
         # near the saddle the bound is flat: a target missed by 5 % of the k-fold sd costs e^0.00125
         if abs(g) < max(0.5, 0.05 * math.sqrt(k * var)) or hi - lo < 1e-15:  # float ok: a choice
@@ -58,45 +61,96 @@ def _mean_tilt(lt: np.ndarray, j: np.ndarray, k: int, a: float) -> float:  # flo
     return s
 
 
-#: the largest tilt per index tried by :func:`_mean_tilt` (a choice)
+#: the largest tilt per index tried by :func:`_newton` (a choice)
 _S_CAP = 30.0
+#: the saddle search first runs on the law summed in groups to about this many points (a choice)
+_COARSE = 2048
 
 
-_POLYS: dict[int, tuple[np.ndarray, arb_poly, np.ndarray, np.ndarray]] = {}
+@dataclass
+class _LawData:
+    """What the saddle searches of one law share (floats, choices only): ``log t_j`` and j over the
+    nonzero entries, the same summed in groups of consecutive entries (log of the group's mass at
+    its centroid), and the saddles found so far by (k, a)."""
+
+    lt: np.ndarray
+    j: np.ndarray
+    lt_c: np.ndarray
+    j_c: np.ndarray
+    saddles: dict[tuple[int, float], float] = field(default_factory=dict)  # float ok: choices
 
 
-def _poly_of(t: np.ndarray) -> tuple[arb_poly, np.ndarray, np.ndarray]:
-    """``T(x) = sum t_j x^j`` as an Arb polynomial of the exact floats, and ``(log t_j, j)`` over the
-    nonzero entries in floats (for the saddle points, a choice only); the last few are kept."""
-    hit = _POLYS.get(id(t))
+def _grouped(lt: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # float ok: a choice only
+    """``(log sum t, centroid)`` of consecutive groups of about ``len / _COARSE`` entries."""
+    g = -(-lt.shape[0] // _COARSE)
+    if g <= 1:
+        return lt, j
+    pad = (-lt.shape[0]) % g
+    ltp = np.concatenate([lt, np.full(pad, -np.inf)]).reshape(-1, g)
+    jp = np.concatenate([j, np.zeros(pad)]).reshape(-1, g)
+    top = ltp.max(axis=1)
+    w = np.exp(ltp - top[:, None])
+    sw = w.sum(axis=1)
+    return top + np.log(sw), (w * jp).sum(axis=1) / sw
+
+
+_DATA: dict[int, tuple[np.ndarray, _LawData]] = {}
+
+
+def _data_of(t: np.ndarray) -> _LawData:
+    """The saddle searches' data of ``t`` (the last few laws are kept)."""
+    hit = _DATA.get(id(t))
     if hit is not None and hit[0] is t:
-        return hit[1], hit[2], hit[3]
+        return hit[1]
     nz = np.nonzero(t > 0)[0]
-    if len(_POLYS) > 8:
-        _POLYS.clear()
-    _POLYS[id(t)] = (t, arb_poly(t.tolist()), np.log(t[nz]), nz.astype(np.float64))
-    return _POLYS[id(t)][1], _POLYS[id(t)][2], _POLYS[id(t)][3]
+    lt, j = np.log(t[nz]), nz.astype(np.float64)
+    data = _LawData(lt, j, *_grouped(lt, j))
+    if len(_DATA) > 8:
+        _DATA.clear()
+    _DATA[id(t)] = (t, data)
+    return data
+
+
+def _mean_tilt(t: np.ndarray, k: int, a: float) -> float:  # float ok: a choice only
+    """The saddle point s of the Chernoff bound at a (``k E_s[j] = a``): Newton steps on the grouped
+    law from the nearest saddle found before, then on the whole law from there (a choice only)."""
+    data = _data_of(t)
+    hit = data.saddles.get((k, a))
+    if hit is not None:
+        return hit
+    near = [(abs(a - b), s) for (kk, b), s in data.saddles.items() if kk == k]
+    s = min(near)[1] if near else 0.0
+    if data.lt_c is not data.lt:
+        s = _newton(data.lt_c, data.j_c, k, a, s)
+    s = _newton(data.lt, data.j, k, a, s)
+    if len(data.saddles) > 64:
+        data.saddles.clear()
+    data.saddles[(k, a)] = s
+    return s
 
 
 def _weighted_tail(t: np.ndarray, k: int, a: int, rate: Fraction, upper: bool, log_f: Fraction) -> Fraction:
     """An upper bound of ``e^{log_f} sum_{J >= a} x^J L_J`` (``upper``) or ``e^{log_f} sum_{J <= a}
     x^J L_J``, with ``L = t^{*k}`` and ``x = e^{-rate}`` (Chernoff, docs/pld.md §12.4): for every
-    ``lam >= 0``, ``y = e^lam``, the sums are at most ``y^{-a} T(x y)^k`` and ``y^a T(x / y)^k``.
-    The float saddle point and a few multiples of it are evaluated in Arb; the least is kept."""
-    poly, lt, j = _poly_of(t)
-    if lt.shape[0] == 0:
+    ``lam >= 0``, ``y = e^lam``, the sums are at most ``y^{-a} T(x y)^k`` and ``y^a T(x / y)^k``,
+    ``T(z) = sum t_j z^j`` of the exact floats t (>= 0) by float64 dot products with a proved bound
+    (:func:`exactdp.engines.pld.floatsums.power_sum`, its ball's upper end).
+    The float saddle point and 0 are tried; the least is kept."""
+    if not (t > 0).any():
         return Fraction(0)
     rf = float(rate)  # float ok: the saddle's choice only
-    s0 = _mean_tilt(lt, j, k, float(a))  # float ok: the saddle's choice only
+    s0 = _mean_tilt(t, k, float(a))  # float ok: the saddle's choice only
     lam0 = max(s0 + rf, 0.0) if upper else max(-rf - s0, 0.0)  # float ok: a choice only
-    ra = arb_of_fraction(rate)
     lf = arb_of_fraction(log_f)
     best: Fraction | None = None
     lams = {Fraction(lam0).limit_denominator(1 << 50), Fraction(0)}  # the saddle and 0: both sound
     for lam in sorted(lams):
         la = arb_of_fraction(lam)
-        r = (la - ra).exp() if upper else (-ra - la).exp()
-        b = (arb(k) * poly(r).log() + (-la * a if upper else la * a) + lf).exp()
+        tz = power_sum(t, lam - rate if upper else -rate - lam)
+        if not tz.is_finite():
+            continue
+        # 0 < T(z) <= the ball's upper end (t >= 0, z > 0, some t_j > 0)
+        b = (arb(k) * tz.upper().log() + (-la * a if upper else la * a) + lf).exp()
         if b.is_finite():
             hi = upper_fraction(b)
             best = hi if best is None else min(best, hi)

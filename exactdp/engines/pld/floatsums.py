@@ -1,0 +1,160 @@
+"""Weighted sums of float vectors, ``sum_j v_j r^j``, by float64 dot products with a proved bound
+(docs/pld.md §12.6, "The float sums").
+
+The FFT path reads its powered float vectors through geometric weights: the tail sums of
+:mod:`exactdp.engines.pld.fftcompose` and the Chernoff bounds of :mod:`exactdp.engines.pld.fftwrap`.
+:func:`power_sum` splits the indices into blocks of B, ``j = B b + o``: the per-offset factors ``r^o``
+are floats with a proved relative error (a few powers ``r^{2^i}`` from Arb, multiplied in floats),
+each block's sum is one float64 dot product (any order of evaluation: Higham's bound
+``gamma_B sum |terms|``, plus the products' underflow), and the blocks are combined in Arb by the
+per-block factor ``(r^B)^b``.  The answer is an Arb ball holding the exact sum of the exact floats.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from flint import arb, arb_poly, ctx
+
+from exactdp.core.numbers import arb_of_fraction
+
+__all__ = ["dot_error_factor", "power_sum"]
+
+_PREC = 128
+#: the unit roundoff of float64, round to nearest
+_U = Fraction(1, 1 << 53)
+#: the largest absolute error of one product (or fused multiply-add) that underflows: half the
+#: smallest subnormal
+_ETA = Fraction(1, 1 << 1075)
+#: ``|log r| B`` at most this: every per-offset factor and partial product lies in
+#: ``[e^-400, e^400]``, normal floats, where the standard model holds
+_LOG_RANGE = 400.0  # float ok: the block's choice
+#: the longest block (a power of 2): fewer blocks to combine in Arb against a longer dot product
+_MAX_BLOCK = 1024
+
+
+def _gamma(n: int) -> Fraction:
+    """``gamma_n = n u / (1 - n u)`` (Higham §3.1): the relative bound of an n-term dot product."""
+    return n * _U / (1 - n * _U)
+
+
+def dot_error_factor(block: int, rho: Fraction) -> tuple[Fraction, Fraction]:
+    """``(c1, c2)``: for a block of ``block`` terms with float factors ``m_o``, ``|m_o - r^o| <=
+    rho r^o``, the computed ``D = fl(sum v_o m_o)`` and ``F = fl(sum |v_o| m_o)`` (any order) give
+    ``|sum v_o r^o - D| <= c1 F + c2`` (docs/pld.md §12.6).
+
+    ``sum |v| |r^o - m_o| <= rho' A`` with ``A = sum |v| m_o`` and ``rho' = rho / (1 - rho)``;
+    ``|D - sum v m| <= gamma_B A + B 2^-1074`` (each product adds at most ``2^-1075`` when it
+    underflows); ``A <= (F + B 2^-1074) / (1 - gamma_B)``.
+
+    >>> dot_error_factor(1, Fraction(0))[0] == Fraction(1, 2**53 - 1) / (1 - Fraction(1, 2**53 - 1))
+    True
+    """
+    g = _gamma(block)
+    c1 = (rho / (1 - rho) + g) / (1 - g)
+    c2 = (c1 + 1) * block * 2 * _ETA
+    return c1, c2
+
+
+_TABLES: dict[tuple[Fraction, int], tuple[np.ndarray, Fraction]] = {}
+
+
+def _offsets(log_r: Fraction, block: int) -> tuple[np.ndarray, Fraction]:
+    """Floats ``m_o``, ``o < block`` (a power of 2), and a rational rho with ``|m_o - r^o| <= rho
+    r^o``, ``r = e^{log_r}`` (docs/pld.md §12.6).
+
+    ``m[2^i + o] = fl(m[o] p_i)`` with ``p_i`` the float nearest ``r^{2^i}`` (its relative error
+    rho_p checked in Arb): ``m_o`` is a product of at most L = log2(block) factors p_i by at most
+    L - 1 roundings, every partial product a normal float (``|log r| block <= 400``), so
+    ``rho = (1 + rho_p)^L (1 + u)^{L-1} - 1``.  ``r = 1`` gives ones and rho = 0."""
+    key = (log_r, block)
+    hit = _TABLES.get(key)
+    if hit is not None:
+        return hit
+    levels = block.bit_length() - 1
+    m = np.ones(block)
+    rho = Fraction(0)
+    if log_r != 0 and levels > 0:
+        rho_p = Fraction(0)
+        with ctx.workprec(_PREC):
+            lr = arb_of_fraction(log_r)
+            for i in range(levels):
+                p = (lr * (1 << i)).exp()
+                pf = float(p.mid())  # float ok: a float near r^(2^i), its error checked next
+                rel = abs(arb(pf) - p) / p
+                rho_p = max(rho_p, _upper(rel))
+                m[1 << i: 2 << i] = m[: 1 << i] * pf
+        rho = (1 + rho_p) ** levels * (1 + _U) ** (levels - 1) - 1
+    if len(_TABLES) > 64:
+        _TABLES.clear()
+    _TABLES[key] = (m, rho)
+    return m, rho
+
+
+def _upper(x: arb) -> Fraction:
+    """A rational at least every point of the finite ball x (its upper end, rounded up)."""
+    man, exp = x.upper().man_exp()
+    m, e = int(man), int(exp)
+    return Fraction(m * (1 << e)) if e >= 0 else Fraction(m, 1 << -e)
+
+
+def _block_of(log_r: Fraction, n: int) -> int:
+    """The block length: a power of 2 with ``|log r| B <= 400``, at most 1024 and about n."""
+    a = abs(float(log_r))  # float ok: the block's choice, bounded below by the check it makes
+    b = 1
+    while b < _MAX_BLOCK and b < n and (b * 2) * a <= _LOG_RANGE:
+        b *= 2
+    return b
+
+
+def _block_sums(v: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per block of ``len(m)``: ``fl(sum v_o m_o)`` and ``fl(sum |v_o| m_o)`` (real float64 dot
+    products; the last block may be shorter)."""
+    block = m.shape[0]
+    full = (v.shape[0] // block) * block
+    body = v[:full].reshape(-1, block)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # both are bounded or checked
+        d = body @ m
+        f = np.abs(body) @ m
+        if full < v.shape[0]:
+            rest = v[full:]
+            d = np.append(d, rest @ m[: rest.shape[0]])
+            f = np.append(f, np.abs(rest) @ m[: rest.shape[0]])
+    return d, f
+
+
+def power_sum(v: np.ndarray, log_r: Fraction) -> arb:
+    """A ball holding ``sum_j v_j r^j`` (``r = e^{log_r}``) of the exact float64 values v, of any
+    sign (docs/pld.md §12.6): per block of B a float dot product with per-offset float factors, its
+    error ``c1 F_b + c2`` (:func:`dot_error_factor`), the blocks combined in Arb at ``X = r^B``:
+    ``sum_b X^b D_b +- (c1 sum_b X^b F_b + c2 sum_b X^b)``.  A vector whose products overflow is
+    summed in Arb from its floats instead.  Call inside the caller's working precision.
+
+    >>> x = power_sum(np.array([1.0, -0.5, 0.25]), Fraction(0))
+    >>> x.contains(arb(3) / 4) and x.rad() < 1e-15
+    True
+    """
+    n = v.shape[0]
+    if n == 0:
+        return arb(0)
+    with ctx.workprec(max(ctx.prec, _PREC)):
+        lr = arb_of_fraction(log_r)
+        block = _block_of(log_r, n)
+        m, rho = _offsets(log_r, block)
+        d, f = _block_sums(v, m)
+        if not (np.isfinite(d).all() and np.isfinite(f).all()):  # overflow: the exact floats in Arb
+            return arb_poly(v.tolist())(lr.exp())
+        c1, c2 = dot_error_factor(block, rho)
+        x = (lr * block).exp()
+        main = arb_poly(d.tolist())(x)
+        spread = arb_of_fraction(c1) * arb_poly(f.tolist())(x) + arb_of_fraction(c2) * arb_poly([1] * d.shape[0])(x)
+        return main + spread * arb(0, 1)
+
+
+def _check() -> None:  # pragma: no cover - the module's constants, checked when it loads
+    assert math.exp(_LOG_RANGE) * 4 < 2.0 ** 1023 and math.exp(-_LOG_RANGE) / 4 > 2.0 ** -1022  # float ok: a check
+
+
+_check()
