@@ -291,14 +291,26 @@ def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[La
     served, (pb_lo, pb_hi), (qt_lo, qt_hi), (pc_lo, pc_hi) = taylor_bins_floats(model, h, jmin, jmax)
     half = arb(1) / 2
     balls: dict[int, tuple[arb, arb]] = {}
+    unserved: list[int] = []
+    runs: list[tuple[int, int]] = []
     i = 0
-    while i < n_bins:  # the bins no block served, from their edges (a run at a time)
+    while i < n_bins:  # the bins no block served (a run at a time)
         if served[i]:
             i += 1
             continue
         k = i
         while k < n_bins and not served[k]:
             k += 1
+        unserved.extend(range(i, k))
+        runs.append((max(i - 1, 0), min(k + 1, n_bins)))
+        i = k
+    # each run from its edges, with one bin more either side: p_t of an unserved bin reads bin t - 1
+    # (and bin t + 1 reads t), whose ball from the edges is tighter than one around a block's floats
+    # once the difference is divided by e_+ (docs/pld.md §12.11); likewise the two end bins
+    runs += [(0, 1), (n_bins - 1, n_bins)]
+    for i, k in runs:
+        if all(t in balls for t in range(i, k)):
+            continue
         quads = edge_quads(model, h, jmin + i, jmin + k)
         for t in range(i, k):
             pf0, ps0, qf0, qs0 = quads[t - i]
@@ -306,7 +318,6 @@ def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[La
             pb = (pf1 - pf0) if pf1 < half else (ps0 - ps1)
             qt = ((qf1 - qf0) if qf1 < half else (qs0 - qs1)) * (hb * (jmin + t)).exp()
             balls[t] = (pb if pb >= 0 else pb.nonnegative_part(), qt if qt >= 0 else qt.nonnegative_part())
-        i = k
     if balls:
         idx = np.array(sorted(balls))
         lo, hi = ball_floats([balls[t][0] for t in idx])
@@ -329,7 +340,7 @@ def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[La
     ends: dict[int, arb] = {}
     pb0, qt0 = bins(0)
     ends[0] = PL + qt0 - (pb0 - qt0) / ep
-    for t in sorted(balls):
+    for t in unserved:
         if t > 0:
             (pa, qa), (pb_, qb) = bins(t - 1), bins(t)
             ends[t] = (eh * (pa - qa) - (pb_ - qb)) / ep + qb
