@@ -356,3 +356,24 @@ def test_float_laws_are_tight_everywhere_and_narrower_than_the_a_priori_radius()
             rel = (hi - lo)[big] / mid[big]
             assert rel.max() <= 2.0 ** -48, (m.name, float(rel.max()), int(np.argmax(rel)))
             assert np.median(rel) <= 2.0 ** -50, (m.name, float(np.median(rel)))
+
+
+def test_a_repeated_grid_reuses_its_float_laws() -> None:
+    """The same (model, grid, range, precision) a second time returns the same immutable laws with their
+    floats remembered again (a kit's claims recur on a query's first grid), and they still hold the
+    §12.9 balls; another grid is computed afresh."""
+    m = _model(Fraction(1), Fraction(1, 100), True)
+    h = Fraction(1, 4096)
+    jmin, jmax = discrete.tail_range(m, h, Fraction(1, 10**12))
+    with ctx.workprec(103):
+        first = discrete.discretize(m, h, jmin, jmax, prec=103, taylor=True, floats=True)
+        floatlaws._FLOATS.clear()  # the floats dropped meanwhile: the hit remembers them again
+        again = discrete.discretize(m, h, jmin, jmax, prec=103, taylor=True, floats=True)
+        other = discrete.discretize(m, Fraction(1, 4097), jmin, jmax, prec=103, taylor=True, floats=True)
+        ref = discrete.discretize(m, h, jmin, jmax, prec=103, taylor=True)
+    assert again[0] is first[0] and again[1] is first[1] and other[0] is not first[0]
+    b = floatlaws.bounds_of(again[0].P)
+    assert b is not None
+    lo, hi = b
+    for i, x in enumerate(ref[0].P.coeffs()):
+        assert arb(float(lo[i])) <= x.lower() and arb(float(hi[i])) >= x.upper(), i
