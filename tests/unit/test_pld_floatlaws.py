@@ -12,7 +12,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from flint import arb, ctx
+from flint import arb, arb_mat, ctx
 
 from exactdp.engines.pld import discrete, fftcompose, floatlaws, taylor
 from exactdp.engines.pld.models import GaussianPair, LossModel, MixturePair, Reversed, Subsampled
@@ -283,3 +283,97 @@ def test_a_tilt_beyond_float64_falls_back_to_arb() -> None:
         t_float, _ = fftcompose._tilted_floats(p, Fraction(1, 10), 5, Fraction(2), True, None)
         t_arb, _ = fftcompose._tilted_floats(p.coeffs(), Fraction(1, 10), 5, Fraction(2), True, None)
     assert np.all(t_float >= t_arb * (1 - 2.0 ** -49)) and np.all(t_float <= t_arb * (1 + 2.0 ** -49))
+
+
+def _split_misses(entries: list[arb]) -> int:
+    with ctx.workprec(200):
+        m, e = floatlaws.split_floats(arb_mat(1, len(entries), entries))
+    misses = 0
+    for x, a, b in zip(entries, m.tolist(), e.tolist()):
+        with ctx.workprec(2200):  # exact: every float and every ball end is a binary number of < 2200 bits
+            if not (arb(a) - arb(b) <= x.lower() and x.upper() <= arb(a) + arb(b)):
+                misses += 1
+    return misses
+
+
+def _split_cases() -> list[arb]:
+    rng = random.Random(19)
+    out = []
+    with ctx.workprec(200):
+        for _ in range(300):
+            x = arb(rng.random()) / 7 * arb(2) ** rng.randint(-1070, 400)
+            x = x if rng.random() < 0.5 else -x
+            out.append(x + arb(0, abs(x).upper() * arb(2) ** -rng.randint(40, 190)) if rng.random() < 0.5 else x)
+        out += [arb(0), arb(1) / 3, arb(2) ** -1074 / 3, arb(2) ** -1060 / 3]
+    return out
+
+
+def test_split_floats_bound_the_exact_distance() -> None:
+    """``split_floats``: every point of each Arb entry lies within e of its float m (exact arithmetic,
+    magnitudes from subnormal to 2^400, exact and wide balls), and e is the measured distance: at most
+    about u |m| plus the ball's radius, a quarter of ``mid_rad``'s a priori 2^-52 |m| or less."""
+    cases = _split_cases()
+    assert _split_misses(cases) == 0
+    with ctx.workprec(200):
+        m, e = floatlaws.split_floats(arb_mat(1, len(cases), cases))
+        _, e_prior = floatlaws.mid_rad(cases)
+    tight = [i for i, x in enumerate(cases) if x.rad() <= abs(x.mid()) * arb(2) ** -150 and abs(float(m[i])) > 2.0 ** -1000]
+    assert len(tight) > 100
+    assert all(e[i] <= 2.0 ** -53 * abs(m[i]) * (1 + 2.0 ** -40) for i in tight)
+    assert sum(e[i] / e_prior[i] for i in tight) / len(tight) < 0.3
+
+
+def test_split_floats_without_the_balls_radius_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the distance's own radius dropped (only its midpoint kept), wide balls escape."""
+    real = floatlaws.mid_rad
+
+    def no_radius(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:
+        m, _ = real(xs)
+        return m, np.zeros_like(m)
+
+    monkeypatch.setattr(floatlaws, "mid_rad", no_radius)
+    assert _split_misses(_split_cases()) > 0
+
+
+def test_float_laws_are_tight_everywhere_and_narrower_than_the_a_priori_radius() -> None:
+    """Both orders of the 1000-step DP-SGD step at its grid: every mass of the three laws (the ends and
+    the bins next to those no block serves included) is enclosed within 2^-48 of itself (a bin whose
+    connect-the-dots mass was built from a block's floats divided by e_+ was 2^-35 wide), and the
+    masses' relative widths are at most 2^-50 at the median (the measured coefficient distances of
+    ``split_floats``; the a priori 2^-52 |m| gave 2^-49.8), docs/pld.md §12.11."""
+    for m in (_model(Fraction(1), Fraction(1, 100), False), _model(Fraction(1), Fraction(1, 100), True)):
+        h = Fraction(1, 13416)
+        jmin, jmax = discrete.tail_range(m, h, Fraction(1, 10**12))
+        with ctx.workprec(103):
+            up, low = discrete.discretize(m, h, jmin, jmax, prec=103, taylor=True, floats=True)
+        assert low.Q is not None
+        for p in (up.P, low.P, low.Q):
+            b = floatlaws.bounds_of(p)
+            assert b is not None
+            lo, hi = b
+            mid = (lo + hi) / 2
+            big = mid > 1e-12
+            rel = (hi - lo)[big] / mid[big]
+            assert rel.max() <= 2.0 ** -48, (m.name, float(rel.max()), int(np.argmax(rel)))
+            assert np.median(rel) <= 2.0 ** -50, (m.name, float(np.median(rel)))
+
+
+def test_a_repeated_grid_reuses_its_float_laws() -> None:
+    """The same (model, grid, range, precision) a second time returns the same immutable laws with their
+    floats remembered again (a kit's claims recur on a query's first grid), and they still hold the
+    §12.9 balls; another grid is computed afresh."""
+    m = _model(Fraction(1), Fraction(1, 100), True)
+    h = Fraction(1, 4096)
+    jmin, jmax = discrete.tail_range(m, h, Fraction(1, 10**12))
+    with ctx.workprec(103):
+        first = discrete.discretize(m, h, jmin, jmax, prec=103, taylor=True, floats=True)
+        floatlaws._FLOATS.clear()  # the floats dropped meanwhile: the hit remembers them again
+        again = discrete.discretize(m, h, jmin, jmax, prec=103, taylor=True, floats=True)
+        other = discrete.discretize(m, Fraction(1, 4097), jmin, jmax, prec=103, taylor=True, floats=True)
+        ref = discrete.discretize(m, h, jmin, jmax, prec=103, taylor=True)
+    assert again[0] is first[0] and again[1] is first[1] and other[0] is not first[0]
+    b = floatlaws.bounds_of(again[0].P)
+    assert b is not None
+    lo, hi = b
+    for i, x in enumerate(ref[0].P.coeffs()):
+        assert arb(float(lo[i])) <= x.lower() and arb(float(hi[i])) >= x.upper(), i

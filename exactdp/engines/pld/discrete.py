@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from flint import arb, arb_poly, ctx
 
@@ -32,6 +32,9 @@ from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel, Position, Quad, Reversed
 from exactdp.engines.pld.taylor import taylor_bins, taylor_bins_floats, taylor_quads
+
+if TYPE_CHECKING:  # numpy only where the float path runs (the exact engines import this module)
+    import numpy as np
 
 __all__ = ["atom_bin", "binomial_law", "discretize", "discretize_binomial", "edge_quads", "tail_range"]
 
@@ -196,10 +199,17 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
         if cont and taylor and not atoms and n_bins >= BLOCK_BINS_MIN:
             # no atoms: every mass from Taylor models of blocks of bins (docs/pld.md §12.9)
             if floats:
+                key = (model.key(), h, jmin, jmax, prec)
+                hit = _recall(key)
+                if hit is not None:
+                    return hit
                 try:
-                    return _float_laws(model, h, jmin, jmax)
+                    laws = _float_laws(model, h, jmin, jmax)
                 except OverflowError:
                     pass  # a value beyond float64: the balls as in §12.9
+                else:
+                    _keep(key, laws)
+                    return laws
             return _taylor_laws(model, h, jmin, jmax)
         if cont:
             quads = edge_quads(model, h, jmin, jmax, taylor=taylor)
@@ -228,6 +238,46 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
         lower = Law(h, jmin, arb_poly(Pb if n_bins else [zero]), arb_poly(Qt or [zero]),
                     p_inf, upper=False, exact=False, moved=PL + PR)
         return _connect_the_dots(h, jmin, Pb, Qt, PL, PR, QR * alpha[-1], p_inf, alpha), lower
+
+
+#: the float laws of the last few (model, grid) pairs with at most _LAWS_MAX_BINS bins, newest last:
+#: a query's first grid recurs across the claims a kit judges and the queries of one composition
+_LAWS: dict[tuple, tuple[tuple[Law, Law], list[tuple[arb_poly, np.ndarray, np.ndarray]]]] = {}
+_LAWS_KEEP = 4
+_LAWS_MAX_BINS = 1 << 16
+
+
+def _recall(key: tuple) -> tuple[Law, Law] | None:
+    """The laws :func:`_keep` kept under ``key`` (the same objects), their floats remembered again
+    (:func:`exactdp.engines.pld.floatlaws.remember`), or None."""
+    hit = _LAWS.pop(key, None)
+    if hit is None:
+        return None
+    from exactdp.engines.pld.floatlaws import remember
+
+    _LAWS[key] = hit
+    for p, lo, hi in hit[1]:
+        remember(p, lo, hi)
+    return hit[0]
+
+
+def _keep(key: tuple, laws: tuple[Law, Law]) -> None:
+    """Keep the float laws of one (model, grid, range, precision) with their floats (short ones only;
+    the oldest dropped first): laws are immutable, so the same objects serve a later call."""
+    from exactdp.engines.pld.floatlaws import bounds_of
+
+    polys = [p for law in laws for p in (law.P, law.Q) if p is not None]
+    if polys[0].length() > _LAWS_MAX_BINS:
+        return
+    kept: list[tuple[arb_poly, np.ndarray, np.ndarray]] = []
+    for p in polys:
+        b = bounds_of(p)
+        if b is None:
+            return
+        kept.append((p, b[0], b[1]))
+    while len(_LAWS) >= _LAWS_KEEP:
+        del _LAWS[next(iter(_LAWS))]
+    _LAWS[key] = (laws, kept)
 
 
 def _taylor_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[Law, Law]:
@@ -291,14 +341,26 @@ def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[La
     served, (pb_lo, pb_hi), (qt_lo, qt_hi), (pc_lo, pc_hi) = taylor_bins_floats(model, h, jmin, jmax)
     half = arb(1) / 2
     balls: dict[int, tuple[arb, arb]] = {}
+    unserved: list[int] = []
+    runs: list[tuple[int, int]] = []
     i = 0
-    while i < n_bins:  # the bins no block served, from their edges (a run at a time)
+    while i < n_bins:  # the bins no block served (a run at a time)
         if served[i]:
             i += 1
             continue
         k = i
         while k < n_bins and not served[k]:
             k += 1
+        unserved.extend(range(i, k))
+        runs.append((max(i - 1, 0), min(k + 1, n_bins)))
+        i = k
+    # each run from its edges, with one bin more either side: p_t of an unserved bin reads bin t - 1
+    # (and bin t + 1 reads t), whose ball from the edges is tighter than one around a block's floats
+    # once the difference is divided by e_+ (docs/pld.md §12.11); likewise the two end bins
+    runs += [(0, 1), (n_bins - 1, n_bins)]
+    for i, k in runs:
+        if all(t in balls for t in range(i, k)):
+            continue
         quads = edge_quads(model, h, jmin + i, jmin + k)
         for t in range(i, k):
             pf0, ps0, qf0, qs0 = quads[t - i]
@@ -306,7 +368,6 @@ def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[La
             pb = (pf1 - pf0) if pf1 < half else (ps0 - ps1)
             qt = ((qf1 - qf0) if qf1 < half else (qs0 - qs1)) * (hb * (jmin + t)).exp()
             balls[t] = (pb if pb >= 0 else pb.nonnegative_part(), qt if qt >= 0 else qt.nonnegative_part())
-        i = k
     if balls:
         idx = np.array(sorted(balls))
         lo, hi = ball_floats([balls[t][0] for t in idx])
@@ -329,7 +390,7 @@ def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[La
     ends: dict[int, arb] = {}
     pb0, qt0 = bins(0)
     ends[0] = PL + qt0 - (pb0 - qt0) / ep
-    for t in sorted(balls):
+    for t in unserved:
         if t > 0:
             (pa, qa), (pb_, qb) = bins(t - 1), bins(t)
             ends[t] = (eh * (pa - qa) - (pb_ - qb)) / ep + qb

@@ -21,12 +21,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from flint import arb, arb_poly, ctx
+from flint import arb, arb_mat, arb_poly, ctx
 
 from exactdp.core.numbers import arb_of_fraction
 
 __all__ = ["RUNNING_U", "ball_floats", "ball_poly", "bounds_of", "directed_floats", "horner_bounds", "horner_gamma", "mid_rad",
-           "remember", "tilted"]
+           "remember", "split_floats", "tilted"]
 
 #: the relative margins that absorb earlier roundings: 1 +- 2^-51 = 1 +- 4u (exact floats)
 _UP4 = 1.0 + 2.0 ** -51
@@ -36,6 +36,8 @@ _SMALL = 2.0 ** -1020
 #: a factor beyond this is not tilted in floats
 _HUGE = arb(2) ** 1000
 _MAX_DEGREE = 64
+#: Horner's working arrays hold about this many points at a time
+_HORNER_CHUNK = 16384
 #: the running error bound's factor: u/(1-u) <= 2^-53 (1 + 2^-52) <= this exact float (the
 #: product's own rounding is covered by the radius's final factor, docs/pld.md §12.11)
 RUNNING_U = 2.0 ** -53 * (1 + 2.0 ** -50)
@@ -99,6 +101,28 @@ def mid_rad(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: direct
     return m, e
 
 
+def split_floats(g: arb_mat) -> tuple[np.ndarray, np.ndarray]:  # float ok: directed, proved
+    """(m, e): the floats ``m_i`` of the entries' midpoints and floats ``e_i`` with every point of entry
+    i within ``e_i`` of ``m_i`` (docs/pld.md §12.11), e measured, not bounded a priori: the exact
+    distance ``g_i - m_i`` is an Arb ball (the floats are exact in Arb), turned into (mid, rad) floats
+    by :func:`mid_rad`, and ``e_i = fl(|mid| + rad)`` times ``1 + 4u``, moved up once (one rounding of
+    nonnegative terms: ``(1 - u)^2 (1 + 4u) >= 1``).  About a quarter of :func:`mid_rad`'s a priori
+    radius ``2^-52 |m|``: a rounding to nearest errs by ``u |m|`` at most and ``u |m| / 2`` on average.
+
+    >>> with ctx.workprec(200):
+    ...     m, e = split_floats(arb_mat(1, 2, [arb(1) / 3, arb(2) / 7]))
+    >>> all(abs(Fraction(float(a)) - x) <= Fraction(float(b)) for a, b, x in zip(m, e, [Fraction(1, 3), Fraction(2, 7)]))  # float ok: a doctest reading directed floats
+    True
+    >>> bool(e[0] <= 2.0 ** -54)  # float ok: the measured distance, not 2^-52 |m|
+    True
+    """
+    gm = np.array([float(x.mid()) for x in g.entries()], dtype=np.float64)  # float ok: measured below
+    if not np.all(np.isfinite(gm)):
+        raise OverflowError("a ball beyond float64")
+    rm, re = mid_rad((g - arb_mat(g.nrows(), g.ncols(), gm.tolist())).entries())
+    return gm, np.nextafter((np.abs(rm) + re) * _UP4, np.inf)
+
+
 def directed_floats(xs: list[arb], up: bool) -> np.ndarray:  # float ok: directed, checked exactly
     """Floats at least (``up``) or at most every point of each ball, within about one unit in the last
     place of its end: ``float`` of the end, moved outward until an exact comparison holds."""
@@ -123,13 +147,17 @@ def horner_bounds(gm: np.ndarray, grad: np.ndarray, rem: np.ndarray, r: int
     ``y_k = s y_{k+1} + gm_k + d_k`` exactly with ``|d_k| <= u (|p_k| + |y_k|) / (1 - u)`` (a normal
     product or sum errs by at most u of its exact value, at most ``|fl| / (1 - u)``), plus ``2^-1075``
     where a product underflows (a sum is then exact); Horner being linear in the d_k,
-    ``y_0 = sum_k gm_k s^k + sum_k d_k s^k``.  So the distance to the true value is at most
-    ``u/(1-u) sum_k (|p_k| + |y_k|) |s|^k + sum_k grad_k |s|^k + E + U``, ``U = 2^-1068 (r + 1)^{D+1}``
-    for the underflows (those of the bound's own Horner as well); the two sums are Horner sums of
-    nonnegative floats, each at least ``(1 - u)^{3D+6}`` of its exact value (three roundings a step,
-    three to add them up), so the radius in floats, times ``1 + 2 gamma_{2D+6} = 1 + (4D + 14) u``
-    (:func:`horner_gamma`, an exact float) and moved up twice, bounds it; ``v +- radius`` is moved one
-    float outward (:func:`_outward`).
+    ``y_0 = sum_k gm_k s^k + sum_k d_k s^k``.  As ``|p_k| = fl(|s| |y_{k+1}|) <= (1 + u) |s| |y_{k+1}|``
+    (rounding is symmetric; plus ``2^-1075`` underflowing), the distance to the true value is at most
+    ``u (1 + u)/(1 - u) S + sum_k grad_k |s|^k + E + U``, ``S = sum_k (|s| |y_{k+1}| + |y_k|) |s|^k``
+    (``y_{D+1} = 0``), ``U = 2^-1068 (r + 1)^{D+1}`` for the underflows (those of the bound's own
+    Horner as well), and ``u (1 + u)/(1 - u) <= RUNNING_U``.  S is the Horner recurrence ``R_k =
+    (R_{k+1} + |y_{k+1}|) |s| + |y_k|``, the other sum ``B_k = B_{k+1} |s| + grad_k``: sums and
+    products of nonnegative floats, at least ``(1 - u)^{3D+3}`` of their exact values, and three
+    roundings to add them up, so their float sum times ``1 + 2 gamma_{2D+6} = 1 + (4D + 14) u``
+    (:func:`horner_gamma`, an exact float) and moved up twice bounds the distance; ``v +- radius``
+    is moved one float outward (:func:`_outward`).  Evaluated a few blocks at a time (the arrays
+    stay in cache); the roundings are elementwise, so the grouping changes nothing.
 
     >>> lo, hi = horner_bounds(np.array([[1.0, 0.1, 0.01]]), np.zeros((1, 3)), np.zeros(1), 2)
     >>> exact = [1 + Fraction(1, 10) * s + Fraction(1, 100) * s * s for s in range(-2, 3)]
@@ -140,29 +168,36 @@ def horner_bounds(gm: np.ndarray, grad: np.ndarray, rem: np.ndarray, r: int
     deg = n - 1
     if deg > _MAX_DEGREE:
         raise ValueError("a Horner degree above 64")
+    m = 2 * r + 1
     s = np.arange(-r, r + 1, dtype=np.float64)
     a = np.abs(s)
-    v = np.zeros((nb, 2 * r + 1))
-    run = np.zeros((nb, 2 * r + 1))
-    b = np.zeros((nb, 2 * r + 1))
-    p = np.empty_like(v)
-    tmp = np.empty_like(v)
-    for k in range(deg, -1, -1):
-        np.multiply(v, s, out=p)
-        np.add(p, gm[:, k:k + 1], out=v)
-        np.multiply(run, a, out=run)
-        np.abs(p, out=tmp)
-        np.add(run, tmp, out=run)
-        np.abs(v, out=tmp)
-        np.add(run, tmp, out=run)
-        np.multiply(b, a, out=b)
-        np.add(b, grad[:, k:k + 1], out=b)
+    v_all = np.empty((nb, m))
+    b_all = np.empty((nb, m))
+    rows = max(1, _HORNER_CHUNK // m)
+    for i0 in range(0, nb, rows):
+        i1 = min(nb, i0 + rows)
+        g, gr = gm[i0:i1], grad[i0:i1]
+        v = np.zeros((i1 - i0, m))
+        run = np.zeros_like(v)
+        av = np.zeros_like(v)
+        b = np.zeros_like(v)
+        for k in range(deg, -1, -1):
+            np.add(run, av, out=run)      # R_{k+1} + |y_{k+1}|
+            np.multiply(run, a, out=run)
+            np.multiply(v, s, out=v)      # p_k
+            np.add(v, g[:, k:k + 1], out=v)  # y_k
+            np.abs(v, out=av)
+            np.add(run, av, out=run)      # R_k
+            np.multiply(b, a, out=b)
+            np.add(b, gr[:, k:k + 1], out=b)
+        v_all[i0:i1] = v
+        b_all[i0:i1] = b + run * RUNNING_U
     under = 2.0 ** -1068 * float(2 * (r + 1) ** (deg + 1))  # float ok: an exact integer rounded, doubled
-    b = ((b + run * RUNNING_U) + rem[:, None]) + under
+    b = (b_all + rem[:, None]) + under
     b = _up2(b * (1.0 + 2 * horner_gamma(2 * deg + 6)))  # 1 + (2D + 7) 2^-52: an exact float
-    if not (np.all(np.isfinite(v)) and np.all(np.isfinite(b))):
+    if not (np.all(np.isfinite(v_all)) and np.all(np.isfinite(b))):
         raise OverflowError("a Taylor block beyond float64")
-    return _outward(v - b, v + b)
+    return _outward(v_all - b, v_all + b)
 
 
 def tilted(x: np.ndarray, rate: Fraction, lam: Fraction, up: bool, prec: int = 128

@@ -266,8 +266,24 @@ def bin_ends(h: Fraction, d: int, r: int) -> list[tuple[list[arb], list[arb]]]:
     return out
 
 
+_END_MATS: dict[int, tuple[list[tuple[list[arb], list[arb]]], list[arb_mat]]] = {}
+
+
+def _end_mats(ends: list[tuple[list[arb], list[arb]]]) -> list[arb_mat]:
+    """The columns of :func:`bin_ends` as (rows x 2) matrices (the same balls; remembered by object)."""
+    hit = _END_MATS.get(id(ends))
+    if hit is not None and hit[0] is ends:
+        return hit[1]
+    if len(_END_MATS) > 64:
+        _END_MATS.clear()
+    out = [arb_mat(len(lo), 2, [x for pair in zip(lo, hi) for x in pair]) for lo, hi in ends]
+    _END_MATS[id(ends)] = (ends, out)
+    return out
+
+
 def _bin_block(model: LossModel, hb: arb, c: int, r: int, d: int,
-               ends: list[tuple[list[arb], list[arb]]]) -> tuple[list[arb], list[arb], list[arb], bool] | None:
+               ends: list[tuple[list[arb], list[arb]]], tight: int = 0
+               ) -> tuple[list[arb], list[arb], list[arb], bool] | None:
     """The coefficient rows of one block of bins ``c - r .. c + r`` (docs/pld.md §12.9): (a_1..a_d, E_P),
     (u_0..u_d, E_Q), (phi_1..phi_d, E_p), the E's balls [-E, E] of the remainders; None when the
     model has no series there or a remainder is not small against the block's values (``ends``: the
@@ -308,11 +324,11 @@ def _bin_block(model: LossModel, hb: arb, c: int, r: int, d: int,
     e_c = (2 * hb.exp() + 2) * mf / ep             # (|R(s+1)| + (e^h + 1)|R(s)| + e^h |R(s-1)|) / e_+
     a, u, f = ca[1:], cu, cf[1:]
     # a tightness choice only: the remainders must be small against the masses at both ends
-    scale = arb(2) ** -(ctx.prec - _SLACK)
+    scale = arb(2) ** -(tight or ctx.prec - _SLACK)
     roomy = True  # would a block twice as wide (remainder about 2^(d+1) times larger) pass too?
-    for coef, err, (lo_col, hi_col) in zip((a, u, f), (e_p, e_q, e_c), ends):
-        least = scale * min(abs(sum((x * y for x, y in zip(coef, lo_col)), arb(0))).lower(),
-                            abs(sum((x * y for x, y in zip(coef, hi_col)), arb(0))).lower())
+    for coef, err, cols in zip((a, u, f), (e_p, e_q, e_c), _end_mats(ends)):
+        lo_v, hi_v = (arb_mat(1, len(coef), coef) * cols).entries()  # the two end values
+        least = scale * min(abs(lo_v).lower(), abs(hi_v).lower())
         if not err <= least:
             return None
         roomy = roomy and err * 2 ** (d + 2) <= least
@@ -322,23 +338,24 @@ def _bin_block(model: LossModel, hb: arb, c: int, r: int, d: int,
     return a, u, f, roomy
 
 
-def _bin_groups(model: LossModel, h: Fraction, jmin: int, jmax: int
-                ) -> tuple[dict[int, list[tuple[list[arb], ...]]], dict[int, list[int]]]:
+def _bin_groups(model: LossModel, h: Fraction, jmin: int, jmax: int, d: int = 0, widest: int = 0,
+                tight: int = 0) -> tuple[dict[int, list[tuple[list[arb], ...]]], dict[int, list[int]]]:
     """The blocks of bins of :func:`taylor_bins` (docs/pld.md §12.9): by half-width r, the coefficient
     rows of each block and its centre."""
     n = jmax - jmin
     hb = arb_of_fraction(h)
-    d = BIN_DEGREE
+    d = d or BIN_DEGREE
+    widest = widest or _BIN_WIDEST
     groups: dict[int, list[tuple[list[arb], ...]]] = {}
     centres: dict[int, list[int]] = {}
-    a, r, served = jmin, _BIN_WIDEST, 0
+    a, r, served = jmin, widest, 0
     while a < jmax:
         # the widest block that fits, halved on failure, grown back after a success
         while r > _LEAST and 2 * r + 1 > jmax - a:
             r //= 2
         if 2 * r + 1 > jmax - a:
             break  # fewer than 2 _LEAST + 1 bins left: the caller computes them from edges
-        got = _bin_block(model, hb, a + r, r, d, bin_ends(h, d, r))
+        got = _bin_block(model, hb, a + r, r, d, bin_ends(h, d, r), tight)
         if got is None:
             if r > _LEAST:
                 r //= 2
@@ -352,7 +369,7 @@ def _bin_groups(model: LossModel, h: Fraction, jmin: int, jmax: int
         if served % 4096 < 2 * r + 1:
             progress.tick(f"discretising {model.name} ({served}/{n} bins)")
         if got[3]:
-            r = min(2 * r, _BIN_WIDEST)
+            r = min(2 * r, widest)
     return groups, centres
 
 
@@ -383,6 +400,13 @@ def taylor_bins(model: LossModel, h: Fraction, jmin: int, jmax: int
 
 
 # -- the same masses as float64 enclosures, without a ball per bin (docs/pld.md §12.11) ---------------
+
+#: the float path's blocks (docs/pld.md §12.11): the same degree, blocks up to 2049 bins, and a block is
+#: used when its remainder is at most 2^-70 of its values at both ends (the float evaluation's own
+#: rounding is at least 2^-53 of them: the remainder adds at most 2^-17 of it)
+FLOAT_DEGREE = 26
+_FLOAT_WIDEST = 1024
+FLOAT_TIGHT = 0
 
 _MONOMIALS: dict[tuple[Fraction, int, int], tuple[arb_mat, arb_mat, arb_mat]] = {}
 
@@ -439,13 +463,13 @@ def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
     """
     import numpy as np  # deferred: the exact engines never load numpy
 
-    from exactdp.engines.pld.floatlaws import ball_floats, horner_bounds, mid_rad
+    from exactdp.engines.pld.floatlaws import ball_floats, horner_bounds, split_floats
 
     n = jmax - jmin
-    d = BIN_DEGREE
+    d = FLOAT_DEGREE
     served = np.zeros(n, dtype=bool)
     outs = [(np.zeros(n), np.zeros(n)) for _ in range(3)]
-    groups, centres = _bin_groups(model, h, jmin, jmax)
+    groups, centres = _bin_groups(model, h, jmin, jmax, d, _FLOAT_WIDEST, FLOAT_TIGHT)
     mats = monomial_weights(h, d)
     for r, blocks in groups.items():
         m = 2 * r + 1
@@ -453,7 +477,7 @@ def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
         for row, t, (out_lo, out_hi) in zip(range(3), mats, outs):
             rows = t.nrows()
             coef = arb_mat(nb, rows, [x for blk in blocks for x in blk[row][:rows]])
-            gm, grad = mid_rad((coef * t).entries())
+            gm, grad = split_floats(coef * t)
             _, e_hi = ball_floats([blk[row][rows] for blk in blocks])
             lo, hi = horner_bounds(gm.reshape(nb, d + 1), grad.reshape(nb, d + 1), e_hi, r)
             for k, c in enumerate(centres[r]):
