@@ -235,11 +235,64 @@ def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) 
         m *= 2
     xr = xr.reshape(b, n // b).T.reshape(-1)
     xi = xi.reshape(b, n // b).T.reshape(-1)
+    if n > _CHUNK and 2 * m <= _CHUNK:
+        # the stages whose blocks fit in 2 _CHUNK points: segment by segment, all of them while the
+        # segment is in cache (each butterfly's operations unchanged: the same floats)
+        span = 2 * _CHUNK
+        for r0 in range(0, n, span):
+            seg_r, seg_i = xr[r0:r0 + span], xi[r0:r0 + span]
+            mm = m
+            while 2 * mm <= _CHUNK:
+                _stage(seg_r.reshape(-1, 2, mm), seg_i.reshape(-1, 2, mm), tw, n // (2 * mm), mm, inverse, (mm,))
+                mm *= 2
+        while 2 * m <= _CHUNK:
+            m *= 2
     while m < n:
-        xr, xi = _stage(xr.reshape(-1, 2, m), xi.reshape(-1, 2, m), tw, n // (2 * m), m, inverse, (m,))
+        if m * 2 > _CHUNK:
+            _stage_chunked(xr.reshape(-1, 2, m), xi.reshape(-1, 2, m), tw, n // (2 * m), m, inverse)
+        else:
+            xr, xi = _stage(xr.reshape(-1, 2, m), xi.reshape(-1, 2, m), tw, n // (2 * m), m, inverse, (m,))
         xr, xi = xr.reshape(-1), xi.reshape(-1)
         m *= 2
     return xr, xi
+
+
+#: the long stages run chunk by chunk of this many butterflies, so that the ten ufuncs of one chunk
+#: work in cache instead of streaming the whole vector ten times (the same operations on every
+#: element, in the same order: the same floats, docs/pld.md §12.2)
+_CHUNK = 1 << 13
+
+
+def _stage_chunked(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool) -> None:
+    """:func:`_stage` on blocks ``[x1 | x2]`` of length 2m >= 2 _CHUNK, in place, chunk by chunk of
+    the butterfly index: every butterfly's IEEE operations are those of :func:`_stage`, so the result
+    is the same floats (docs/pld.md §12.2)."""
+    wr_all, wi_all = _stage_twiddles(tw, step, m)
+    c = _CHUNK
+    if not _CHUNK_SCRATCH or _CHUNK_SCRATCH[0].shape[0] != c:
+        _CHUNK_SCRATCH[:] = [np.empty(c) for _ in range(3)]
+    tr, ti, s = _CHUNK_SCRATCH
+    sub, add, mul = np.subtract, np.add, np.multiply
+    first, second = (add, sub) if inverse else (sub, add)
+    for b in range(xr.shape[0]):
+        er_b, or_b, ei_b, oi_b = xr[b, 0], xr[b, 1], xi[b, 0], xi[b, 1]
+        for c0 in range(0, m, c):
+            c1 = c0 + c
+            wr, wi = wr_all[c0:c1], wi_all[c0:c1]
+            er, orr, ei, oi = er_b[c0:c1], or_b[c0:c1], ei_b[c0:c1], oi_b[c0:c1]
+            mul(wr, orr, out=tr)
+            mul(wi, oi, out=s)
+            first(tr, s, out=tr)
+            mul(wr, oi, out=ti)
+            mul(wi, orr, out=s)
+            second(ti, s, out=ti)
+            sub(er, tr, out=orr)
+            add(er, tr, out=er)
+            sub(ei, ti, out=oi)
+            add(ei, ti, out=ei)
+
+
+_CHUNK_SCRATCH: list[np.ndarray] = []
 
 
 def _cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s1: np.ndarray,
