@@ -156,15 +156,18 @@ def _bit_reversal(n: int) -> np.ndarray:
     return _BITREV[n]
 
 
-_SCRATCH: list[np.ndarray] = []
+_SCRATCH: dict[int, list[np.ndarray]] = {}
 
 
 def _scratch(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Three work arrays of ``shape`` (views of buffers kept for the last size: no allocation per stage)."""
+    """Three work arrays of ``shape`` (views of buffers kept for the last two sizes: a stage's and a
+    piece's; no allocation per stage)."""
     size = int(np.prod(shape))
-    if not _SCRATCH or _SCRATCH[0].shape[0] != size:
-        _SCRATCH[:] = [np.empty(size) for _ in range(3)]
-    a, b, c = (x.reshape(shape) for x in _SCRATCH)
+    if size not in _SCRATCH:
+        if len(_SCRATCH) >= 2:
+            _SCRATCH.clear()
+        _SCRATCH[size] = [np.empty(size) for _ in range(3)]
+    a, b, c = (x.reshape(shape) for x in _SCRATCH[size])
     return a, b, c
 
 
@@ -188,7 +191,7 @@ def _stage_twiddles(tw: Twiddles, step: int, m: int) -> tuple[np.ndarray, np.nda
 
 
 def _stage(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool,
-           shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+           shape: tuple[int, ...], lo: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """One stage of butterflies on blocks ``[x1 | x2]`` of axis 1: ``(x1 + w_j x2, x1 - w_j x2)``,
     ``w_j = tw[j step]`` (j < m, conjugated when ``inverse``) broadcast by ``shape``; in place (x is
     overwritten and returned).
@@ -196,9 +199,10 @@ def _stage(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inve
     Every line is one IEEE-rounded ufunc: ``t = fl(fl(wr x2r) - fl(wi x2i)) + i fl(fl(wr x2i) +
     fl(wi x2r))``, then ``fl(x1 + t)`` and ``fl(x1 - t)`` (docs/pld.md §12.2).  The conjugate
     ``wi -> -wi`` is taken by swapping a sum and a difference: ``fl(a - fl(-b x)) = fl(a + fl(b x))``
-    exactly (rounding to nearest is symmetric), the same floats as with a negated table."""
+    exactly (rounding to nearest is symmetric), the same floats as with a negated table.  ``lo``:
+    x holds the butterflies ``j = lo, lo + 1, ...`` of its blocks only (a chunk)."""
     wr, wi = _stage_twiddles(tw, step, m)
-    wr, wi = wr.reshape(shape), wi.reshape(shape)
+    wr, wi = wr[lo:lo + xr.shape[2]].reshape(shape), wi[lo:lo + xr.shape[2]].reshape(shape)
     er, orr = xr[:, 0], xr[:, 1]
     ei, oi = xi[:, 0], xi[:, 1]
     tr, ti, s = _scratch(orr.shape)
@@ -236,8 +240,7 @@ def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) 
     xr = xr.reshape(b, n // b).T.reshape(-1)
     xi = xi.reshape(b, n // b).T.reshape(-1)
     if n > _CHUNK and 2 * m <= _CHUNK:
-        # the stages whose blocks fit in 2 _CHUNK points: segment by segment, all of them while the
-        # segment is in cache (each butterfly's operations unchanged: the same floats)
+        # the stages with blocks in 2 _CHUNK points: all on one segment while it is in cache
         span = 2 * _CHUNK
         for r0 in range(0, n, span):
             seg_r, seg_i = xr[r0:r0 + span], xi[r0:r0 + span]
@@ -257,42 +260,17 @@ def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) 
     return xr, xi
 
 
-#: the long stages run chunk by chunk of this many butterflies, so that the ten ufuncs of one chunk
-#: work in cache instead of streaming the whole vector ten times (the same operations on every
-#: element, in the same order: the same floats, docs/pld.md §12.2)
+#: the stages run in pieces of this many butterflies, in cache (the same floats, docs/pld.md §12.2)
 _CHUNK = 1 << 13
 
 
 def _stage_chunked(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool) -> None:
     """:func:`_stage` on blocks ``[x1 | x2]`` of length 2m >= 2 _CHUNK, in place, chunk by chunk of
-    the butterfly index: every butterfly's IEEE operations are those of :func:`_stage`, so the result
-    is the same floats (docs/pld.md §12.2)."""
-    wr_all, wi_all = _stage_twiddles(tw, step, m)
-    c = _CHUNK
-    if not _CHUNK_SCRATCH or _CHUNK_SCRATCH[0].shape[0] != c:
-        _CHUNK_SCRATCH[:] = [np.empty(c) for _ in range(3)]
-    tr, ti, s = _CHUNK_SCRATCH
-    sub, add, mul = np.subtract, np.add, np.multiply
-    first, second = (add, sub) if inverse else (sub, add)
+    the butterfly index (each butterfly's operations unchanged: the same floats, docs/pld.md §12.2)."""
     for b in range(xr.shape[0]):
-        er_b, or_b, ei_b, oi_b = xr[b, 0], xr[b, 1], xi[b, 0], xi[b, 1]
-        for c0 in range(0, m, c):
-            c1 = c0 + c
-            wr, wi = wr_all[c0:c1], wi_all[c0:c1]
-            er, orr, ei, oi = er_b[c0:c1], or_b[c0:c1], ei_b[c0:c1], oi_b[c0:c1]
-            mul(wr, orr, out=tr)
-            mul(wi, oi, out=s)
-            first(tr, s, out=tr)
-            mul(wr, oi, out=ti)
-            mul(wi, orr, out=s)
-            second(ti, s, out=ti)
-            sub(er, tr, out=orr)
-            add(er, tr, out=er)
-            sub(ei, ti, out=oi)
-            add(ei, ti, out=ei)
-
-
-_CHUNK_SCRATCH: list[np.ndarray] = []
+        for c0 in range(0, m, _CHUNK):
+            piece = (slice(b, b + 1), slice(None), slice(c0, c0 + _CHUNK))
+            _stage(xr[piece], xi[piece], tw, step, m, inverse, (-1,), c0)
 
 
 def _cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s1: np.ndarray,
