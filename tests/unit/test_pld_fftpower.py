@@ -197,6 +197,40 @@ def test_the_fft_does_the_arithmetic_of_the_pointwise_reference(n: int) -> None:
         assert r.tolist() == rr and i.tolist() == ri
 
 
+@pytest.mark.parametrize(("n", "chunk"), [(512, 8), (2048, 16), (2048, 1024), (1 << 14, 1 << 13)])
+def test_the_chunked_stages_do_the_arithmetic_of_the_pointwise_reference(
+        monkeypatch: pytest.MonkeyPatch, n: int, chunk: int) -> None:
+    """Bit for bit: the stages run chunk by chunk (whole blocks grouped for the short ones, the
+    butterflies of one block split for the long ones) still do the point-by-point radix-2 arithmetic,
+    so Theorem 24.2's bound still holds unchanged (docs/pld.md §12.2)."""
+    monkeypatch.setattr(F, "_CHUNK", chunk)
+    rng = random.Random(n + chunk)
+    x = [rng.random() - 0.25 for _ in range(n)]
+    y = [rng.random() - 0.75 for _ in range(n)]
+    tw = F.twiddles(n)
+    for inverse in (False, True):
+        r, i = F.fft(np.array(x), np.array(y), tw, inverse=inverse)
+        rr, ri = _reference_fft(x, y, tw, inverse)
+        assert r.tolist() == rr and i.tolist() == ri
+
+
+def test_a_skipped_chunk_is_caught_by_the_pointwise_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bit-for-bit comparison bites: chunked stages that leave one block's butterflies out differ."""
+    monkeypatch.setattr(F, "_CHUNK", 16)
+    real = F._stage_chunked
+
+    def skip_first_block(xr, xi, tw, step, m, inverse):
+        real(xr[1:], xi[1:], tw, step, m, inverse)
+    monkeypatch.setattr(F, "_stage_chunked", skip_first_block)
+    rng = random.Random(3)
+    x = [rng.random() for _ in range(256)]
+    y = [0.0] * 256
+    tw = F.twiddles(256)
+    r, i = F.fft(np.array(x), np.array(y), tw)
+    rr, ri = _reference_fft(x, y, tw, False)
+    assert r.tolist() != rr or i.tolist() != ri
+
+
 def test_the_pointwise_power_does_the_arithmetic_of_binary_powering() -> None:
     """Bit for bit: ``_cpower`` is binary powering with the standard complex product (docs/pld.md §12.3)."""
     rng = random.Random(3)

@@ -156,15 +156,18 @@ def _bit_reversal(n: int) -> np.ndarray:
     return _BITREV[n]
 
 
-_SCRATCH: list[np.ndarray] = []
+_SCRATCH: dict[int, list[np.ndarray]] = {}
 
 
 def _scratch(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Three work arrays of ``shape`` (views of buffers kept for the last size: no allocation per stage)."""
+    """Three work arrays of ``shape`` (views of buffers kept for the last two sizes: a stage's and a
+    piece's; no allocation per stage)."""
     size = int(np.prod(shape))
-    if not _SCRATCH or _SCRATCH[0].shape[0] != size:
-        _SCRATCH[:] = [np.empty(size) for _ in range(3)]
-    a, b, c = (x.reshape(shape) for x in _SCRATCH)
+    if size not in _SCRATCH:
+        if len(_SCRATCH) >= 2:
+            _SCRATCH.clear()
+        _SCRATCH[size] = [np.empty(size) for _ in range(3)]
+    a, b, c = (x.reshape(shape) for x in _SCRATCH[size])
     return a, b, c
 
 
@@ -188,7 +191,7 @@ def _stage_twiddles(tw: Twiddles, step: int, m: int) -> tuple[np.ndarray, np.nda
 
 
 def _stage(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool,
-           shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+           shape: tuple[int, ...], lo: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """One stage of butterflies on blocks ``[x1 | x2]`` of axis 1: ``(x1 + w_j x2, x1 - w_j x2)``,
     ``w_j = tw[j step]`` (j < m, conjugated when ``inverse``) broadcast by ``shape``; in place (x is
     overwritten and returned).
@@ -196,9 +199,10 @@ def _stage(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inve
     Every line is one IEEE-rounded ufunc: ``t = fl(fl(wr x2r) - fl(wi x2i)) + i fl(fl(wr x2i) +
     fl(wi x2r))``, then ``fl(x1 + t)`` and ``fl(x1 - t)`` (docs/pld.md §12.2).  The conjugate
     ``wi -> -wi`` is taken by swapping a sum and a difference: ``fl(a - fl(-b x)) = fl(a + fl(b x))``
-    exactly (rounding to nearest is symmetric), the same floats as with a negated table."""
+    exactly (rounding to nearest is symmetric), the same floats as with a negated table.  ``lo``:
+    x holds the butterflies ``j = lo, lo + 1, ...`` of its blocks only (a chunk)."""
     wr, wi = _stage_twiddles(tw, step, m)
-    wr, wi = wr.reshape(shape), wi.reshape(shape)
+    wr, wi = wr[lo:lo + xr.shape[2]].reshape(shape), wi[lo:lo + xr.shape[2]].reshape(shape)
     er, orr = xr[:, 0], xr[:, 1]
     ei, oi = xi[:, 0], xi[:, 1]
     tr, ti, s = _scratch(orr.shape)
@@ -235,11 +239,38 @@ def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) 
         m *= 2
     xr = xr.reshape(b, n // b).T.reshape(-1)
     xi = xi.reshape(b, n // b).T.reshape(-1)
+    if n > _CHUNK and 2 * m <= _CHUNK:
+        # the stages with blocks in 2 _CHUNK points: all on one segment while it is in cache
+        span = 2 * _CHUNK
+        for r0 in range(0, n, span):
+            seg_r, seg_i = xr[r0:r0 + span], xi[r0:r0 + span]
+            mm = m
+            while 2 * mm <= _CHUNK:
+                _stage(seg_r.reshape(-1, 2, mm), seg_i.reshape(-1, 2, mm), tw, n // (2 * mm), mm, inverse, (mm,))
+                mm *= 2
+        while 2 * m <= _CHUNK:
+            m *= 2
     while m < n:
-        xr, xi = _stage(xr.reshape(-1, 2, m), xi.reshape(-1, 2, m), tw, n // (2 * m), m, inverse, (m,))
+        if m * 2 > _CHUNK:
+            _stage_chunked(xr.reshape(-1, 2, m), xi.reshape(-1, 2, m), tw, n // (2 * m), m, inverse)
+        else:
+            xr, xi = _stage(xr.reshape(-1, 2, m), xi.reshape(-1, 2, m), tw, n // (2 * m), m, inverse, (m,))
         xr, xi = xr.reshape(-1), xi.reshape(-1)
         m *= 2
     return xr, xi
+
+
+#: the stages run in pieces of this many butterflies, in cache (the same floats, docs/pld.md §12.2)
+_CHUNK = 1 << 13
+
+
+def _stage_chunked(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool) -> None:
+    """:func:`_stage` on blocks ``[x1 | x2]`` of length 2m >= 2 _CHUNK, in place, chunk by chunk of
+    the butterfly index (each butterfly's operations unchanged: the same floats, docs/pld.md §12.2)."""
+    for b in range(xr.shape[0]):
+        for c0 in range(0, m, _CHUNK):
+            piece = (slice(b, b + 1), slice(None), slice(c0, c0 + _CHUNK))
+            _stage(xr[piece], xi[piece], tw, step, m, inverse, (-1,), c0)
 
 
 def _cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s1: np.ndarray,
