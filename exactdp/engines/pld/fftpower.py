@@ -460,11 +460,16 @@ def window_for(t: np.ndarray, k: int, log_target: float = -23.0,  # float ok: a 
     nz = np.nonzero(t > 0)[0]
     lt = np.log(t[nz])
     j = nz.astype(np.float64)
+    buf = np.empty_like(lt)
+    # Aiming only (docs/pld.md §12.10): a window that is off costs time, never soundness (the
+    # outside and wrapped masses are bounded in Arb whatever the window).  One buffer, in place.
 
     def at(lam: float) -> tuple[float, float]:  # float ok: (saddle point, log bound)
-        z = lt + lam * j
+        z = np.multiply(j, lam, out=buf)
+        z += lt
         zm = z.max()
-        w = np.exp(z - zm)
+        z -= zm
+        w = np.exp(z, out=z)
         sw = w.sum()
         mean = float((w * j).sum() / sw)  # float ok: a choice only
         return k * mean, k * (zm + math.log(sw)) - lam * k * mean  # float ok: a choice only
