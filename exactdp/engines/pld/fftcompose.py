@@ -358,7 +358,9 @@ _RATIOS: dict[int, tuple[FftOrder, np.ndarray]] = {}
 
 
 def _log_ratio(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
-    """log(P_I / (Q_I e^{I h})) of the powered binned pair in floats, by power index (cached)."""
+    """log(P_I / (Q_I e^{I h})) of the powered binned pair in floats, by power index (cached for the
+    last few orders).  Aiming only (docs/pld.md §12.10): a cut chosen from these floats costs time
+    if it is off, never soundness, since each cut's sum is certified (§3)."""
     hit = _RATIOS.get(id(fo))
     if hit is not None and hit[0] is fo:
         return hit[1]
@@ -371,7 +373,8 @@ def _log_ratio(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
     ok = (vp > 1e-11 * vp.max()) & (vq > 1e-11 * vq.max())
     ratio = np.full(vp.shape, -np.inf)
     ratio[ok] = np.log(vp[ok]) - np.log(vq[ok]) + c + float(fo.h) * i[ok]  # float ok: a choice
-    _RATIOS.clear()
+    if len(_RATIOS) > 4:  # the orders of one query (a re-aimed tilt makes new ones)
+        _RATIOS.clear()
     _RATIOS[id(fo)] = (fo, ratio)
     return ratio
 
