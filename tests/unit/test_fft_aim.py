@@ -164,3 +164,27 @@ def test_eps_hint_aims_as_the_scalar_version(spec: str, k_scale: int) -> None:
             # the same hint once rounded the way the query rounds it (fftquery: limit_denominator)
             assert abs(new - old) <= 1e-9 * max(abs(old), 1.0)
             assert Fraction(new).limit_denominator(1 << 20) == Fraction(old).limit_denominator(1 << 20)
+
+
+class _CountingNumpy:
+    """numpy with its ``log`` calls counted (stands in for ``fftcompose.np``)."""
+
+    def __init__(self) -> None:
+        self.logs = 0
+
+    def __getattr__(self, name: str):
+        return getattr(np, name)
+
+    def log(self, *args, **kwargs):
+        self.logs += 1
+        return np.log(*args, **kwargs)
+
+
+def test_choose_theta_takes_the_log_of_the_law_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bisection reads log p from one evaluation (it took it at each of its ~35 steps before)."""
+    counting = _CountingNumpy()
+    monkeypatch.setattr(C, "np", counting)
+    p = _laws()[2]
+    theta = C.choose_theta(p, 1000, Fraction(1, 64), 3 * 1000 * float((p * np.arange(p.shape[0])).sum()) / 64)
+    assert theta > 0
+    assert counting.logs == 1
