@@ -91,12 +91,18 @@ def _log_mgf(p: np.ndarray, rate: float) -> float:  # float ok: a tilt choice on
 def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:  # float ok: a choice
     """A tilt theta >= 0 near the saddle point: the tilted k-fold mean loss ``k E_t[i] h`` at ``target``
     (a loss above the law's offset).  Any theta >= 0 is sound; this one makes the bound relative."""
+    # Aiming only (docs/pld.md §12.10): a wrong theta costs time, never soundness; every bound
+    # computed with it is certified afterwards.  log p is taken once, not once per bisection step.
     hf = float(h)  # float ok: a choice only
     i = np.arange(p.shape[0], dtype=np.float64)
+    lp = np.log(np.maximum(p, 1e-320))
+    buf = np.empty_like(lp)
 
     def mean(theta: float) -> float:  # float ok: a choice only
-        z = np.log(np.maximum(p, 1e-320)) + theta * hf * i
-        w = np.exp(z - z.max())
+        z = np.multiply(i, theta * hf, out=buf)
+        z += lp
+        z -= z.max()
+        w = np.exp(z, out=z)
         return float(k * hf * (w * i).sum() / w.sum())  # float ok: a choice only
 
     if not target > mean(0.0):
@@ -333,7 +339,9 @@ _RATIOS: dict[int, tuple[FftOrder, np.ndarray]] = {}
 
 
 def _log_ratio(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
-    """log(P_I / (Q_I e^{I h})) of the powered binned pair in floats, by power index (cached)."""
+    """log(P_I / (Q_I e^{I h})) of the powered binned pair in floats, by power index (cached for the
+    last few orders).  Aiming only (docs/pld.md §12.10): a cut chosen from these floats costs time
+    if it is off, never soundness, since each cut's sum is certified (§3)."""
     hit = _RATIOS.get(id(fo))
     if hit is not None and hit[0] is fo:
         return hit[1]
@@ -346,7 +354,8 @@ def _log_ratio(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
     ok = (vp > 1e-11 * vp.max()) & (vq > 1e-11 * vq.max())
     ratio = np.full(vp.shape, -np.inf)
     ratio[ok] = np.log(vp[ok]) - np.log(vq[ok]) + c + float(fo.h) * i[ok]  # float ok: a choice
-    _RATIOS.clear()
+    if len(_RATIOS) > 4:  # the orders of one query (a re-aimed tilt makes new ones)
+        _RATIOS.clear()
     _RATIOS[id(fo)] = (fo, ratio)
     return ratio
 
@@ -457,9 +466,11 @@ def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a
     law tilted by theta (mean m, variance s^2 of the k-fold loss), delta is about
     ``M^k e^{-theta (m - k offset h)} (1/theta - 1/(theta + 1)) / (s sqrt(2 pi))``.  Only aims the
     tilt (any aim is sound); None when the law is too small to say."""
+    # Aiming only (docs/pld.md §12.10): the hint places the tilt; any hint is sound, since every
+    # bound is certified afterwards.  The midpoints come from the law's float enclosures when it has
+    # them (no Arb walk over the bins).
     hf = float(up.h)  # float ok: a choice only
-    with ctx.workprec(64):
-        p = np.maximum(np.array([float(x.mid()) for x in up.P.coeffs()]), 0.0)  # float ok: a choice
+    p = _law_mids(up.P)
     nz = np.nonzero(p > 0)[0]
     if nz.shape[0] < 2:
         return None
@@ -473,7 +484,8 @@ def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a
         w = np.exp(z - zm)
         sw = w.sum()
         mean = float((w * i).sum() / sw)  # float ok: a choice only
-        var = float((w * (i - mean) ** 2).sum() / sw)  # float ok: a choice only
+        d = i - mean
+        var = float((w * d * d).sum() / sw)  # float ok: a choice only
         log_m = zm + math.log(sw)  # float ok: a choice only
         s = math.sqrt(max(k * var, 1e-300)) * hf  # float ok: a choice only
         log_d = (k * log_m - theta * k * mean * hf + math.log(1 / theta - 1 / (theta + 1))  # float ok

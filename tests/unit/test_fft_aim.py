@@ -1,0 +1,190 @@
+"""The FFT path's aiming steps (docs/pld.md §12.10): the faster ``choose_theta``, ``eps_hint`` and
+``fftpower.window_for`` choose what the earlier scalar versions chose.  The earlier versions are kept
+HERE (reference copies, not in the package).  Aiming is never a soundness matter (every bound is
+certified afterwards); these tests keep the benchmark rows' grids, tilts and windows unchanged."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from flint import ctx
+
+from exactdp import Composition
+from exactdp.engines.pld import fftcompose as C
+from exactdp.engines.pld.fftpower import window_for
+from exactdp.engines.pld.plan import plan as plan_of
+
+
+def _old_choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:
+    hf = float(h)
+    i = np.arange(p.shape[0], dtype=np.float64)
+
+    def mean(theta: float) -> float:
+        z = np.log(np.maximum(p, 1e-320)) + theta * hf * i
+        w = np.exp(z - z.max())
+        return float(k * hf * (w * i).sum() / w.sum())
+
+    if not target > mean(0.0):
+        return Fraction(0)
+    lo, hi = 0.0, 1.0
+    while mean(hi) < target and hi < 1e4:
+        lo, hi = hi, hi * 2
+    for _ in range(32):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mean(mid) < target else (lo, mid)
+    return Fraction(lo).limit_denominator(1 << 20)
+
+
+def _old_eps_hint(up, k: int, delta_g: Fraction) -> float | None:
+    hf = float(up.h)
+    with ctx.workprec(64):
+        p = np.maximum(np.array([float(x.mid()) for x in up.P.coeffs()]), 0.0)
+    nz = np.nonzero(p > 0)[0]
+    if nz.shape[0] < 2:
+        return None
+    lp = np.log(p[nz])
+    i = nz.astype(np.float64)
+    target = math.log(float(delta_g))
+
+    def at(theta: float) -> tuple[float, float]:
+        z = lp + theta * hf * i
+        zm = z.max()
+        w = np.exp(z - zm)
+        sw = w.sum()
+        mean = float((w * i).sum() / sw)
+        var = float((w * (i - mean) ** 2).sum() / sw)
+        log_m = zm + math.log(sw)
+        s = math.sqrt(max(k * var, 1e-300)) * hf
+        log_d = (k * log_m - theta * k * mean * hf + math.log(1 / theta - 1 / (theta + 1))
+                 - math.log(s * math.sqrt(2 * math.pi)))
+        return (up.offset + mean) * k * hf, log_d
+
+    lo, hi = 1e-6, 1.0
+    while at(hi)[1] > target and hi < 1e6:
+        lo, hi = hi, hi * 2
+    for _ in range(32):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if at(mid)[1] > target else (lo, mid)
+    return at(hi)[0]
+
+
+def _old_window_for(t: np.ndarray, k: int, log_target: float, rate: float) -> tuple[int, int]:
+    """The earlier ``fftpower.window_for`` (its ``_NEEDS`` bookkeeping left out)."""
+    top = k * (t.shape[0] - 1)
+    nz = np.nonzero(t > 0)[0]
+    lt = np.log(t[nz])
+    j = nz.astype(np.float64)
+
+    def at(lam: float) -> tuple[float, float]:
+        z = lt + lam * j
+        zm = z.max()
+        w = np.exp(z - zm)
+        sw = w.sum()
+        mean = float((w * j).sum() / sw)
+        return k * mean, k * (zm + math.log(sw)) - lam * k * mean
+
+    ends = []
+    for sign in (-1.0, 1.0):
+        lo, hi = 0.0, 1e-6
+        while at(sign * hi)[1] > log_target and hi < 1e6:
+            lo, hi = hi, hi * 2
+        for _ in range(14):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if at(sign * mid)[1] > log_target else (lo, mid)
+        ends.append(at(sign * hi)[0])
+    a_lo = max(math.floor(ends[0]) - 1, 0)
+    a_hi = min(math.ceil(ends[1]) + 1, top)
+    need = a_hi - a_lo
+    weighted = False
+    if rate > 0:
+        w = t / t.sum()
+        jj = np.arange(t.shape[0], dtype=np.float64)
+        mean = float((w * jj).sum())
+        var = max(float((w * (jj - mean) ** 2).sum()), 1e-300)
+        i_ref = max(int(k * mean - math.sqrt(k * var) / 2), 0)
+        reach = min(a_hi, i_ref + math.ceil(-log_target / rate))
+        if max(a_hi - i_ref, reach - a_lo) < need and a_lo <= i_ref:
+            need, weighted = max(a_hi - i_ref, reach - a_lo), True
+    n = 1 << max(need, t.shape[0] - 1, 1).bit_length()
+    if weighted:
+        lo_s = max(reach - n, 0)
+        start = (lo_s + max(min(a_lo, i_ref), lo_s)) // 2
+    else:
+        start = a_lo - (n - (a_hi - a_lo)) // 2
+    return n, int(min(max(start, 0), max(top - n + 1, 0)))
+
+
+def _laws() -> list[np.ndarray]:
+    """Probability vectors of several shapes: binomial, skewed geometric, a two-point mixture."""
+    from math import comb
+    out = [np.array([comb(40, i) * 0.3 ** i * 0.7 ** (40 - i) for i in range(41)])]
+    g = 0.9 ** np.arange(300)
+    out.append(g / g.sum())
+    x = np.arange(2000, dtype=np.float64)
+    m = 0.99 * np.exp(-((x - 500) / 40) ** 2) + 0.01 * np.exp(-((x - 900) / 40) ** 2)
+    out.append(m / m.sum())
+    return out
+
+
+@pytest.mark.parametrize("idx", range(3))
+@pytest.mark.parametrize("k", [1, 10, 1000])
+def test_choose_theta_chooses_as_the_scalar_version(idx: int, k: int) -> None:
+    p = _laws()[idx]
+    h = Fraction(1, 64)
+    i = np.arange(p.shape[0])
+    mean0 = k * float(h) * float((p * i).sum())
+    for target in (0.5 * mean0, mean0 * 1.01 + 0.1, mean0 * 1.5 + 1, mean0 * 3 + 5):
+        assert C.choose_theta(p, k, h, target) == _old_choose_theta(p, k, h, target)
+
+
+@pytest.mark.parametrize("idx", range(3))
+@pytest.mark.parametrize("k", [1, 64, 10**5])
+def test_window_for_chooses_as_the_scalar_version(idx: int, k: int) -> None:
+    t = _laws()[idx]
+    for lt in (-23.0, -40.0):
+        for rate in (0.0, 0.01, 0.5):
+            assert window_for(t, k, lt, rate) == _old_window_for(t, k, lt, rate)
+
+
+@pytest.mark.parametrize("spec,k_scale", [("gaussian:sigma=1,q=0.01,count=1000", 1),
+                                          ("gaussian:sigma=4,count=64", 1),
+                                          ("gaussian:sigma=2,q=0.001,count=100000", 1)])
+def test_eps_hint_aims_as_the_scalar_version(spec: str, k_scale: int) -> None:
+    model, k = plan_of(Composition.of([spec])).orders[0][0]
+    h = Fraction(1, 512)
+    up, _ = C.step_laws(model, h, Fraction(1, 10**30), 128)
+    for delta in (Fraction(1, 10**5), Fraction(1, 10**9)):
+        new, old = C.eps_hint(up, k, delta), _old_eps_hint(up, k, delta)
+        assert (new is None) == (old is None)
+        if new is not None:
+            assert old is not None
+            # the same hint once rounded the way the query rounds it (fftquery: limit_denominator)
+            assert abs(new - old) <= 1e-9 * max(abs(old), 1.0)
+            assert Fraction(new).limit_denominator(1 << 20) == Fraction(old).limit_denominator(1 << 20)
+
+
+class _CountingNumpy:
+    """numpy with its ``log`` calls counted (stands in for ``fftcompose.np``)."""
+
+    def __init__(self) -> None:
+        self.logs = 0
+
+    def __getattr__(self, name: str):
+        return getattr(np, name)
+
+    def log(self, *args, **kwargs):
+        self.logs += 1
+        return np.log(*args, **kwargs)
+
+
+def test_choose_theta_takes_the_log_of_the_law_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bisection reads log p from one evaluation (it took it at each of its ~35 steps before)."""
+    counting = _CountingNumpy()
+    monkeypatch.setattr(C, "np", counting)
+    p = _laws()[2]
+    theta = C.choose_theta(p, 1000, Fraction(1, 64), 3 * 1000 * float((p * np.arange(p.shape[0])).sum()) / 64)
+    assert theta > 0
+    assert counting.logs == 1
