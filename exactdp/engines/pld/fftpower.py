@@ -55,8 +55,7 @@ __all__ = [
 UNIT_ROUNDOFF = Fraction(1, 1 << 53)
 #: an upper bound of sqrt(5) (Brent, Percival and Zimmermann's complex product bound, docs/pld.md §12.3)
 _SQRT5_UP = Fraction(22361, 10000)
-#: an upper bound of sqrt(2) (Higham's Theorem 24.2, docs/pld.md §12.2)
-_SQRT2_UP = Fraction(141422, 100000)
+_SQRT2_UP = Fraction(141422, 100000)  # an upper bound of sqrt(2) (Higham's Theorem 24.2, docs/pld.md §12.2)
 #: an absolute bound of one float64 operation's underflow error (both components of a complex product)
 _UNDERFLOW = Fraction(1, 1 << 1072)
 _PREC = 128
@@ -466,8 +465,7 @@ def outside_mass(t: np.ndarray, k: int, start: int, n: int) -> Fraction:
     return total
 
 
-#: the largest ``need`` (points before the power of 2) :func:`window_for` found since
-#: :func:`taken_windows` last read it: the refinement predicts its next grid's windows from it
+#: the largest ``need`` (points before the power of 2) :func:`window_for` found since :func:`taken_windows` read it
 _NEEDS: list[int] = [0]
 
 
@@ -491,9 +489,7 @@ def window_for(t: np.ndarray, k: int, log_target: float = -23.0,  # float ok: a 
     nz = np.nonzero(t > 0)[0]
     lt = np.log(t[nz])
     j = nz.astype(np.float64)
-    buf = np.empty_like(lt)
-    # Aiming only (docs/pld.md §12.10): a window that is off costs time, never soundness (the
-    # outside and wrapped masses are bounded in Arb whatever the window).  One buffer, in place.
+    buf = np.empty_like(lt)  # aiming only (docs/pld.md §12.10): a window off costs time, never soundness
 
     def at(lam: float) -> tuple[float, float]:  # float ok: (saddle point, log bound)
         z = np.multiply(j, lam, out=buf)
@@ -507,9 +503,8 @@ def window_for(t: np.ndarray, k: int, log_target: float = -23.0,  # float ok: a 
 
     ends = []
     for sign in (-1.0, 1.0):
-        # the least m with the bound at lam = 1e-6 2^m down to log_target (or 1e-6 2^m >= 1e6, m = 40):
-        # the bound decreases in |lam| (its derivative is -k lam Var), so a binary search over m finds
-        # the m that doubling from 1e-6 found, in about 6 evaluations instead of m + 1
+        # the least m with the bound at lam = 1e-6 2^m <= log_target (m <= 40): it decreases in |lam|
+        # (derivative -k lam Var), so a binary search over m finds doubling's m in about 6 evaluations
         m_lo, m_hi = -1, 40
         while m_hi - m_lo > 1:
             m = (m_lo + m_hi) // 2
