@@ -209,6 +209,34 @@ def few_sampled(comp: Composition) -> bool:
 FIRST_GRID_K_POWER = 0.1
 
 
+def _sd_correction(pl: Plan) -> float:  # float ok: a grid choice only
+    """The factor by which the plan's loss sd overstates a Poisson-subsampled Gaussian's (1 where it
+    does not, or for other mechanisms), docs/pld.md §12.7.
+
+    The plan's moments come from a quadrature at 1/256 (``plan._moments``), coarser than the step's loss
+    when q is small (sigma 2, q 0.001: losses within about 1e-3 of 0), so its sd there is about 3.6 times
+    the step's; ``predicted_grid`` then plans a grid that much too coarse, and a second grid is needed.
+    For small q the step's loss variance is about q^2 (e^{mu^2} - 1) (the chi-square divergence of the
+    base pair, mu = sensitivity / sigma), which this uses where it is below 0.9 times the plan's.
+
+    >>> from exactdp.model.composition import Composition
+    >>> round(_sd_correction(plan(Composition.of(["gaussian:sigma=2,q=0.001,count=100000"]))), 2)
+    0.28
+    >>> _sd_correction(plan(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])))
+    1.0
+    """
+    model, k = pl.orders[0][0]
+    key = model.key()
+    if not (key[0] == "poisson" and isinstance(key[2], tuple) and key[2][0] == "gaussian") or not pl.sd > 0:
+        return 1.0
+    q, mu = float(key[1]), float(key[2][1])  # float ok: a grid choice only
+    if not mu * mu < 700:
+        return 1.0
+    sd = math.sqrt(k * q * q * math.expm1(mu * mu))  # float ok: a grid choice only
+    r = sd / pl.sd
+    return r if r < 0.9 else 1.0
+
+
 def _first_grid(pl: Plan, aim: float, prec: int = 147) -> Fraction:  # float ok: a grid choice
     """The path's first grid for a relative width ``aim``: ``predicted_grid`` with the path's measured
     corrections, made coarser by halves (at most ``FIRST_GRID_HALVINGS``) while one grid is predicted
@@ -221,6 +249,7 @@ def _first_grid(pl: Plan, aim: float, prec: int = 147) -> Fraction:  # float ok:
     # 1000 steps: 4.3e-7 at 0.85 times the grid predicted for 1e-6), finer at more steps
     k = pl.orders[0][0][1]
     h = 1.2 * hp * min(1.0, (k / 1000) ** -FIRST_GRID_K_POWER) if hp is not None else pl.sd / 100
+    h *= _sd_correction(pl)
     g = Fraction(1, max(math.ceil(1 / h), 1))
     avail = memory.available()
     for _ in range(FIRST_GRID_HALVINGS):
