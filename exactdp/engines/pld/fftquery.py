@@ -175,6 +175,11 @@ MIN_SAMPLED = 2
 #: width then ~4x per halving: the refinement stops at the bound, ``STOPPED_BY``)
 FIRST_GRID_HALVINGS = 3
 
+#: at most this many halvings of the first grid to fit half the time budget (the width then about 16x
+#: the target, which the next grid, planned from the measured cost, refines): sigma 1, q 0.01 x 10^5 to
+#: 6 digits is predicted 32 s at its grid for 1e-6 (measured about 9 s) and would leave the FFT path
+FIRST_GRID_TIME_HALVINGS = 2
+
 
 def affordable(comp: Composition, digits: int, aim: float, seconds: float) -> bool:  # float ok: a choice
     """Whether the path's first grid (:func:`_first_grid`, made coarser to fit the memory bound where it
@@ -184,7 +189,7 @@ def affordable(comp: Composition, digits: int, aim: float, seconds: float) -> bo
         return False
     pl = plan(comp)
     prec = prec_for(digits, Fraction(1, 10**20))
-    cost, need = grid_cost(pl, _first_grid(pl, aim, prec), prec, aim)
+    cost, need = grid_cost(pl, _first_grid(pl, aim, prec, seconds), prec, aim)
     return cost <= 0.5 * seconds and need <= memory.available()
 
 
@@ -237,10 +242,13 @@ def _sd_correction(pl: Plan) -> float:  # float ok: a grid choice only
     return r if r < 0.9 else 1.0
 
 
-def _first_grid(pl: Plan, aim: float, prec: int = 147) -> Fraction:  # float ok: a grid choice
+def _first_grid(pl: Plan, aim: float, prec: int = 147,  # float ok: a grid choice
+                seconds: float | None = None) -> Fraction:  # float ok: a time budget
     """The path's first grid for a relative width ``aim``: ``predicted_grid`` with the path's measured
     corrections, made coarser by halves (at most ``FIRST_GRID_HALVINGS``) while one grid is predicted
-    past the memory bound (:func:`~exactdp.engines.pld.fftcost.grid_cost`; the refinement then stops at the bound), docs/pld.md §12.10."""
+    past the memory bound (:func:`~exactdp.engines.pld.fftcost.grid_cost`; the refinement then stops at the bound), docs/pld.md §12.10;
+    then, given the ``seconds`` of the query, by halves (at most ``FIRST_GRID_TIME_HALVINGS``) while it
+    is predicted past half of them: the refinement goes on from the measured cost (docs/pld.md §12.7)."""
     from exactdp.engines.pld.fftpower import taken_windows
 
     taken_windows()  # a new refinement: the windows recorded are this one's from here on
@@ -256,6 +264,11 @@ def _first_grid(pl: Plan, aim: float, prec: int = 147) -> Fraction:  # float ok:
         if grid_cost(pl, g, prec, aim)[1] <= avail:
             break
         g = Fraction(1, max(math.ceil(1 / (2 * g)), 1))
+    if seconds is not None:
+        for _ in range(FIRST_GRID_TIME_HALVINGS):
+            if grid_cost(pl, g, prec, aim)[0] <= 0.5 * seconds:
+                break
+            g = Fraction(1, max(math.ceil(1 / (2 * g)), 1))
     return g
 
 
@@ -272,7 +285,7 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
     scale = max(delta_g, Fraction(1, 10**300))
     prec = prec_for(digits, scale)
     tau = tau_for(digits, scale, 4 * len(groups))
-    h = _first_grid(pl, aim)
+    h = _first_grid(pl, aim, seconds=deadline - time.monotonic())
     guess: float | None = None  # float ok: the tilt's aim
     lo, hi = Fraction(0), None
     while True:
@@ -335,7 +348,7 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
     if groups is None:
         raise ValueError("fft_delta: not k copies of one continuous mechanism")
     pl = plan(comp)
-    h = _first_grid(pl, aim)
+    h = _first_grid(pl, aim, seconds=deadline - time.monotonic())
     prec = prec_for(digits, Fraction(1, 10**20))
     lo, hi = Fraction(0), Fraction(1)
     while True:
