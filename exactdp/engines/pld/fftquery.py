@@ -175,9 +175,8 @@ MIN_SAMPLED = 2
 #: width then ~4x per halving: the refinement stops at the bound, ``STOPPED_BY``)
 FIRST_GRID_HALVINGS = 3
 
-#: at most this many halvings of the first grid to fit half the time budget (the width then about 16x
-#: the target, which the next grid, planned from the measured cost, refines): sigma 1, q 0.01 x 10^5 to
-#: 6 digits is predicted 32 s at its grid for 1e-6 (measured about 9 s) and would leave the FFT path
+#: at most this many halvings of the first grid to fit half the time budget (then refined from the
+#: measured cost): sigma 1, q 0.01 x 10^5 to 6 digits is predicted 32 s at its 1e-6 grid (measured ~9 s)
 FIRST_GRID_TIME_HALVINGS = 2
 
 
@@ -218,11 +217,9 @@ def _sd_correction(pl: Plan) -> float:  # float ok: a grid choice only
     """The factor by which the plan's loss sd overstates a Poisson-subsampled Gaussian's (1 where it
     does not, or for other mechanisms), docs/pld.md §12.7.
 
-    The plan's moments come from a quadrature at 1/256 (``plan._moments``), coarser than the step's loss
-    when q is small (sigma 2, q 0.001: losses within about 1e-3 of 0), so its sd there is about 3.6 times
-    the step's; ``predicted_grid`` then plans a grid that much too coarse, and a second grid is needed.
-    For small q the step's loss variance is about q^2 (e^{mu^2} - 1) (the chi-square divergence of the
-    base pair, mu = sensitivity / sigma), which this uses where it is below 0.9 times the plan's.
+    The plan's moments come from a quadrature at 1/256, coarser than a small-q step's loss (sigma 2,
+    q 0.001: sd 3.6 times too large, the first grid as much too coarse); for small q the step's loss
+    variance is about q^2 (e^{mu^2} - 1), mu = sensitivity / sigma, used where below 0.9 times the plan's.
 
     >>> from exactdp.model.composition import Composition
     >>> round(_sd_correction(plan(Composition.of(["gaussian:sigma=2,q=0.001,count=100000"]))), 2)
