@@ -175,6 +175,10 @@ MIN_SAMPLED = 2
 #: width then ~4x per halving: the refinement stops at the bound, ``STOPPED_BY``)
 FIRST_GRID_HALVINGS = 3
 
+#: at most this many halvings of the first grid to fit half the time budget (then refined from the
+#: measured cost): sigma 1, q 0.01 x 10^5 to 6 digits is predicted 32 s at its 1e-6 grid (measured ~9 s)
+FIRST_GRID_TIME_HALVINGS = 2
+
 
 def affordable(comp: Composition, digits: int, aim: float, seconds: float) -> bool:  # float ok: a choice
     """Whether the path's first grid (:func:`_first_grid`, made coarser to fit the memory bound where it
@@ -184,7 +188,7 @@ def affordable(comp: Composition, digits: int, aim: float, seconds: float) -> bo
         return False
     pl = plan(comp)
     prec = prec_for(digits, Fraction(1, 10**20))
-    cost, need = grid_cost(pl, _first_grid(pl, aim, prec), prec, aim)
+    cost, need = grid_cost(pl, _first_grid(pl, aim, prec, seconds), prec, aim)
     return cost <= 0.5 * seconds and need <= memory.available()
 
 
@@ -209,10 +213,39 @@ def few_sampled(comp: Composition) -> bool:
 FIRST_GRID_K_POWER = 0.1
 
 
-def _first_grid(pl: Plan, aim: float, prec: int = 147) -> Fraction:  # float ok: a grid choice
+def _sd_correction(pl: Plan) -> float:  # float ok: a grid choice only
+    """The factor by which the plan's loss sd overstates a Poisson-subsampled Gaussian's (1 where it
+    does not, or for other mechanisms), docs/pld.md §12.7.
+
+    The plan's moments come from a quadrature at 1/256, coarser than a small-q step's loss (sigma 2,
+    q 0.001: sd 3.6 times too large, the first grid as much too coarse); for small q the step's loss
+    variance is about q^2 (e^{mu^2} - 1), mu = sensitivity / sigma, used where below 0.9 times the plan's.
+
+    >>> from exactdp.model.composition import Composition
+    >>> round(_sd_correction(plan(Composition.of(["gaussian:sigma=2,q=0.001,count=100000"]))), 2)
+    0.28
+    >>> _sd_correction(plan(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])))
+    1.0
+    """
+    model, k = pl.orders[0][0]
+    key = model.key()
+    if not (key[0] == "poisson" and isinstance(key[2], tuple) and key[2][0] == "gaussian") or not pl.sd > 0:
+        return 1.0
+    q, mu = float(key[1]), float(key[2][1])  # float ok: a grid choice only
+    if not mu * mu < 700:
+        return 1.0
+    sd = math.sqrt(k * q * q * math.expm1(mu * mu))  # float ok: a grid choice only
+    r = sd / pl.sd
+    return r if r < 0.9 else 1.0
+
+
+def _first_grid(pl: Plan, aim: float, prec: int = 147,  # float ok: a grid choice
+                seconds: float | None = None) -> Fraction:  # float ok: a time budget
     """The path's first grid for a relative width ``aim``: ``predicted_grid`` with the path's measured
     corrections, made coarser by halves (at most ``FIRST_GRID_HALVINGS``) while one grid is predicted
-    past the memory bound (:func:`~exactdp.engines.pld.fftcost.grid_cost`; the refinement then stops at the bound), docs/pld.md §12.10."""
+    past the memory bound (:func:`~exactdp.engines.pld.fftcost.grid_cost`; the refinement then stops at the bound), docs/pld.md §12.10;
+    then, given the ``seconds`` of the query, by halves (at most ``FIRST_GRID_TIME_HALVINGS``) while it
+    is predicted past half of them: the refinement goes on from the measured cost (docs/pld.md §12.7)."""
     from exactdp.engines.pld.fftpower import taken_windows
 
     taken_windows()  # a new refinement: the windows recorded are this one's from here on
@@ -221,12 +254,18 @@ def _first_grid(pl: Plan, aim: float, prec: int = 147) -> Fraction:  # float ok:
     # 1000 steps: 4.3e-7 at 0.85 times the grid predicted for 1e-6), finer at more steps
     k = pl.orders[0][0][1]
     h = 1.2 * hp * min(1.0, (k / 1000) ** -FIRST_GRID_K_POWER) if hp is not None else pl.sd / 100
+    h *= _sd_correction(pl)
     g = Fraction(1, max(math.ceil(1 / h), 1))
     avail = memory.available()
     for _ in range(FIRST_GRID_HALVINGS):
         if grid_cost(pl, g, prec, aim)[1] <= avail:
             break
         g = Fraction(1, max(math.ceil(1 / (2 * g)), 1))
+    if seconds is not None:
+        for _ in range(FIRST_GRID_TIME_HALVINGS):
+            if grid_cost(pl, g, prec, aim)[0] <= 0.5 * seconds:
+                break
+            g = Fraction(1, max(math.ceil(1 / (2 * g)), 1))
     return g
 
 
@@ -243,7 +282,7 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
     scale = max(delta_g, Fraction(1, 10**300))
     prec = prec_for(digits, scale)
     tau = tau_for(digits, scale, 4 * len(groups))
-    h = _first_grid(pl, aim)
+    h = _first_grid(pl, aim, seconds=deadline - time.monotonic())
     guess: float | None = None  # float ok: the tilt's aim
     lo, hi = Fraction(0), None
     while True:
@@ -306,7 +345,7 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
     if groups is None:
         raise ValueError("fft_delta: not k copies of one continuous mechanism")
     pl = plan(comp)
-    h = _first_grid(pl, aim)
+    h = _first_grid(pl, aim, seconds=deadline - time.monotonic())
     prec = prec_for(digits, Fraction(1, 10**20))
     lo, hi = Fraction(0), Fraction(1)
     while True:
