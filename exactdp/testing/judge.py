@@ -205,7 +205,7 @@ def _decides_at_claim(comp: Composition) -> bool:
     """Whether the PLD engine decides a claim on ``comp`` by evaluating delta at the claim itself on
     grids aimed at its distance (the float-FFT path, docs/pld.md §12.7): then refining the eps bracket
     first only spends the budget."""
-    from exactdp.engines.pld.fftquery import decision_groups
+    from exactdp.engines.pld.fftdecide import decision_groups
 
     return decision_groups(comp) is not None
 

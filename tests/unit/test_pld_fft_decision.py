@@ -21,7 +21,8 @@ from test_pld import gaussian_profile  # sibling module: the closed form
 
 from exactdp import Composition
 from exactdp.engines.pld.engine import pld_decide, pld_decision
-from exactdp.engines.pld.fftquery import decision_groups, fft_groups
+from exactdp.engines.pld.fftdecide import decision_groups
+from exactdp.engines.pld.fftquery import fft_groups
 from exactdp.testing import Oracle, judge
 
 DPSGD = "gaussian:sigma=1,q=0.01,count=1000"
@@ -191,16 +192,16 @@ MOG_DPA = "mog:sigma=2,sensitivities=0/1/2,probs=0.5/0.25/0.25,count=100"
 
 def _grids_of(monkeypatch: pytest.MonkeyPatch) -> list[Fraction]:
     """Record the grid of every order a decision powers."""
-    from exactdp.engines.pld import fftquery
+    from exactdp.engines.pld import fftdecide
 
     seen: list[Fraction] = []
-    real = fftquery._order_at
+    real = fftdecide._order_at
 
     def recording(group, h, *args):  # type: ignore[no-untyped-def]
         seen.append(h)
         return real(group, h, *args)
 
-    monkeypatch.setattr(fftquery, "_order_at", recording)
+    monkeypatch.setattr(fftdecide, "_order_at", recording)
     return seen
 
 

@@ -58,7 +58,7 @@ k, aim = int(sys.argv[1]), float(sys.argv[2])
 comp = Composition.of([f"gaussian:sigma=1,q=0.01,count={k}"])
 pl = plan(comp)
 prec = prec_for(6, Fraction(1, 10**20))
-h = fq._first_grid(pl, aim, prec)
+h = fq.first_grid(pl, aim, prec)
 seconds, need = grid_cost(pl, h, prec, aim)
 window = predicted_window(pl, h, aim)
 fq._next_grid = lambda *a, **kw: None  # one grid: the one predicted

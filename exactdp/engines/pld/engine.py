@@ -42,11 +42,10 @@ from exactdp.core.numbers import (
 )
 from exactdp.engines.pld.build import Built, finest_build
 from exactdp.engines.pld.extremes import decision_shortcut, delta_shortcut, epsilon_shortcut
+from exactdp.engines.pld.fftdecide import decision_groups, fft_decision
 from exactdp.engines.pld.fftquery import (
     ALGORITHM_FFT,
     affordable,
-    decision_groups,
-    fft_decision,
     fft_delta,
     fft_epsilon,
     fft_groups,
@@ -343,7 +342,7 @@ def pld_decision(comp: Composition, eps_g: ExactReal, delta_g: Fraction, *,
     a number of digits (width ~ C h^2, docs/pld.md §6): a point far from the boundary is decided on
     a coarse grid.  One run of one mechanism is decided on its profile itself (docs/pld.md §8); k
     copies of one Gaussian step or mixture at a rational eps_g through the float FFT at the claim
-    (:func:`~exactdp.engines.pld.fftquery.fft_decision`, docs/pld.md §12.7).
+    (:func:`~exactdp.engines.pld.fftdecide.fft_decision`, docs/pld.md §12.7).
     """
     _check_comp(comp)
     eps_g = ExactReal.parse(eps_g, "eps_g")
