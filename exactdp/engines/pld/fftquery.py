@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from exactdp.core import memory, progress
 from exactdp.core.errors import TimeBudgetError
-from exactdp.engines.pld.fftcost import grid_cost
+from exactdp.engines.pld.fftcost import grid_cost, log_target
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 from exactdp.engines.pld.plan import Plan, plan, prec_for, predicted_grid, tau_for
@@ -112,8 +112,8 @@ def _orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]], h:
     from exactdp.engines.pld.fftcompose import order_of_laws
 
     # the wrapped mass: about e^-23 of the tilted law, less for finer aims (docs/pld.md §12.4), a choice
-    log_target = max(min(math.log(aim) - 10.0, -23.0), -40.0)  # float ok: the windows' choice only
-    return [order_of_laws(up, low, k, h, hint, log_target) for (up, low), (_, k) in zip(laws, groups)]
+    lt = log_target(aim)
+    return [order_of_laws(up, low, k, h, hint, lt) for (up, low), (_, k) in zip(laws, groups)]
 
 
 def _root(f, lo: float, hi: float, level: float) -> float:  # float ok: root finding, certified after
@@ -274,11 +274,45 @@ def first_grid(pl: Plan, aim: float, prec: int = 147,  # float ok: a grid choice
     return g
 
 
+#: the coarse grid computed first when the query's first grid is finer (docs/pld.md §12.7): an order
+#: whose eps (or delta) is certified there below the composition's lower end is not composed again
+PRE_AIM = 1e-3
+#: the pre-pass runs only when the first grid is at least this many times finer than the pre-pass's
+PRE_MIN_RATIO = 4
+
+
+def pre_grid(pl: Plan, h: Fraction, aim: float, n_orders: int) -> Fraction | None:  # float ok: a target
+    """The coarse grid of the pre-pass (``PRE_AIM``), or None when there is one order or ``h`` is not
+    ``PRE_MIN_RATIO`` times finer (a choice only: every grid is sound, docs/pld.md §12.7)."""
+    if n_orders < 2 or aim >= PRE_AIM:
+        return None
+    hc = first_grid(pl, PRE_AIM)
+    return hc if hc >= PRE_MIN_RATIO * h else None
+
+
+def retire(orders: list[FftOrder], live: list[int], lo: Fraction, delta_g: Fraction) -> list[int]:
+    """The orders still needed for eps at delta_g: drop each order ``live[j]`` whose delta at ``lo`` (a
+    certified lower end of the composition's eps) is certified <= delta_g.  Its eps is then <= lo, so
+    every later upper end (>= the optimum >= lo) holds for it too, and the lower ends never came from it
+    alone (docs/pld.md §12.7, "orders apart").  At least one order is kept."""
+    from exactdp.engines.pld.fftcompose import order_delta_bounds
+
+    if lo <= 0 or len(live) < 2:
+        return live
+    keep = [i for fo, i in zip(orders, live) if not order_delta_bounds(fo, lo, "upper")[1] <= delta_g]
+    return keep or live[:1]
+
+
 def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  # float ok: a target
                 deadline: float) -> tuple[Fraction, Fraction | None]:  # float ok: a clock time
     """A certified [lower, upper] of the optimal eps at delta_g (upper None: none certified yet),
-    refined until the relative width is at most ``aim`` or the ``time.monotonic()`` deadline."""
+    refined until the relative width is at most ``aim`` or the ``time.monotonic()`` deadline.
+
+    With two orders and a fine first grid, a coarse grid comes first (:func:`pre_grid`), and an order
+    certified below the composition's lower end there is not composed on the finer grids
+    (:func:`retire`, docs/pld.md §12.7)."""
     from exactdp.engines.pld.fftcompose import eps_hint, step_laws
+    from exactdp.engines.pld.fftpower import taken_windows
 
     groups = fft_groups(comp)
     if groups is None:
@@ -288,34 +322,44 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
     prec = prec_for(digits, scale)
     tau = tau_for(digits, scale, 4 * len(groups))
     h = first_grid(pl, aim, seconds=deadline - time.monotonic())
+    h_fine, h_pre = h, pre_grid(pl, h, aim, len(groups))
+    if h_pre is not None:
+        h = h_pre
+    live = list(range(len(groups)))
     guess: float | None = None  # float ok: the tilt's aim
     lo, hi = Fraction(0), None
     while True:
         t0 = time.monotonic()
         progress.tick(f"float FFT grid 1/{float(1 / h):.4g}")  # float ok: a message
+        grp = [groups[i] for i in live]
         try:
-            laws = [step_laws(m, h, tau, prec) for m, _ in groups]
+            laws = [step_laws(m, h, tau, prec) for m, _ in grp]
         except TimeBudgetError:
             if hi is None:
                 raise
             return lo, hi
         if guess is None:
-            hints = [eps_hint(up, k, delta_g) for (up, _), (_, k) in zip(laws, groups)]
+            hints = [eps_hint(up, k, delta_g) for (up, _), (_, k) in zip(laws, grp)]
             guess = max([x for x in hints if x is not None] + [0.1])
         hint = Fraction(guess).limit_denominator(1 << 20)
-        orders = _orders(laws, groups, h, hint, aim)
+        orders = _orders(laws, grp, h, hint, aim)
         l, u, est = _eps_bracket(orders, delta_g, guess, max(2 * pl.sd, 0.5 * guess))
         for _ in range(4):  # the tilt was aimed far off: aim it again, until the estimate settles
             if not abs(est - guess) > 0.02 * max(est, 0.1):
                 break
             guess = est
-            orders = _orders(laws, groups, h, Fraction(guess).limit_denominator(1 << 20), aim)
+            orders = _orders(laws, grp, h, Fraction(guess).limit_denominator(1 << 20), aim)
             l, u, est = _eps_bracket(orders, delta_g, guess, max(pl.sd, 0.25 * guess))
         guess = est
         lo = max(lo, l)
         hi = u if hi is None else (min(hi, u) if u is not None else hi)
         if hi is not None and lo > 0 and hi - lo <= Fraction(aim) * lo:
             return lo, hi
+        live = retire(orders, live, lo, delta_g)
+        if h_pre is not None:  # the pre-pass done: the first grid, with the orders still needed
+            h, h_pre = h_fine, None
+            taken_windows()
+            continue
         h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline)
         if h_next is None:
             return lo, hi
@@ -343,31 +387,45 @@ def _next_grid(pl: Plan, h: Fraction, prec: int, lo: Fraction, hi: Fraction | No
 def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # float ok: a target
               deadline: float) -> tuple[Fraction, Fraction]:  # float ok: a clock time
     """A certified [lower, upper] of delta(eps_g) (the larger order), refined until the relative
-    width is at most ``aim`` or the ``time.monotonic()`` deadline."""
+    width is at most ``aim`` or the ``time.monotonic()`` deadline.  As in :func:`fft_epsilon`, a
+    coarse grid may come first, and an order whose delta is certified below the composition's lower
+    end is not composed again (docs/pld.md §12.7)."""
     from exactdp.engines.pld.fftcompose import order_delta_bounds, step_laws
+    from exactdp.engines.pld.fftpower import taken_windows
 
     groups = fft_groups(comp)
     if groups is None:
         raise ValueError("fft_delta: not k copies of one continuous mechanism")
     pl = plan(comp)
     h = first_grid(pl, aim, seconds=deadline - time.monotonic())
+    h_fine, h_pre = h, pre_grid(pl, h, aim, len(groups))
+    if h_pre is not None:
+        h = h_pre
     prec = prec_for(digits, Fraction(1, 10**20))
     lo, hi = Fraction(0), Fraction(1)
+    live = list(range(len(groups)))
     while True:
         t0 = time.monotonic()
         progress.tick(f"float FFT grid 1/{float(1 / h):.4g}")  # float ok: a message
+        grp = [groups[i] for i in live]
         try:
-            laws = [step_laws(m, h, tau_for(digits, max(lo, Fraction(1, 10**20)), 4), prec) for m, _ in groups]
-            orders = _orders(laws, groups, h, eps_g, aim)
+            laws = [step_laws(m, h, tau_for(digits, max(lo, Fraction(1, 10**20)), 4), prec) for m, _ in grp]
+            orders = _orders(laws, grp, h, eps_g, aim)
         except TimeBudgetError:
             if hi == 1:
                 raise
             return lo, hi
         brs = [order_delta_bounds(fo, eps_g) for fo in orders]
         lo = max(lo, max(b[0] for b in brs))
+        # a retired order's delta is below lo <= the composition's: the larger order is a live one
         hi = min(hi, max(b[1] for b in brs))
         if lo > 0 and hi - lo <= Fraction(aim) * lo:
             return lo, hi
+        live = [i for i, b in zip(live, brs) if not b[1] < lo] or live[:1]
+        if h_pre is not None:  # the pre-pass done: the first grid, with the orders still needed
+            h, h_pre = h_fine, None
+            taken_windows()
+            continue
         h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline)
         if h_next is None:
             return lo, hi

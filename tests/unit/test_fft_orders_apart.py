@@ -1,0 +1,97 @@
+"""The FFT path composes on its fine grid only the orders that can matter (issue 26, docs/pld.md §12.7).
+
+A Poisson-subsampled Gaussian has two orders ("remove" and "add"); the composition's eps is the larger
+of theirs.  The path first brackets both on a coarse grid; an order whose delta at the composition's
+certified lower end is certified <= delta_g there has its eps below that end, so the fine grid composes
+the other order alone.  The references are independent: the exact-product engine (``fft_path(False)``)
+and each direction composed on its own (``direction=add|remove``).
+"""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import exactdp.engines.pld.fftcompose as fc
+from exactdp import Composition
+from exactdp.core import progress
+from exactdp.engines.pld.engine import pld_delta, pld_epsilon
+from exactdp.engines.pld.fftquery import _orders, fft_groups, fft_path, retire  # noqa: PLC2701
+from exactdp.engines.pld.plan import plan, prec_for, tau_for
+
+DG = Fraction(1, 10**5)
+SPEC = "gaussian:sigma=1,q=0.01,count=1000"
+
+
+def _record(monkeypatch) -> list[tuple[Fraction, str]]:
+    seen: list[tuple[Fraction, str]] = []
+    orig = fc.step_laws
+
+    def counting(model, h, tau, prec):
+        seen.append((h, model.key()[0]))
+        return orig(model, h, tau, prec)
+
+    monkeypatch.setattr(fc, "step_laws", counting)
+    return seen
+
+
+def _exact_eps(spec: str, digits: int = 4):
+    with fft_path(False), progress.task("t", max_seconds=300, stream=None):
+        return pld_epsilon(Composition.of([spec]), DG, digits=digits)
+
+
+def test_the_fine_grid_composes_the_remove_order_alone(monkeypatch) -> None:
+    seen = _record(monkeypatch)
+    with progress.task("t", max_seconds=120, stream=None):
+        e = pld_epsilon(Composition.of([SPEC]), DG, digits=8, rel_width=Fraction("1e-5"))
+    assert e.algorithm == "pld-fft"
+    finest = min(h for h, _ in seen)
+    assert [kind for h, kind in seen if h == finest] == ["poisson"]  # the remove order alone
+    assert {kind for h, kind in seen if h != finest} == {"poisson", "reversed"}  # both on the coarse grid
+    ref = _exact_eps(SPEC)
+    assert e.lower <= ref.upper and ref.lower <= e.upper
+    assert e.upper - e.lower <= Fraction("1e-5") * e.lower
+
+
+def test_the_answer_is_the_larger_order_and_holds_the_add_order_below_it() -> None:
+    with progress.task("t", max_seconds=120, stream=None):
+        e = pld_epsilon(Composition.of([SPEC]), DG, digits=8, rel_width=Fraction("1e-5"))
+        add = pld_epsilon(Composition.of([SPEC + ",direction=add"]), DG, digits=6)
+        rem = pld_epsilon(Composition.of([SPEC + ",direction=remove"]), DG, digits=6)
+    assert add.upper < rem.lower  # the add order is certified below: it was right to drop it
+    assert e.lower <= rem.upper and rem.lower <= e.upper
+
+
+def test_retire_keeps_an_order_that_can_still_exceed_delta() -> None:
+    """``retire`` drops the add order at the remove order's lower end, never at its own."""
+    comp = Composition.of([SPEC])
+    groups = fft_groups(comp)
+    assert groups is not None and len(groups) == 2
+    h = Fraction(1, 800)
+    prec = prec_for(8, DG)
+    tau = tau_for(8, DG, 8)
+    laws = [fc.step_laws(m, h, tau, prec) for m, _ in groups]
+    with progress.task("t", max_seconds=120, stream=None):
+        add = pld_epsilon(Composition.of([SPEC + ",direction=add"]), DG, digits=6)
+        rem = pld_epsilon(Composition.of([SPEC + ",direction=remove"]), DG, digits=6)
+        orders = _orders(laws, groups, h, Fraction(rem.lower), 1e-3)
+    kinds = [m.key()[0] for m, _ in groups]
+    add_i = kinds.index("reversed")
+    assert retire(orders, [0, 1], Fraction(rem.lower), DG) == [1 - add_i]
+    assert retire(orders, [0, 1], Fraction(add.lower), DG) == [0, 1]  # delta_add(lo) > delta_g there
+    assert plan(comp).sd > 0
+
+
+def test_delta_drops_the_smaller_order_too(monkeypatch) -> None:
+    seen = _record(monkeypatch)
+    comp = Composition.of([SPEC])
+    t = time.monotonic()
+    with progress.task("t", max_seconds=120, stream=None):
+        d = pld_delta(comp, Fraction(2), digits=6)
+    assert time.monotonic() - t < 120
+    assert d.algorithm == "pld-fft"
+    finest = min(h for h, _ in seen)
+    assert [kind for h, kind in seen if h == finest] == ["poisson"]
+    with fft_path(False), progress.task("t", max_seconds=300, stream=None):
+        ref = pld_delta(comp, Fraction(2), digits=4)
+    assert d.lower <= ref.upper and ref.lower <= d.upper
