@@ -19,7 +19,8 @@ met"), and dp_accounting's certified distance from the optimum measured in the s
 bound, its relative distance from the nearer end of exactdp's bracket when outside it (``+x`` above,
 ``-x`` below: unsound), ``inside`` when inside (then the run says nothing about it).  Every call runs in
 a fresh child process and the time is the one the child measures around the call only (imports
-excluded).  Without dp_accounting installed the peer columns say so and exactdp still runs.
+excluded: the FFT path's modules, which import numpy, are imported before the clock starts, as
+dp_accounting's are).  Without dp_accounting installed the peer columns say so and exactdp still runs.
 
 ``--digits``: the old behaviour: exactdp certifies the row's digits (6, or 3) instead of its width.
 ``--width W``: every row to the relative width W instead of its own target.
@@ -65,6 +66,7 @@ def _exactdp(i: int, exact_products: bool = False, width: str | None = None) -> 
     import exactdp
     from exactdp import Composition, optimal_epsilon
     from exactdp.core import progress
+    from exactdp.engines.pld import fftcompose  # noqa: F401 (the path's modules and numpy: imports excluded, as the peer's)
     from exactdp.engines.pld.engine import pld_epsilon
     from exactdp.engines.pld.fftquery import fft_path
 

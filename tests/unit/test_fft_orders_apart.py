@@ -12,6 +12,8 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
+import pytest
+
 import exactdp.engines.pld.fftcompose as fc
 from exactdp import Composition
 from exactdp.core import progress
@@ -95,3 +97,27 @@ def test_delta_drops_the_smaller_order_too(monkeypatch) -> None:
     with fft_path(False), progress.task("t", max_seconds=300, stream=None):
         ref = pld_delta(comp, Fraction(2), digits=4)
     assert d.lower <= ref.upper and ref.lower <= d.upper
+
+
+@pytest.mark.slow
+def test_the_fine_grid_fits_its_window_under_the_power_of_2(monkeypatch) -> None:
+    """10^5 steps at width 1e-6: the grid predicted for the width needs a window of about 2.11 million
+    points, just past 2^21; the pre-pass's window scaled to the fine grid predicts it, and a grid 0.5 %
+    coarser fits 2^21 (``fit_window``), at a width still below the target."""
+    import exactdp.engines.pld.fftpower as fp
+
+    sizes: list[int] = []
+    orig = fp.power_parts
+
+    def recording(t, k, n, start, **kw):
+        sizes.append(n)
+        return orig(t, k, n, start, **kw)
+
+    monkeypatch.setattr(fc, "power_parts", recording)
+    with progress.task("t", max_seconds=300, stream=None):
+        e = pld_epsilon(Composition.of(["gaussian:sigma=1,q=0.01,count=100000"]), DG, digits=8,
+                        rel_width=Fraction("1e-6"))
+    assert e.upper - e.lower <= Fraction("1e-6") * e.lower
+    assert max(sizes) == 1 << 21, sizes
+    # inside the 4-digit bracket of `exactdp epsilon --digits 4` (a coarser grid): [25.5726, 25.5741]
+    assert Fraction("25.5726") <= e.lower < e.upper <= Fraction("25.5741")

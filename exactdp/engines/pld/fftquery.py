@@ -290,6 +290,44 @@ def pre_grid(pl: Plan, h: Fraction, aim: float, n_orders: int) -> Fraction | Non
     return hc if hc >= PRE_MIN_RATIO * h else None
 
 
+#: a fine grid is made coarser by at most this factor to fit its windows in the power of 2 below
+FIT_MAX = 1.15
+#: ... and only when the width predicted there is at most this share of the aim
+FIT_WIDTH_SHARE = 0.8
+
+
+def _width(lo: Fraction, hi: Fraction | None) -> float | None:  # float ok: a prediction only
+    return float((hi - lo) / lo) if hi is not None and lo > 0 else None  # float ok: a prediction only
+
+
+def fit_window(h: Fraction, h_pre: Fraction, need_pre: int, width_pre: float | None,  # float ok: a prediction
+               aim: float) -> Fraction:  # float ok: a target
+    """The fine grid h, or one at most ``FIT_MAX`` times coarser whose windows fit in half the power
+    of 2 that h's would take (docs/pld.md §12.7): a window holds a loss range, so its points scale as
+    1/h from the pre-pass's (``need_pre`` points at ``h_pre``), and the width as h^2 from the
+    pre-pass's (§6); only where that predicted width is at most ``FIT_WIDTH_SHARE`` of the aim.  A
+    choice only: every grid is sound.
+
+    >>> fit_window(Fraction(1, 1000), Fraction(1, 100), 900, 1e-3, 1e-4)    # 9000 points: 2^14 -> 2^13
+    Fraction(1, 882)
+    >>> fit_window(Fraction(1, 1000), Fraction(1, 100), 1050, 1e-3, 1e-4)   # 10500 points: too far above
+    Fraction(1, 1000)
+    >>> fit_window(Fraction(1, 1000), Fraction(1, 100), 900, 1e-1, 1e-4)    # too wide there
+    Fraction(1, 1000)
+    """
+    if width_pre is None or need_pre <= 0:
+        return h
+    need = need_pre * float(h_pre / h)  # float ok: a prediction only
+    half = (1 << int(need).bit_length()) // 2
+    ratio = need / (0.97 * half)  # a 3 % margin under the half
+    if not 1 < ratio <= FIT_MAX:
+        return h
+    h_fit = Fraction(1, math.floor(1 / (h * Fraction(ratio).limit_denominator(10**6))))
+    if width_pre * float(h_fit / h_pre) ** 2 > FIT_WIDTH_SHARE * aim:  # float ok: a prediction only
+        return h
+    return h_fit
+
+
 def retire(orders: list[FftOrder], live: list[int], lo: Fraction, delta_g: Fraction) -> list[int]:
     """The orders still needed for eps at delta_g: drop each order ``live[j]`` whose delta at ``lo`` (a
     certified lower end of the composition's eps) is certified <= delta_g.  Its eps is then <= lo, so
@@ -357,8 +395,8 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
             return lo, hi
         live = retire(orders, live, lo, delta_g)
         if h_pre is not None:  # the pre-pass done: the first grid, with the orders still needed
-            h, h_pre = h_fine, None
-            taken_windows()
+            h = fit_window(h_fine, h_pre, taken_windows(), _width(lo, hi), aim)
+            h_pre = None
             continue
         h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline)
         if h_next is None:
@@ -423,8 +461,8 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
             return lo, hi
         live = [i for i, b in zip(live, brs) if not b[1] < lo] or live[:1]
         if h_pre is not None:  # the pre-pass done: the first grid, with the orders still needed
-            h, h_pre = h_fine, None
-            taken_windows()
+            h = fit_window(h_fine, h_pre, taken_windows(), _width(lo, hi), aim)
+            h_pre = None
             continue
         h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline)
         if h_next is None:
