@@ -203,6 +203,7 @@ def _installed() -> bool:
 
 
 @pytest.mark.peers
+@pytest.mark.jax_privacy
 @pytest.mark.skipif(not _installed(), reason="jax-privacy is not installed (pip install 'exactdp[jax-privacy]')")
 def test_real_jax_privacy_full_batch_against_the_closed_form() -> None:
     """The real library's PLD eps of 100 x Gaussian(sigma=2) at 1e-5 is sound and within 1e-3 of the
