@@ -39,9 +39,9 @@ def _newton(lt: np.ndarray, j: np.ndarray, k: int, a: float, s: float) -> float:
         z = lt + s * j
         w = np.exp(z - z.max())
         sw = w.sum()
-        m = float(w @ j / sw)  # float ok: a choice only
+        m = float(np.einsum("i,i->", w, j) / sw)  # float ok: a choice only (einsum, not a threaded BLAS)
         d = j - m
-        var = float(w @ (d * d) / sw)  # float ok: a choice only
+        var = float(np.einsum("i,i,i->", w, d, d) / sw)  # float ok: a choice only
         g = k * m - a
         # near the saddle the bound is flat: a target missed by 5 % of the k-fold sd costs e^0.00125
         if abs(g) < max(0.5, 0.05 * math.sqrt(k * var)) or hi - lo < 1e-15:  # float ok: a choice

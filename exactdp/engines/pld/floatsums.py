@@ -115,13 +115,15 @@ def _block_sums(v: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     block = m.shape[0]
     full = (v.shape[0] // block) * block
     body = v[:full].reshape(-1, block)
+    # einsum's own loops, not BLAS: the bound holds for any order of evaluation, and a threaded BLAS
+    # spins when the cores are busy (10x slower on a loaded 2-core machine, docs/pld.md §12.6)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # both are bounded or checked
-        d = body @ m
-        f = np.abs(body) @ m
+        d = np.einsum("ij,j->i", body, m)
+        f = np.einsum("ij,j->i", np.abs(body), m)
         if full < v.shape[0]:
-            rest = v[full:]
-            d = np.append(d, rest @ m[: rest.shape[0]])
-            f = np.append(f, np.abs(rest) @ m[: rest.shape[0]])
+            rest, mr = v[full:], m[: v.shape[0] - full]
+            d = np.append(d, np.einsum("i,i->", rest, mr))
+            f = np.append(f, np.einsum("i,i->", np.abs(rest), mr))
     return d, f
 
 
