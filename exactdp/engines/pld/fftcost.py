@@ -85,12 +85,14 @@ WINDOW_SCALED_MARGIN = 1.1
 
 
 def grid_cost(pl: Plan, h: Fraction, prec: int, aim: float = 1e-6,  # float ok: a prediction only
-               last: tuple[Fraction, int] | None = None) -> tuple[float, int]:  # float ok: a prediction only
+               last: tuple[Fraction, int] | None = None, n_orders: int | None = None
+               ) -> tuple[float, int]:  # float ok: a prediction only
     """(seconds, bytes) predicted for one grid of the path: each order's single-step points
     (:func:`step_points`) and its window: the points the last grid's windows had to hold (``last``:
     its h and :func:`exactdp.engines.pld.fftpower.taken_windows`) scaled to h with a margin, else
-    :func:`predicted_window`, docs/pld.md §12.10."""
-    n_orders = len(pl.orders)
+    :func:`predicted_window`, docs/pld.md §12.10; ``n_orders``: the orders composed (default: all
+    of the plan's)."""
+    n_orders = len(pl.orders) if n_orders is None else n_orders
     points = step_points(pl, h)
     if last is not None and last[1] > 0:
         need = WINDOW_SCALED_MARGIN * last[1] * float(last[0] / h)  # float ok: a prediction only

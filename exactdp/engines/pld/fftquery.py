@@ -266,11 +266,18 @@ def first_grid(pl: Plan, aim: float, prec: int = 147,  # float ok: a grid choice
         if grid_cost(pl, g, prec, aim)[1] <= avail:
             break
         g = Fraction(1, max(math.ceil(1 / (2 * g)), 1))
-    if seconds is not None:
-        for _ in range(FIRST_GRID_TIME_HALVINGS):
-            if grid_cost(pl, g, prec, aim)[0] <= 0.5 * seconds:
-                break
-            g = Fraction(1, max(math.ceil(1 / (2 * g)), 1))
+    return g if seconds is None else time_fit(pl, g, prec, aim, seconds)
+
+
+def time_fit(pl: Plan, g: Fraction, prec: int, aim: float, seconds: float,  # float ok: a target, seconds
+             last: tuple[Fraction, int] | None = None, n_orders: int | None = None) -> Fraction:
+    """The grid g made coarser by halves (at most ``FIRST_GRID_TIME_HALVINGS``) while it is predicted
+    past half the ``seconds`` (:func:`~exactdp.engines.pld.fftcost.grid_cost`, with ``last`` and
+    ``n_orders`` as there): the refinement goes on from the measured cost (docs/pld.md §12.7)."""
+    for _ in range(FIRST_GRID_TIME_HALVINGS):
+        if grid_cost(pl, g, prec, aim, last, n_orders)[0] <= 0.5 * seconds:
+            break
+        g = Fraction(1, max(math.ceil(1 / (2 * g)), 1))
     return g
 
 
@@ -328,6 +335,30 @@ def fit_window(h: Fraction, h_pre: Fraction, need_pre: int, width_pre: float | N
     return h_fit
 
 
+def _grids(pl: Plan, aim: float, prec: int, n_orders: int,  # float ok: a target
+           deadline: float) -> tuple[Fraction, Fraction | None]:  # float ok: a clock time
+    """(the first grid, the pre-pass's grid or None).  With a pre-pass the first grid is fitted to the
+    time left after it (:func:`_after_pre`), for the orders it leaves; without, here."""
+    h = first_grid(pl, aim, prec)
+    h_pre = pre_grid(pl, h, aim, n_orders)
+    if h_pre is None:
+        h = time_fit(pl, h, prec, aim, deadline - time.monotonic())
+    return h, h_pre
+
+
+def _after_pre(pl: Plan, h: Fraction, h_pre: Fraction, prec: int, aim: float,  # float ok: a target
+               width: float | None, n_live: int, deadline: float) -> Fraction:  # float ok: a prediction
+    """The first grid after the pre-pass: fitted to half the time left for the orders still live, its
+    windows predicted from the pre-pass's (:func:`time_fit`), then under a power-of-2 window
+    (:func:`fit_window`); docs/pld.md §12.7."""
+    from exactdp.engines.pld.fftpower import taken_windows
+
+    need = taken_windows()
+    last = (h_pre, need) if need > 0 else None
+    h = time_fit(pl, h, prec, aim, deadline - time.monotonic(), last, n_live)
+    return fit_window(h, h_pre, need, width, aim)
+
+
 def retire(orders: list[FftOrder], live: list[int], lo: Fraction, delta_g: Fraction) -> list[int]:
     """The orders still needed for eps at delta_g: drop each order ``live[j]`` whose delta at ``lo`` (a
     certified lower end of the composition's eps) is certified <= delta_g.  Its eps is then <= lo, so
@@ -350,7 +381,6 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
     certified below the composition's lower end there is not composed on the finer grids
     (:func:`retire`, docs/pld.md §12.7)."""
     from exactdp.engines.pld.fftcompose import eps_hint, step_laws
-    from exactdp.engines.pld.fftpower import taken_windows
 
     groups = fft_groups(comp)
     if groups is None:
@@ -359,8 +389,8 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
     scale = max(delta_g, Fraction(1, 10**300))
     prec = prec_for(digits, scale)
     tau = tau_for(digits, scale, 4 * len(groups))
-    h = first_grid(pl, aim, seconds=deadline - time.monotonic())
-    h_fine, h_pre = h, pre_grid(pl, h, aim, len(groups))
+    h, h_pre = _grids(pl, aim, prec, len(groups), deadline)
+    h_fine = h
     if h_pre is not None:
         h = h_pre
     live = list(range(len(groups)))
@@ -395,7 +425,7 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
             return lo, hi
         live = retire(orders, live, lo, delta_g)
         if h_pre is not None:  # the pre-pass done: the first grid, with the orders still needed
-            h = fit_window(h_fine, h_pre, taken_windows(), _width(lo, hi), aim)
+            h = _after_pre(pl, h_fine, h_pre, prec, aim, _width(lo, hi), len(live), deadline)
             h_pre = None
             continue
         h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline)
@@ -429,17 +459,16 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
     coarse grid may come first, and an order whose delta is certified below the composition's lower
     end is not composed again (docs/pld.md §12.7)."""
     from exactdp.engines.pld.fftcompose import order_delta_bounds, step_laws
-    from exactdp.engines.pld.fftpower import taken_windows
 
     groups = fft_groups(comp)
     if groups is None:
         raise ValueError("fft_delta: not k copies of one continuous mechanism")
     pl = plan(comp)
-    h = first_grid(pl, aim, seconds=deadline - time.monotonic())
-    h_fine, h_pre = h, pre_grid(pl, h, aim, len(groups))
+    prec = prec_for(digits, Fraction(1, 10**20))
+    h, h_pre = _grids(pl, aim, prec, len(groups), deadline)
+    h_fine = h
     if h_pre is not None:
         h = h_pre
-    prec = prec_for(digits, Fraction(1, 10**20))
     lo, hi = Fraction(0), Fraction(1)
     live = list(range(len(groups)))
     while True:
@@ -461,7 +490,7 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
             return lo, hi
         live = [i for i, b in zip(live, brs) if not b[1] < lo] or live[:1]
         if h_pre is not None:  # the pre-pass done: the first grid, with the orders still needed
-            h = fit_window(h_fine, h_pre, taken_windows(), _width(lo, hi), aim)
+            h = _after_pre(pl, h_fine, h_pre, prec, aim, _width(lo, hi), len(live), deadline)
             h_pre = None
             continue
         h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline)
