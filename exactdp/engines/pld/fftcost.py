@@ -25,8 +25,10 @@ __all__ = ["FFT_BYTES", "FFT_POINT_BYTES_A", "FFT_POINT_BYTES_B", "SECONDS_PER_P
 SECONDS_PER_POINT = 8e-6
 #: seconds per ``n log2 n`` of each order's window of n points (the transforms, tail sums and wrap
 #: bounds over the window, which dominate at 10^5-10^6 steps): measured 0.9e-7-1.2e-7 on DP-SGD
-#: sigma 1, q 0.01 (10^5 steps: windows 2^21, 8.7 s; 10^6: 2^22, 22 s; docs/pld.md §12.10), with a margin
-SECONDS_PER_WINDOW_POINT = 1.5e-7
+#: sigma 1, q 0.01 (10^5 steps: windows 2^21, 8.7 s; 10^6: 2^22, 22 s; docs/pld.md §12.10) with the
+#: FFT of then; with the cache-sized FFT and float sums of issue 26, 1.1e-7 on a machine loaded by five
+#: jobs (10^5 steps at width 1e-6, one order on a 2^21 window: about 5 s), about half that idle
+SECONDS_PER_WINDOW_POINT = 1.1e-7
 #: bytes per window point of each order (the FFT arrays): measured at most 131 in peak RSS (86 traced
 #: by tracemalloc) on DP-SGD sigma 1, q 0.01 at 10^3-10^6 steps (windows 2^17-2^22), with a margin
 FFT_BYTES = 144
