@@ -24,7 +24,7 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, parse_digits, parse_k
 from exactdp.model.composition import Composition
-from exactdp.model.dp_event import NonPrivateEvent, from_dp_event, is_dp_event
+from exactdp.model.dp_event import NonPrivateEvent, from_accountant, from_dp_event, is_accountant, is_dp_event
 from exactdp.model.mechanisms import (
     RELATIONS,
     Gaussian,
@@ -75,13 +75,18 @@ class Accountant:
 
     def compose(self, event: Any, count: CountInput = 1) -> Accountant:
         """Add ``count`` runs of ``event``: a dp_accounting ``DpEvent`` (:func:`from_dp_event`), a
-        mechanism spec such as ``"gaussian:sigma=1,q=0.01"``, a mechanism, or a composition.
+        mechanism spec such as ``"gaussian:sigma=1,q=0.01"``, a mechanism, a composition, or another
+        accountant's ledger (dp_accounting's, Opacus's or an :class:`Accountant`, read by
+        :func:`~exactdp.model.dp_event.from_accountant`; its relation must be this one's).
         Returns the accountant (so calls chain, as in dp_accounting)."""
         n = parse_k(count, "count")
         try:  # a non-private event is the mechanism NonPrivate (a Poisson subsample of it is private at delta >= q)
-            comp = from_dp_event(event, self.relation, non_private="mechanism", bounded=self.bounded) \
-                if is_dp_event(event) else \
-                Composition.of(event if isinstance(event, (Composition, str)) else [event])
+            if is_dp_event(event):
+                comp = from_dp_event(event, self.relation, non_private="mechanism", bounded=self.bounded)
+            elif is_accountant(event):  # another accountant's ledger (dp_accounting, Opacus, exactdp), its relation ours
+                comp = from_accountant(event, self.relation)
+            else:
+                comp = Composition.of(event if isinstance(event, (Composition, str)) else [event])
         except NonPrivateEvent:
             self.non_private = True
             return self

@@ -473,13 +473,19 @@ def _is_float(x: Fraction) -> bool:
 
 def _as_subsampled_mixture(m: MixtureOfGaussians) -> tuple[Fraction, MixtureOfGaussians] | None:
     """A mixture with a sensitivity 0 whose probabilities are not all floats, as (q, the mixture without
-    the 0) when q = 1 - p_0 and the renormalised probabilities are floats: how a subsampled mixture
-    reads (:func:`exactdp.model.mechanisms.normalise_mechanism`), written back as it was given."""
+    the 0) when q = 1 - p_0 is a float and the renormalised probabilities are read back exactly from
+    their floats (floats themselves, or the decimals those print as, :func:`_probs`): how a subsampled
+    mixture reads (:func:`exactdp.model.mechanisms.normalise_mechanism`), written back as it was given."""
     if m.sensitivities[0] != 0 or len(m.sensitivities) < 3 or all(_is_float(p) for p in m.probs):
         return None
     q = 1 - m.probs[0]
     inner = [p / q for p in m.probs[1:]]
-    if not (_is_float(q) and all(_is_float(p) for p in inner)):
+    if not _is_float(q):
+        return None
+    try:  # 0.9/0.1 inside a PoissonSampledDpEvent(0.1, ...): the decimals, not the binary values
+        if _probs([float(p) for p in inner], "probs") != inner:  # float ok: the floats dp_accounting is given
+            return None
+    except InvalidParameterError:
         return None
     return q, MixtureOfGaussians(m.sigma, list(m.sensitivities[1:]), inner)
 
@@ -579,6 +585,8 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove", *, dire
             return cls(float(v), m.sensitivity)  # float ok: dp_accounting's input
         if isinstance(m, RandomizedResponse):
             return rr_event(m.eps, m.categories)
+        if isinstance(m, Mechanism) and m.delta == 0 and m.eps.is_zero():
+            return dp.NoOpDpEvent()  # (0, 0): a NoOpDpEvent, or a sample at rate 0, as read
         if isinstance(m, Mechanism):
             r = m.eps.exp_exact() if m.delta == 0 else None
             if m.eps.kind != "rational" and r is not None:  # eps = log r, delta 0: binary randomized response

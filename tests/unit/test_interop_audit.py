@@ -1,0 +1,100 @@
+"""Issue 27's interfaces tried as a new user would (the audit of h-aud38): what broke, fixed.
+
+Each test failed before its fix.  The references are independent of the engines: Fraction
+arithmetic on the floats an event holds, and dp_accounting's own classes where installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from exactdp import Accountant, Composition, Gaussian, MixtureOfGaussians, from_dp_event, get_noise_multiplier, to_dp_event
+from exactdp.core.errors import InvalidParameterError
+from exactdp.model.mechanisms import PoissonSampled
+
+needs_dp_accounting = pytest.mark.skipif(importlib.util.find_spec("dp_accounting") is None,
+                                         reason="needs dp_accounting (peers extra)")
+
+
+@needs_dp_accounting
+@pytest.mark.parametrize("probs", [[0.9, 0.1], [0.81, 0.18, 0.01], [0.5, 0.5]])
+def test_a_subsampled_mixture_is_written_back_as_it_was_read(probs: list[float]) -> None:
+    from dp_accounting import dp_event
+
+    sens = [1.0, 2.0, 3.0][:len(probs)]
+    event = dp_event.PoissonSampledDpEvent(0.1, dp_event.MixtureOfGaussiansDpEvent(2.0, sens, probs))
+    comp = from_dp_event(event)
+    # the mixture read: the rate at its binary value, the probabilities at their binary values when those sum
+    # to 1, else at the decimals they print as (docs/interop.md), by Fraction arithmetic
+    q = Fraction(0.1)
+    ps = [Fraction(p) for p in probs] if sum(Fraction(p) for p in probs) == 1 else [Fraction(repr(p)) for p in probs]
+    want = MixtureOfGaussians(2, [0, *[Fraction(s) for s in sens]], [1 - q, *[q * p for p in ps]])
+    assert comp == Composition.of([(want, 1)])
+    back = to_dp_event(comp)
+    assert type(back).__name__ == "PoissonSampledDpEvent" and back.sampling_probability == 0.1
+    assert list(back.event.sampling_probs) == probs and list(back.event.sensitivities) == sens
+    assert from_dp_event(back) == comp
+
+
+@needs_dp_accounting
+@pytest.mark.parametrize("spec", ["gaussian:sigma=1,q=0", "approx:eps=0,delta=0", "rr:eps=0"])
+def test_a_mechanism_without_loss_is_written_as_a_noop_event(spec: str) -> None:
+    from dp_accounting import dp_event
+
+    assert from_dp_event(dp_event.NoOpDpEvent()) == Composition.homogeneous(0, 0, 1)
+    back = to_dp_event(Composition.of(spec))
+    assert type(back).__name__ == "NoOpDpEvent"
+    assert type(to_dp_event(Composition.of(spec + ",count=3")).event).__name__ == "NoOpDpEvent"
+    assert from_dp_event(back) == Composition.of(spec)
+    sampled = dp_event.PoissonSampledDpEvent(0.0, dp_event.GaussianDpEvent(1.0))
+    assert from_dp_event(to_dp_event(from_dp_event(sampled))) == from_dp_event(sampled)
+
+
+class RDPAccountant:
+    """Opacus's accountant, duck-typed: its history of (noise_multiplier, sample_rate, num_steps)."""
+
+    def __init__(self) -> None:
+        self.history = [(1.1, 0.01, 5), (2.0, 0.25, 3)]
+
+
+def test_an_accountant_composes_another_accountants_ledger() -> None:
+    acc = Accountant().compose(RDPAccountant(), count=2)
+    want = [(PoissonSampled(Gaussian(Fraction(1.1)), Fraction(0.01)), 10),
+            (PoissonSampled(Gaussian(2), Fraction(1, 4)), 6)]
+    assert acc.composition == Composition.of(want)
+    mine = Accountant().compose("gaussian:sigma=2,q=1/4", 3)
+    assert Accountant().compose(mine).composition == mine.composition
+    with pytest.raises(InvalidParameterError, match="disagrees"):
+        Accountant(relation="replace-one").compose(RDPAccountant())
+
+
+@needs_dp_accounting
+def test_an_accountant_composes_a_dp_accounting_accountant() -> None:
+    from dp_accounting import dp_event
+    from dp_accounting.pld import pld_privacy_accountant
+
+    theirs = pld_privacy_accountant.PLDAccountant()
+    theirs.compose(dp_event.PoissonSampledDpEvent(0.25, dp_event.GaussianDpEvent(2.0)), 3)
+    assert Accountant().compose(theirs).composition == Composition.of("gaussian:sigma=2,q=1/4,count=3")
+
+
+def _gaussian_delta(sigma: Fraction, k: int, eps: int) -> mpmath.mpf:
+    """delta(eps) of k Gaussians of sensitivity 1, the closed form (docs/mathematics.md §7), in mpmath."""
+    with mpmath.workdps(40):
+        mu = mpmath.sqrt(k) / mpmath.mpf(sigma.numerator) * sigma.denominator
+        return mpmath.ncdf(-eps / mu + mu / 2) - mpmath.e ** eps * mpmath.ncdf(-eps / mu - mu / 2)
+
+
+def test_get_noise_multiplier_takes_opacus_keywords() -> None:
+    plain = get_noise_multiplier(target_epsilon=2, target_delta="1e-5", sample_rate=1, steps=3)
+    assert _gaussian_delta(plain.value, 3, 2) <= mpmath.mpf("1e-5") < _gaussian_delta(plain.fails_at, 3, 2)
+    for name in ("rdp", "prv", "gdp"):
+        r = get_noise_multiplier(target_epsilon=2, target_delta="1e-5", sample_rate=1, steps=3, accountant=name,
+                                 epsilon_tolerance=0.01)
+        assert r.value == plain.value
+    with pytest.raises(InvalidParameterError, match="accountant="):
+        get_noise_multiplier(target_epsilon=2, target_delta="1e-5", sample_rate=1, steps=3, accountant="moments")
