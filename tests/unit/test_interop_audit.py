@@ -98,3 +98,26 @@ def test_get_noise_multiplier_takes_opacus_keywords() -> None:
         assert r.value == plain.value
     with pytest.raises(InvalidParameterError, match="accountant="):
         get_noise_multiplier(target_epsilon=2, target_delta="1e-5", sample_rate=1, steps=3, accountant="moments")
+
+
+@pytest.mark.parametrize(("spec", "delta_at_1", "eps_at"), [
+    ("dgaussian:sigma=0", 1, None),                      # no noise: delta = 1 at every eps, eps = inf
+    ("dgaussian:sigma=0,sensitivity=3,count=2", 1, None),
+    ("dgaussian:sigma=2,sensitivity=0", 0, 0),           # the record never moves the query: the (0, 0) pair
+    ("dlaplace:noise=1/2,sensitivity=0,count=4", 0, 0),
+    ("gaussian:sigma=1,sample=0,of=100", 0, 0),          # a fixed batch of no records never sees it
+    ("laplace:scale=1,sample=0,of=10,relation=replace-one", 0, 0),
+])
+def test_degenerate_discrete_and_fixed_batch_parameters_are_answered_exactly(spec: str, delta_at_1: int,
+                                                                             eps_at: int | None) -> None:
+    # docs/mathematics.md §7.13: the pair without noise (P, Q) = ((1, 0), (0, 1)) has delta = 1 at every eps
+    # and eps = inf at every delta < 1; P = Q has delta = 0 and eps = 0 (the definitions, no engine)
+    from exactdp import optimal_delta, optimal_epsilon
+
+    d = optimal_delta(spec, 1, digits=6)
+    assert d.lower == d.upper == delta_at_1
+    e = optimal_epsilon(spec, "1e-6", digits=6)
+    if eps_at is None:
+        assert e.is_infinite and e.upper == e.lower
+    else:
+        assert e.lower == e.upper == eps_at
