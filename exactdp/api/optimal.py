@@ -130,6 +130,8 @@ def _below_zero(comp: CompositionInput, eps_g: ExactReal, digits: CountInput, ma
     rev = Composition(tuple((_reversed_order(m), n) for m, n in c.groups))  # type: ignore[misc]
     neg = _negated(eps_g)
     enc, r = routed_delta(rev, neg, digits=digits, max_seconds=max_seconds, direction="max")
+    if enc.lower == enc.upper == 1:  # delta_rev = 1 (no noise): 1 - a + a = 1 exactly, whatever a is
+        return Enclosure.exact_value(Fraction(1), enc.digits, enc.algorithm), r
     a = eps_g.exp_exact()
     if a is not None:  # e^eps_g rational: the map is exact
         lo, hi = 1 - a + a * Fraction(enc.lower), 1 - a + a * Fraction(enc.upper)

@@ -121,3 +121,32 @@ def test_degenerate_discrete_and_fixed_batch_parameters_are_answered_exactly(spe
         assert e.is_infinite and e.upper == e.lower
     else:
         assert e.lower == e.upper == eps_at
+
+
+@pytest.mark.parametrize("spec", ["gaussian:sigma=0", "laplace:scale=0,count=3", "dgaussian:sigma=0",
+                                  "mog:sigma=0,sensitivities=1/2,probs=0.5/0.5"])
+@pytest.mark.parametrize("eps_g", ["-0.5", "-log(3)", "-1/3"])
+def test_no_noise_has_delta_exactly_one_below_zero_too(spec: str, eps_g: str) -> None:
+    # the pair of two point masses apart: with S the support of P, P(S) - e^eps Q(S) = 1 at every eps, and
+    # nothing exceeds 1 (docs/mathematics.md §7.13): exact, whether or not e^eps_g is rational
+    from exactdp import optimal_delta
+
+    d = optimal_delta(spec, eps_g, digits=8)
+    assert d.lower == d.upper == 1 and d.is_exact
+
+
+def test_an_upper_bound_that_misses_is_undecided_without_asking_for_more_time() -> None:
+    # a sum sampled with replacement is answered by a dominating pair only (Theorem 9.6): when that pair is
+    # certified to miss the target more time cannot decide it, so the one line must not suggest --max-seconds
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from exactdp.cli import main as cli_main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli_main(["check", "--mechanism", "gaussian:sigma=2,sample=10,of=100,with-replacement=true",
+                         "--eps-g", "1", "--delta-g", "1e-3"])
+    lines = err.getvalue().strip().splitlines()
+    assert code == 4 and out.getvalue() == "" and len(lines) == 1
+    assert "undecided" in lines[0] and "dominating pair" in lines[0] and "--max-seconds" not in lines[0]
