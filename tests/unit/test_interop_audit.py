@@ -12,7 +12,15 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from exactdp import Accountant, Composition, Gaussian, MixtureOfGaussians, from_dp_event, get_noise_multiplier, to_dp_event
+from exactdp import (
+    Accountant,
+    Composition,
+    Gaussian,
+    MixtureOfGaussians,
+    from_dp_event,
+    get_noise_multiplier,
+    to_dp_event,
+)
 from exactdp.core.errors import InvalidParameterError
 from exactdp.model.mechanisms import PoissonSampled
 
@@ -150,3 +158,30 @@ def test_an_upper_bound_that_misses_is_undecided_without_asking_for_more_time() 
     lines = err.getvalue().strip().splitlines()
     assert code == 4 and out.getvalue() == "" and len(lines) == 1
     assert "undecided" in lines[0] and "dominating pair" in lines[0] and "--max-seconds" not in lines[0]
+
+
+def _inside(enc, want: mpmath.mpf) -> bool:
+    """Whether the mpmath value ``want`` (40 digits) lies in the enclosure, up to 1e-30."""
+    with mpmath.workdps(40):
+        lo = mpmath.mpf(enc.lower.numerator) / enc.lower.denominator
+        hi = mpmath.mpf(enc.upper.numerator) / enc.upper.denominator
+        return bool(lo - mpmath.mpf("1e-30") <= want <= hi + mpmath.mpf("1e-30"))
+
+
+def test_a_delta_curve_reaches_below_zero_as_delta_does() -> None:
+    # delta(eps) of a Gaussian of mu = sqrt(k)/sigma is Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) at every
+    # real eps; a Laplace of scale b = 1, sensitivity 1 has delta(eps) = 1 - e^{(eps - 1)/2} on [-1, 1]
+    from exactdp.api.curve import delta_curve, eps_points
+
+    xs = eps_points("-1", "1/2", 4)
+    assert [str(x) for x in xs] == ["-1", "-0.5", "0", "0.5"]
+    for enc, x in zip(delta_curve(Composition.of("gaussian:sigma=2,count=2"), xs, digits=8), xs):
+        with mpmath.workdps(40):
+            v = mpmath.mpf(x.value.numerator) / x.value.denominator
+            mu = mpmath.sqrt(2) / 2
+            want = mpmath.ncdf(-v / mu + mu / 2) - mpmath.e ** v * mpmath.ncdf(-v / mu - mu / 2)
+        assert _inside(enc, want) and enc.upper - enc.lower < Fraction(1, 10**7)
+    for enc, x in zip(delta_curve(Composition.of("laplace:scale=1"), xs, digits=6, max_seconds=20), xs):
+        with mpmath.workdps(40):
+            want = 1 - mpmath.e ** ((mpmath.mpf(x.value.numerator) / x.value.denominator - 1) / 2)
+        assert _inside(enc, want) and enc.upper - enc.lower < Fraction(1, 10**5)
