@@ -185,3 +185,52 @@ def test_a_delta_curve_reaches_below_zero_as_delta_does() -> None:
         with mpmath.workdps(40):
             want = 1 - mpmath.e ** ((mpmath.mpf(x.value.numerator) / x.value.denominator - 1) / 2)
         assert _inside(enc, want) and enc.upper - enc.lower < Fraction(1, 10**5)
+
+
+def _hockey_stick(p: list[Fraction], q: list[Fraction], a: Fraction) -> Fraction:
+    """sup_S P(S) - a Q(S) over the subsets S of a finite space: the positive parts summed (brute force)."""
+    return sum((max(x - a * y, Fraction(0)) for x, y in zip(p, q)), Fraction(0))
+
+
+def test_check_answers_eps_g_below_zero_exactly_at_the_boundary() -> None:
+    from exactdp import is_private
+
+    # (log 2)-DP generic: the pair P = (2/3, 1/3), Q = (1/3, 2/3) and its reverse; at eps_g = -log 2, a = 1/2
+    p, q = [Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]
+    d = max(_hockey_stick(p, q, Fraction(1, 2)), _hockey_stick(q, p, Fraction(1, 2)))
+    assert d == Fraction(1, 2)
+    assert is_private(("log(2)", 0, 1), "-log(2)", d)
+    assert not is_private(("log(2)", 0, 1), "-log(2)", d - Fraction(1, 10**9))
+    # a Gaussian of sigma 2 at eps_g = -1/2 (e^eps_g irrational): the closed form in mpmath
+    with mpmath.workdps(40):
+        mu, v = mpmath.mpf(1) / 2, mpmath.mpf(-1) / 2
+        want = mpmath.ncdf(-v / mu + mu / 2) - mpmath.e ** v * mpmath.ncdf(-v / mu - mu / 2)
+        above, below = (Fraction(mpmath.nstr(want + s * mpmath.mpf("1e-12"), 30)) for s in (1, -1))
+    assert is_private("gaussian:sigma=2", "-0.5", above) and not is_private("gaussian:sigma=2", "-0.5", below)
+
+
+def test_check_takes_direction_as_delta_and_epsilon_do() -> None:
+    # one order of a Poisson-subsampled Gaussian (q = 1/10, sigma = 2): remove P = 0.9 N(0,4) + 0.1 N(1,4) against
+    # Q = N(0,4), add the reverse; delta(eps) = the integral of (P - e^eps Q)^+, by mpmath quadrature
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from exactdp.cli import main as cli_main
+
+    with mpmath.workdps(30):
+        def pdf(x, m):
+            return mpmath.npdf(x, m, 2)
+
+        def mix(x):
+            return mpmath.mpf("0.9") * pdf(x, 0) + mpmath.mpf("0.1") * pdf(x, 1)
+
+        e = mpmath.e ** mpmath.mpf("0.1")
+        remove = mpmath.quad(lambda x: max(mix(x) - e * pdf(x, 0), 0), [-mpmath.inf, 0, 20, mpmath.inf])
+        add = mpmath.quad(lambda x: max(pdf(x, 0) - e * mix(x), 0), [-mpmath.inf, -20, 0, mpmath.inf])
+    assert add < mpmath.mpf("1e-6") < remove
+    codes = {}
+    for direction in ("add", "remove", "max"):
+        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+            codes[direction] = cli_main(["check", "--mechanism", "gaussian:sigma=2,q=0.1", "--direction", direction,
+                                         "--eps-g", "0.1", "--delta-g", "1e-6"])
+    assert codes == {"add": 0, "remove": 1, "max": 1}
