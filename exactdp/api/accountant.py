@@ -125,19 +125,30 @@ class Accountant:
             return Composition.homogeneous(0, 0, 1)
         return Composition(tuple(self._groups))
 
-    def get_epsilon(self, delta: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                    max_seconds: ExactInput | float | None = None) -> Enclosure:
-        """The optimal eps of the ledger at total ``delta`` (certified; ``+inf`` when none works)."""
+    def get_epsilon(self, delta: ExactInput | None = None, *, digits: CountInput = DEFAULT_DIGITS,
+                    max_seconds: ExactInput | float | None = None, target_delta: ExactInput | None = None) -> Enclosure:
+        """The optimal eps of the ledger at total ``delta`` (certified; ``+inf`` when none works);
+        ``target_delta=`` is dp_accounting's name for it."""
+        delta = _one_of(delta, target_delta, "delta", "target_delta")
         if self.non_private:
             return Enclosure.infinite(parse_digits(digits))
         return optimal_epsilon(self.composition, delta, digits=digits, max_seconds=max_seconds)
 
-    def get_delta(self, epsilon: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                  max_seconds: ExactInput | float | None = None) -> Enclosure:
-        """The optimal total delta of the ledger at ``epsilon`` (certified)."""
+    def get_delta(self, epsilon: ExactInput | None = None, *, digits: CountInput = DEFAULT_DIGITS,
+                  max_seconds: ExactInput | float | None = None, target_epsilon: ExactInput | None = None) -> Enclosure:
+        """The optimal total delta of the ledger at ``epsilon`` (certified; below 0 too);
+        ``target_epsilon=`` is dp_accounting's name for it."""
+        epsilon = _one_of(epsilon, target_epsilon, "epsilon", "target_epsilon")
         if self.non_private:
             return Enclosure.exact_value(Fraction(1), parse_digits(digits))
         return optimal_delta(self.composition, epsilon, digits=digits, max_seconds=max_seconds)
 
     def __repr__(self) -> str:
         return f"Accountant(relation={self.relation!r}, composition={str(self.composition)!r})"
+
+
+def _one_of(ours: ExactInput | None, theirs: ExactInput | None, name: str, their_name: str) -> ExactInput:
+    """The value given as ``name`` or as dp_accounting's ``their_name``: exactly one of them."""
+    if (ours is None) == (theirs is None):
+        raise InvalidParameterError(f"give {name}= or {their_name}= (dp_accounting's name), exactly one of them")
+    return ours if ours is not None else theirs  # type: ignore[return-value]

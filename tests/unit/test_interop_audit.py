@@ -234,3 +234,25 @@ def test_check_takes_direction_as_delta_and_epsilon_do() -> None:
             codes[direction] = cli_main(["check", "--mechanism", "gaussian:sigma=2,q=0.1", "--direction", direction,
                                          "--eps-g", "0.1", "--delta-g", "1e-6"])
     assert codes == {"add": 0, "remove": 1, "max": 1}
+
+
+def test_the_accountant_takes_dp_accountings_keyword_names() -> None:
+    # dp_accounting's accountants are asked get_epsilon(target_delta=...) and get_delta(target_epsilon=...)
+    acc = Accountant().compose("gaussian:sigma=2", count=2)
+    d = acc.get_delta(target_epsilon=1, digits=10)
+    with mpmath.workdps(40):
+        mu = mpmath.sqrt(2) / 2
+        want = mpmath.ncdf(-1 / mu + mu / 2) - mpmath.e * mpmath.ncdf(-1 / mu - mu / 2)
+    assert _inside(d, want) and d == acc.get_delta(1, digits=10)
+    assert acc.get_epsilon(target_delta="1e-5", digits=8) == acc.get_epsilon("1e-5", digits=8)
+    for bad in ({}, {"delta": "1e-5", "target_delta": "1e-5"}):
+        with pytest.raises(InvalidParameterError, match="target_delta"):
+            acc.get_epsilon(**bad)
+
+
+def test_a_mixture_in_a_sampling_scheme_it_has_no_model_for_is_refused_in_its_spec_form() -> None:
+    from exactdp import optimal_delta
+
+    with pytest.raises(InvalidParameterError) as err:
+        optimal_delta("mog:sigma=2,sensitivities=1/2,probs=0.9/0.1,sample=10,of=100", 1, digits=4)
+    assert "mog:sigma=2,sensitivities=1/2,probs=0.9/0.1" in str(err.value) and "Fraction(" not in str(err.value)
