@@ -256,3 +256,25 @@ def test_a_mixture_in_a_sampling_scheme_it_has_no_model_for_is_refused_in_its_sp
     with pytest.raises(InvalidParameterError) as err:
         optimal_delta("mog:sigma=2,sensitivities=1/2,probs=0.9/0.1,sample=10,of=100", 1, digits=4)
     assert "mog:sigma=2,sensitivities=1/2,probs=0.9/0.1" in str(err.value) and "Fraction(" not in str(err.value)
+
+
+class GaussianDpEvent:
+    """dp_accounting's event, duck-typed by its class name."""
+
+    noise_multiplier = 2.0
+
+
+def test_an_event_or_accountant_where_a_composition_belongs_is_pointed_to_its_reader() -> None:
+    from exactdp import optimal_delta
+
+    for obj, reader in ((GaussianDpEvent(), "from_dp_event"), ([GaussianDpEvent()], "from_dp_event"),
+                        (RDPAccountant(), "from_accountant"), (Accountant(), "from_accountant")):
+        with pytest.raises(InvalidParameterError, match=reader):
+            optimal_delta(obj, 1)
+
+    class Foo:
+        pass
+
+    with pytest.raises(InvalidParameterError) as err:
+        Accountant().compose(Foo())
+    assert "Foo" in str(err.value) and "flat list of numbers" not in str(err.value)
