@@ -278,3 +278,18 @@ def test_an_event_or_accountant_where_a_composition_belongs_is_pointed_to_its_re
     with pytest.raises(InvalidParameterError) as err:
         Accountant().compose(Foo())
     assert "Foo" in str(err.value) and "flat list of numbers" not in str(err.value)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="needs matplotlib (plot extra)")
+def test_a_curve_below_zero_is_plotted() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from exactdp.api.curve import delta_curve, eps_points
+    from exactdp.plots import plot_curve
+
+    xs = eps_points("-1", "0", 2)
+    encs = delta_curve(Composition.of(("log(2)", 0, 1)), xs, digits=6)
+    ax = plot_curve(xs, encs, direction="delta")
+    xdata = sorted({float(x) for line in ax.get_lines() for x in line.get_xdata()})  # float ok: plotted points
+    assert xdata[0] == -1.0
