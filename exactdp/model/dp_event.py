@@ -404,7 +404,7 @@ def from_accountant(acc: object, relation: object = None) -> Composition:
     comp = getattr(acc, "composition", None)
     own_rel = getattr(acc, "relation", None)
     if isinstance(comp, Composition) and isinstance(own_rel, str):  # exactdp's Accountant
-        agree(parse_relation(own_rel), name)
+        agree(parse_relation(own_rel, special=True), name)
         if getattr(acc, "non_private", False) and not any(isinstance(m, NonPrivate) for m, _ in comp.groups):
             return Composition((*comp.groups, (NonPrivate(), 1)))  # a run without noise, given not as an event
         return comp

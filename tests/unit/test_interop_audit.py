@@ -293,3 +293,13 @@ def test_a_curve_below_zero_is_plotted() -> None:
     ax = plot_curve(xs, encs, direction="delta")
     xdata = sorted({float(x) for line in ax.get_lines() for x in line.get_xdata()})  # float ok: plotted points
     assert xdata[0] == -1.0
+
+
+def test_a_replace_special_accountant_is_read_by_from_accountant() -> None:
+    from exactdp import from_accountant
+
+    mine = Accountant(relation="replace-special").compose("rr:eps=1,relation=replace-special", 2)
+    assert from_accountant(mine) == mine.composition == Composition.of("rr:eps=1,relation=replace-special,count=2")
+    assert Accountant(relation="replace-special").compose(mine).composition == mine.composition
+    with pytest.raises(InvalidParameterError, match="disagrees"):
+        from_accountant(mine, relation="add-remove")
