@@ -303,3 +303,13 @@ def test_a_replace_special_accountant_is_read_by_from_accountant() -> None:
     assert Accountant(relation="replace-special").compose(mine).composition == mine.composition
     with pytest.raises(InvalidParameterError, match="disagrees"):
         from_accountant(mine, relation="add-remove")
+
+
+@pytest.mark.parametrize(("theirs", "ours"), [
+    ("gaussian:sigma=2,sample=10,of=100,with_replacement=true", "gaussian:sigma=2,sample=10,of=100,with-replacement=true"),
+    ("dgaussian:noise_multiplier=2,sample_rate=0.1", "dgaussian:sigma=2,q=0.1"),
+])
+def test_spelling_variants_of_keys_read_as_ours(theirs: str, ours: str) -> None:
+    # relation=replace_one is read as replace-one; the key with-replacement is read with an underscore alike, and
+    # Opacus's noise_multiplier is a discrete Gaussian's sigma as it is a Gaussian's
+    assert Composition.of(theirs) == Composition.of(ours)
