@@ -449,13 +449,39 @@ def _fraction_of_man_exp(man: fmpz, exp: fmpz) -> Fraction:
     return Fraction(m * (1 << e)) if e >= 0 else Fraction(m, 1 << -e)
 
 
+#: the binary exponents an Arb endpoint is written out at exactly; a ball whose radius, or whose midpoint,
+#: is below 2^-FAR_BITS (e^(-10^400) and the like) is widened to one of radius 2^-FAR_BITS, outward
+FAR_BITS = 1 << 21
+
+
 def fraction_of_arb_endpoints(x: arb) -> tuple[Fraction, Fraction]:
-    """Exact rational endpoints [mid - rad, mid + rad] of a finite Arb ball."""
+    """Exact rational endpoints [mid - rad, mid + rad] of a finite Arb ball (widened outward to
+    [mid - r, mid + r], r = 2^-FAR_BITS, where a part of it lies below that; a midpoint above
+    2^FAR_BITS is refused as a :class:`PrecisionError`).
+
+    >>> tiny = arb(2) ** -(1 << 23)
+    >>> lo, hi = fraction_of_arb_endpoints(arb(1, tiny))   # 1 +- 2^-(2^23): widened to 1 +- 2^-FAR_BITS
+    >>> lo < 1 < hi and hi - lo == Fraction(2, 1 << FAR_BITS)
+    True
+    >>> lo, hi = fraction_of_arb_endpoints(tiny)   # 2^-(2^23) exactly: within +- 2^-FAR_BITS
+    >>> lo < 0 < hi and hi == -lo == Fraction(1, 1 << FAR_BITS)
+    True
+    """
     if not x.is_finite():
         raise PrecisionError(f"{x=} is not a finite ball")
-    mid = _fraction_of_man_exp(*x.mid().man_exp())
-    rad = _fraction_of_man_exp(*x.rad().man_exp())
-    return mid - rad, mid + rad
+    (mm, me), (rm, re) = x.mid().man_exp(), x.rad().man_exp()
+    if int(me) + int(mm).bit_length() > FAR_BITS:
+        raise PrecisionError(f"a value near 2^{int(me)} is too large to write out exactly")
+    far = Fraction(1, 1 << FAR_BITS)
+    rad = far if int(re) + int(rm).bit_length() < -FAR_BITS else _fraction_of_man_exp(rm, re)
+    if int(me) < -FAR_BITS:  # the midpoint has bits below 2^-FAR_BITS: round it to a multiple of them, widened
+        m, e = int(mm), int(me)
+        if e + m.bit_length() < -FAR_BITS:
+            return -far - rad, far + rad  # |mid| < 2^-FAR_BITS
+        shift = -FAR_BITS - e
+        mid = Fraction(m >> shift, 1 << FAR_BITS)  # floor(mid * 2^FAR_BITS) / 2^FAR_BITS <= mid < it + far
+        return mid - rad, mid + far + rad
+    return _fraction_of_man_exp(mm, me) - rad, _fraction_of_man_exp(mm, me) + rad
 
 
 # -- decimal strings, rounded outward ---------------------------------------------------------

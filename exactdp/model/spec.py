@@ -186,6 +186,8 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         return normalise_mechanism(mech0), count
     sample, of = vals.pop("sample", None), vals.pop("of", None)
     wr = vals.pop("with-replacement", None)
+    if wr is not None and wr.strip().lower() not in ("true", "1", "yes", "false", "0", "no"):
+        raise InvalidParameterError(f"mechanism={spec!r}: with-replacement={wr!r} must be true or false")
     with_repl = wr is not None and wr.strip().lower() not in ("false", "0", "no")
     if with_repl and (kind not in WITH_REPLACEMENT_KINDS or sample is None or q is not None):
         raise InvalidParameterError(f"mechanism={spec!r}: with-replacement=true is modelled for a Gaussian, Laplace, "

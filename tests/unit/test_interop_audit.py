@@ -313,3 +313,26 @@ def test_spelling_variants_of_keys_read_as_ours(theirs: str, ours: str) -> None:
     # relation=replace_one is read as replace-one; the key with-replacement is read with an underscore alike, and
     # Opacus's noise_multiplier is a discrete Gaussian's sigma as it is a Gaussian's
     assert Composition.of(theirs) == Composition.of(ours)
+
+
+def test_an_astronomically_large_noise_parameter_is_answered_not_an_internal_error() -> None:
+    # dlaplace:noise=A, A = 10^400: the loss is +-A, P(L = A) = 1/(1 + e^-A), so delta(1) = (1 - e^(1-A))/(1 + e^-A),
+    # within 10^-100 of 1 (its arb radius, near 2^-(10^400), is widened outward rather than written out)
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from exactdp import optimal_delta
+    from exactdp.cli import main as cli_main
+
+    d = optimal_delta("dlaplace:noise=1e400", 1, digits=4)
+    # 1 - delta(1) <= 2 e^(1-A) < 2^-(2^22): the enclosure must reach below 1 - 2^-(2^22), and it is tight
+    assert 1 - d.lower >= Fraction(1, 1 << (1 << 22)) and 1 - d.lower < Fraction(1, 10**100) and d.upper == 1
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert cli_main(["delta", "--mechanism", "dlaplace:noise=1e400", "--at-eps", "1", "--digits", "4"]) == 0
+
+
+def test_with_replacement_takes_true_or_false_only() -> None:
+    with pytest.raises(InvalidParameterError, match="must be true or false"):
+        Composition.of("gaussian:sigma=2,sample=10,of=100,with-replacement=maybe")
+    assert Composition.of("gaussian:sigma=2,sample=10,of=100,with-replacement=no") == \
+        Composition.of("gaussian:sigma=2,sample=10,of=100")
