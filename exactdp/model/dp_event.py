@@ -104,6 +104,14 @@ def is_dp_event(obj: object) -> bool:
     return type(obj).__name__.endswith("DpEvent")
 
 
+def _nonnegative(x: object, name: str) -> Fraction:
+    """:func:`_exact`, refused below 0 (a noise parameter: 0 is no noise, below 0 is no parameter)."""
+    v = _exact(x, name)
+    if v < 0:
+        raise InvalidParameterError(f"{name}={x!r} must be >= 0")
+    return v
+
+
 def _exact(x: object, name: str) -> Fraction:
     """A number of an event: a float at its exact binary value, an int or Fraction as it is."""
     if isinstance(x, bool):
@@ -167,21 +175,24 @@ def _leaf(event: Any, name: str, relation: str = "add-remove") -> (Mechanism | G
     rel_sens = 2 if relation == "replace-one" else 1
     if name in ("DiscreteLaplaceDpEvent", "DiscreteGaussianDpEvent"):
         field = "noise_parameter" if name == "DiscreteLaplaceDpEvent" else "sigma"
-        v = _exact(getattr(event, field), f"{name}.{field}")
-        if v <= 0:
-            raise _non_private(f"{name} with {field} {v}")
-        sens = parse_k(event.sensitivity, f"{name}.sensitivity")
-        if sens < 1:
-            raise InvalidParameterError(f"{name}.sensitivity={event.sensitivity!r} must be a positive integer")
+        v = _nonnegative(getattr(event, field), f"{name}.{field}")
+        if v == 0 and name == "DiscreteLaplaceDpEvent":  # pmf e^{-0|x|}: no distribution (its noise is unbounded)
+            raise InvalidParameterError(f"{name}.noise_parameter=0 is no distribution (pmf proportional to e^(-a|x|) "
+                                        "needs a > 0)")
+        if v == 0:
+            raise _non_private(f"{name} with {field} 0")
+        sens = _exact(event.sensitivity, f"{name}.sensitivity")
+        if sens < 0 or sens.denominator != 1:
+            raise InvalidParameterError(f"{name}.sensitivity={event.sensitivity!r} must be a non-negative integer")
         return DiscreteLaplace(v, sens) if name == "DiscreteLaplaceDpEvent" else DiscreteGaussian(v, sens)
     if name == "GaussianDpEvent":
-        nm = _exact(event.noise_multiplier, "GaussianDpEvent.noise_multiplier")
-        if nm <= 0:
+        nm = _nonnegative(event.noise_multiplier, "GaussianDpEvent.noise_multiplier")
+        if nm == 0:
             raise _non_private("GaussianDpEvent with noise_multiplier 0")
         return Gaussian(nm, rel_sens)
     if name == "LaplaceDpEvent":
-        nm = _exact(event.noise_multiplier, "LaplaceDpEvent.noise_multiplier")
-        if nm <= 0:
+        nm = _nonnegative(event.noise_multiplier, "LaplaceDpEvent.noise_multiplier")
+        if nm == 0:
             raise _non_private("LaplaceDpEvent with noise_multiplier 0")
         return Laplace(nm, rel_sens)
     if name == "RandomizedResponseDpEvent":
@@ -312,8 +323,8 @@ def _truncated(ev: Any, relation: str, q: Fraction) -> TruncatedSubsampledGaussi
         raise InvalidParameterError(f"{name}.sampling_probability={p} must be in [0, 1]")
     if p == 0 or b == 0 or n == 0:
         return None
-    nm = _exact(ev.noise_multiplier, f"{name}.noise_multiplier")
-    if nm <= 0:
+    nm = _nonnegative(ev.noise_multiplier, f"{name}.noise_multiplier")
+    if nm == 0:
         raise _non_private(f"{name} with noise_multiplier 0")
     return TruncatedSubsampledGaussian(nm, p, b, n, relation)
 

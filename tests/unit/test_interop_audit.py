@@ -7,6 +7,7 @@ arithmetic on the floats an event holds, and dp_accounting's own classes where i
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -336,3 +337,33 @@ def test_with_replacement_takes_true_or_false_only() -> None:
         Composition.of("gaussian:sigma=2,sample=10,of=100,with-replacement=maybe")
     assert Composition.of("gaussian:sigma=2,sample=10,of=100,with-replacement=no") == \
         Composition.of("gaussian:sigma=2,sample=10,of=100")
+
+
+@dataclass
+class DiscreteLaplaceDpEvent:
+    noise_parameter: float
+    sensitivity: int
+
+
+def test_event_noise_parameters_below_zero_are_refused_and_sensitivity_0_is_the_0_0_pair() -> None:
+    from exactdp.model.dp_event import NonPrivateEvent
+
+    for ev in (GaussianDpEvent_(-1.0), DiscreteLaplaceDpEvent(-0.5, 1)):
+        with pytest.raises(InvalidParameterError, match="must be >= 0") as err:
+            from_dp_event(ev)
+        assert not isinstance(err.value, NonPrivateEvent)  # not "noise 0": a value below 0 is no parameter
+    # noise_parameter a = 0: e^{-0|x|} is no distribution (its noise is unbounded, not absent): refused, not NonPrivate
+    with pytest.raises(InvalidParameterError, match="no distribution") as err:
+        from_dp_event(DiscreteLaplaceDpEvent(0.0, 1))
+    assert not isinstance(err.value, NonPrivateEvent)
+    # sensitivity 0: the query never moves, P = Q, as the spec dlaplace:noise=A,sensitivity=0 reads (§7.13)
+    assert from_dp_event(DiscreteLaplaceDpEvent(0.5, 0)) == Composition.homogeneous(0, 0, 1) \
+        == Composition.of("dlaplace:noise=0.5,sensitivity=0")
+
+
+@dataclass
+class GaussianDpEvent_:  # renamed below: dp_accounting's class name is what is read
+    noise_multiplier: float
+
+
+GaussianDpEvent_.__name__ = "GaussianDpEvent"
