@@ -18,10 +18,11 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from exactdp.api.optimal import signed_eps
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.files import require_extra
-from exactdp.core.numbers import ExactReal, parse_delta, parse_eps
+from exactdp.core.numbers import ExactReal, parse_delta
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -255,7 +256,7 @@ def plot_curve(points: Sequence[Any], enclosures: Sequence[Enclosure], *, direct
         _, ax = plt.subplots(figsize=(6, 4))
     else:
         require_extra("matplotlib", "plot_curve")
-    parse = parse_eps if direction == "delta" else parse_delta
+    parse = signed_eps if direction == "delta" else parse_delta  # an eps_g below 0 too (docs/mathematics.md §9)
     xs = [_x(parse(p, "eps_g" if direction == "delta" else "delta_g")) for p in points]
     lo = [e.float_lower() for e in enclosures]
     hi = [e.float_upper() for e in enclosures]

@@ -33,7 +33,7 @@ from exactdp.calibrate.result import Calibration
 from exactdp.core import progress
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, parse_digits, parse_eps
+from exactdp.core.numbers import DEFAULT_DIGITS, format_fraction, parse_delta, parse_digits
 from exactdp.engines.pld import refine
 from exactdp.engines.rdp_labelled import is_rdp_bound
 from exactdp.model.attained import TWO_SIDED
@@ -140,7 +140,7 @@ def _answer_query(query: str, obj: dict[str, Any], o: dict[str, Any], default_di
     else:
         if method != "optimal":
             raise InvalidParameterError(f"method={method!r}: check answers only for the optimal method")
-        eps_g = parse_eps(_require(o, "eps_g"), "eps_g")
+        eps_g = optimal.signed_eps(_require(o, "eps_g"), "eps_g")  # below 0 too, as delta's at_eps
         delta_g = parse_delta(_require(o, "delta_g"), "delta_g")
         inputs["eps_g"], inputs["delta_g"] = str(eps_g), format_fraction(delta_g)
         start = time.monotonic()

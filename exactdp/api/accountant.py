@@ -24,7 +24,7 @@ from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, parse_digits, parse_k
 from exactdp.model.composition import Composition
-from exactdp.model.dp_event import NonPrivateEvent, from_dp_event, is_dp_event
+from exactdp.model.dp_event import NonPrivateEvent, from_accountant, from_dp_event, is_accountant, is_dp_event
 from exactdp.model.mechanisms import (
     RELATIONS,
     Gaussian,
@@ -75,13 +75,18 @@ class Accountant:
 
     def compose(self, event: Any, count: CountInput = 1) -> Accountant:
         """Add ``count`` runs of ``event``: a dp_accounting ``DpEvent`` (:func:`from_dp_event`), a
-        mechanism spec such as ``"gaussian:sigma=1,q=0.01"``, a mechanism, or a composition.
+        mechanism spec such as ``"gaussian:sigma=1,q=0.01"``, a mechanism, a composition, or another
+        accountant's ledger (dp_accounting's, Opacus's or an :class:`Accountant`, read by
+        :func:`~exactdp.model.dp_event.from_accountant`; its relation must be this one's).
         Returns the accountant (so calls chain, as in dp_accounting)."""
         n = parse_k(count, "count")
         try:  # a non-private event is the mechanism NonPrivate (a Poisson subsample of it is private at delta >= q)
-            comp = from_dp_event(event, self.relation, non_private="mechanism", bounded=self.bounded) \
-                if is_dp_event(event) else \
-                Composition.of(event if isinstance(event, (Composition, str)) else [event])
+            if is_dp_event(event):
+                comp = from_dp_event(event, self.relation, non_private="mechanism", bounded=self.bounded)
+            elif is_accountant(event):  # another accountant's ledger (dp_accounting, Opacus, exactdp), its relation ours
+                comp = from_accountant(event, self.relation)
+            else:
+                comp = Composition.of(event if isinstance(event, (Composition, str)) else [event])
         except NonPrivateEvent:
             self.non_private = True
             return self
@@ -120,19 +125,30 @@ class Accountant:
             return Composition.homogeneous(0, 0, 1)
         return Composition(tuple(self._groups))
 
-    def get_epsilon(self, delta: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                    max_seconds: ExactInput | float | None = None) -> Enclosure:
-        """The optimal eps of the ledger at total ``delta`` (certified; ``+inf`` when none works)."""
+    def get_epsilon(self, delta: ExactInput | None = None, *, digits: CountInput = DEFAULT_DIGITS,
+                    max_seconds: ExactInput | float | None = None, target_delta: ExactInput | None = None) -> Enclosure:
+        """The optimal eps of the ledger at total ``delta`` (certified; ``+inf`` when none works);
+        ``target_delta=`` is dp_accounting's name for it."""
+        delta = _one_of(delta, target_delta, "delta", "target_delta")
         if self.non_private:
             return Enclosure.infinite(parse_digits(digits))
         return optimal_epsilon(self.composition, delta, digits=digits, max_seconds=max_seconds)
 
-    def get_delta(self, epsilon: ExactInput, *, digits: CountInput = DEFAULT_DIGITS,
-                  max_seconds: ExactInput | float | None = None) -> Enclosure:
-        """The optimal total delta of the ledger at ``epsilon`` (certified)."""
+    def get_delta(self, epsilon: ExactInput | None = None, *, digits: CountInput = DEFAULT_DIGITS,
+                  max_seconds: ExactInput | float | None = None, target_epsilon: ExactInput | None = None) -> Enclosure:
+        """The optimal total delta of the ledger at ``epsilon`` (certified; below 0 too);
+        ``target_epsilon=`` is dp_accounting's name for it."""
+        epsilon = _one_of(epsilon, target_epsilon, "epsilon", "target_epsilon")
         if self.non_private:
             return Enclosure.exact_value(Fraction(1), parse_digits(digits))
         return optimal_delta(self.composition, epsilon, digits=digits, max_seconds=max_seconds)
 
     def __repr__(self) -> str:
         return f"Accountant(relation={self.relation!r}, composition={str(self.composition)!r})"
+
+
+def _one_of(ours: ExactInput | None, theirs: ExactInput | None, name: str, their_name: str) -> ExactInput:
+    """The value given as ``name`` or as dp_accounting's ``their_name``: exactly one of them."""
+    if (ours is None) == (theirs is None):
+        raise InvalidParameterError(f"give {name}= or {their_name}= (dp_accounting's name), exactly one of them")
+    return ours if ours is not None else theirs  # type: ignore[return-value]

@@ -78,10 +78,30 @@ def delta_curve(comp: Any, eps_list: Sequence[Any], *, digits: int = DEFAULT_DIG
     ``max_seconds`` bounds the whole curve as ``--max-seconds`` does: the PLD engine returns the
     brackets it certified by then, an exact engine raises :class:`~exactdp.core.errors.TimeBudgetError`.
     """
-    from exactdp.api.optimal import optimal_delta
+    from exactdp.api.optimal import optimal_delta, signed_eps
     from exactdp.engines.pld.engine import pld_delta_curve
 
-    return _curve(comp, eps_list, parse_eps, "eps_g", pld_delta_curve, optimal_delta, digits, max_seconds, direction)
+    pts = [signed_eps(p, "eps_g") for p in eps_list]
+    below = [i for i, p in enumerate(pts) if p.sign() < 0]
+    if not below:
+        return _curve(comp, pts, parse_eps, "eps_g", pld_delta_curve, optimal_delta, digits, max_seconds, direction)
+    # eps_g < 0 (the hockey-stick divergence below 0): each point from the reversed order at -eps_g, as
+    # optimal_delta answers it (docs/mathematics.md §9), within its share of the budget
+    budget = progress.parse_seconds(max_seconds)
+    share = None if budget is None else budget * len(below) / len(pts)
+    out: dict[int, Enclosure] = {}
+    with progress.budgeted("curve", share):
+        for n, i in enumerate(below):
+            progress.tick(f"point {n + 1}/{len(below)} below 0")
+            out[i] = optimal_delta(comp, pts[i], digits=digits, direction=direction,
+                                   max_seconds=None if share is None else share / len(below))
+    above = [i for i in range(len(pts)) if i not in out]
+    if above:
+        rest = None if budget is None or share is None else budget - share
+        encs = _curve(comp, [pts[i] for i in above], parse_eps, "eps_g", pld_delta_curve, optimal_delta, digits,
+                      rest, direction)
+        out.update(zip(above, encs))
+    return [out[i] for i in range(len(pts))]
 
 
 def epsilon_curve(comp: Any, deltas: Sequence[Any], *, digits: int = DEFAULT_DIGITS,
@@ -96,12 +116,14 @@ def epsilon_curve(comp: Any, deltas: Sequence[Any], *, digits: int = DEFAULT_DIG
 
 
 def eps_points(a: Any, b: Any, n: Any) -> list[ExactReal]:
-    """n evenly spaced exact eps_g from a to b (a <= b, rationals).
+    """n evenly spaced exact eps_g from a to b (a <= b, rationals; below 0 too).
 
-    >>> [str(x) for x in eps_points("0", "1", 3)]
-    ['0', '0.5', '1']
+    >>> [str(x) for x in eps_points("-1", "1", 3)]
+    ['-1', '0', '1']
     """
-    lo, hi = parse_eps(a, "eps_from"), parse_eps(b, "eps_to")
+    from exactdp.api.optimal import signed_eps
+
+    lo, hi = signed_eps(a, "eps_from"), signed_eps(b, "eps_to")
     k = parse_k(n, "points")
     if lo.kind != "rational" or hi.kind != "rational":
         raise InvalidParameterError("eps_from and eps_to must be rationals (not log(...)) for a curve")

@@ -130,6 +130,8 @@ def _below_zero(comp: CompositionInput, eps_g: ExactReal, digits: CountInput, ma
     rev = Composition(tuple((_reversed_order(m), n) for m, n in c.groups))  # type: ignore[misc]
     neg = _negated(eps_g)
     enc, r = routed_delta(rev, neg, digits=digits, max_seconds=max_seconds, direction="max")
+    if enc.lower == enc.upper == 1:  # delta_rev = 1 (no noise): 1 - a + a = 1 exactly, whatever a is
+        return Enclosure.exact_value(Fraction(1), enc.digits, enc.algorithm), r
     a = eps_g.exp_exact()
     if a is not None:  # e^eps_g rational: the map is exact
         lo, hi = 1 - a + a * Fraction(enc.lower), 1 - a + a * Fraction(enc.upper)
@@ -187,12 +189,20 @@ def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput, *
                max_seconds: ExactInput | float | None = None) -> bool:
     """Exactly whether ``comp`` is (eps_g, delta_g)-DP (never a guess; docs/contracts.md §1.5).
 
+    ``eps_g`` may be below 0: whether delta(eps_g) <= delta_g (docs/mathematics.md §9, "Below zero").
+
     >>> is_private(("0.1", "0.001", 30), "0.85", "0.05")
+    True
+    >>> is_private(("log(2)", 0, 1), "-log(2)", "1/2")   # 1 - 1/2 + (1/2) delta(log 2) = 1/2
     True
     """
     c = Composition.of(comp)
-    eps_g_r: ExactReal = parse_eps(eps_g, "eps_g")
+    eps_g_s: ExactReal = signed_eps(eps_g, "eps_g")
     delta_g_q: Fraction = parse_delta(delta_g, "delta_g")
+    if eps_g_s.sign() < 0:
+        with progress.budgeted("check", max_seconds):
+            return _private_below_zero(c, eps_g_s, delta_g_q)
+    eps_g_r: ExactReal = parse_eps(eps_g_s, "eps_g")
     with progress.budgeted("check", max_seconds):
         ok = answer(c, lambda r: r.engine.decide(c, eps_g_r, delta_g_q, r.payload))[0]
         if ok or is_tight(c):
@@ -206,3 +216,37 @@ def is_private(comp: CompositionInput, eps_g: ExactInput, delta_g: ExactInput, *
         raise PrecisionError(f"{c} at eps_g={eps_g_r}, delta_g={delta_g_q}: the pair one dataset pair attains "
                              "is private there and the dominating pair is not; the optimum lies between them "
                              "(docs/mathematics.md §9, Theorem 9.7): undecided")
+
+
+#: the digits :func:`_private_below_zero` asks for, in turn, when e^eps_g is irrational
+_BELOW_ZERO_DIGITS = (10, 20, 40)
+
+
+def _private_below_zero(c: Composition, eps_g: ExactReal, delta_g: Fraction) -> bool:
+    """Whether delta(eps_g) <= delta_g for an eps_g < 0 (the hockey-stick divergence below 0).
+
+    With a = e^eps_g, delta(eps_g) = 1 - a + a delta_rev(-eps_g) (:func:`_below_zero`), so the
+    question is delta_rev(-eps_g) <= t, t = 1 - (1 - delta_g)/a: an exact decision of the reversed
+    orders when a is rational (t < 0 is never met: delta_rev >= 0); otherwise enclosures of
+    delta(eps_g) at more and more digits, and undecided (:class:`PrecisionError`) when none
+    separates it from delta_g, or when only an upper bound is known and it misses.
+    """
+    a = eps_g.exp_exact()
+    if a is not None:
+        t = 1 - (1 - delta_g) / a
+        if t < 0:
+            return False
+        rev = Composition(tuple((_reversed_order(m), n) for m, n in c.groups))  # type: ignore[misc]
+        return is_private(rev, _negated(eps_g), t)
+    upper_only = not is_tight(c) and attained(c) is None
+    for d in _BELOW_ZERO_DIGITS:
+        enc = optimal_delta(c, eps_g, digits=d)
+        if Fraction(enc.upper) <= delta_g:
+            return True
+        if Fraction(enc.lower) > delta_g:
+            if upper_only:  # as is_private says it: "not private" is not proven by an upper bound
+                raise PrecisionError(f"{c} is certified (eps_g, delta_g)-DP only when its dominating pair is "
+                                     "(docs/mathematics.md §9), and that pair is not: undecided")
+            return False
+    raise PrecisionError(f"{c} at eps_g={eps_g}, delta_g={delta_g}: delta(eps_g) could not be separated from delta_g "
+                         f"at {_BELOW_ZERO_DIGITS[-1]} digits: undecided")

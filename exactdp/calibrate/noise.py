@@ -224,7 +224,8 @@ def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta:
 def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput, sample_rate: ExactInput,
                          steps: CountInput | None = None, epochs: ExactInput | None = None,
                          gap: ExactInput | None = None, max_seconds: ExactInput | None = None,
-                         relation: object = "add-remove", bounded: object = False) -> Calibration:
+                         relation: object = "add-remove", bounded: object = False, accountant: object = "rdp",
+                         epsilon_tolerance: object = None) -> Calibration:
     """Opacus's ``get_noise_multiplier``, certified: the smallest noise multiplier sigma such that
     ``steps`` Poisson-subsampled Gaussian steps at ``sample_rate`` (DP-SGD) meet (target_epsilon,
     target_delta), as :func:`calibrate_sigma` (docs/calibration.md §2.3, docs/interop.md).
@@ -234,11 +235,22 @@ def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput
 
     ``epochs`` instead of ``steps`` means ``floor(epochs / sample_rate)`` steps, as Opacus counts
     them.  The result's float is the certified-safe sigma rounded up (``Calibration.__float__``).
+    Opacus's ``accountant`` (``"rdp"``, ``"prv"`` or ``"gdp"``) and ``epsilon_tolerance`` are taken
+    so that a call written for Opacus runs unchanged; neither changes the answer, the smallest sigma
+    certified to meet the target by the optimal accounting (any accountant's eps at it is an upper
+    bound at least as large), with ``fails_at`` within ``gap`` of it.
 
     >>> r = get_noise_multiplier(target_epsilon=1, target_delta="1e-5", sample_rate=1, steps=100)
     >>> r.value_str, float(r) >= r.value  # float ok: a doctest of the float rounding
     ('37.306326', True)
     """
+    if not isinstance(accountant, str) or accountant not in ("rdp", "prv", "gdp"):
+        raise InvalidParameterError(f"accountant={accountant!r} must be one of Opacus's names 'rdp', 'prv' or 'gdp' "
+                                    "(exactdp answers the optimal accounting whichever is named)")
+    if epsilon_tolerance is not None and not (isinstance(epsilon_tolerance, (int, float, Fraction, str))
+                                              and not isinstance(epsilon_tolerance, bool)):
+        raise InvalidParameterError(f"epsilon_tolerance={epsilon_tolerance!r} must be a number (Opacus's tolerance; "
+                                    "exactdp's precision is gap=)")
     q = parse_rate(sample_rate)
     if (steps is None) == (epochs is None):
         raise InvalidParameterError("give either steps or epochs (Opacus's get_noise_multiplier takes one of them)")

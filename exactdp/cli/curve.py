@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_composition(p)
     g = p.add_argument_group("points (one of the two directions)")
-    g.add_argument("--eps-from", metavar="A", help="first eps_g (delta direction)")
+    g.add_argument("--eps-from", metavar="A", help="first eps_g (delta direction; below 0 too, e.g. -1)")
     g.add_argument("--eps-to", metavar="B", help="last eps_g")
     g.add_argument("--delta-from", metavar="A", help="first (smallest) delta_g (eps direction)")
     g.add_argument("--delta-to", metavar="B", help="last delta_g")

@@ -129,7 +129,8 @@ def error_message(exc: BaseException, query: str | None = None, seconds: float |
             lo, hi = best if isinstance(best, tuple) else (best.lower, best.upper)
             extra = (f"; the best certified bracket is [{decimal_string(Fraction(lo), 10, 'down')}, "
                      f"{decimal_string(Fraction(hi), 10, 'up')}]")
-        hint = "" if "memory bound" in msg or "Theorem 9.7" in msg else "; --max-seconds gives it more time"
+        final = ("memory bound", "Theorem 9.7", "dominating pair is")  # more time would not decide these
+        hint = "" if any(f in msg for f in final) else "; --max-seconds gives it more time"
         return f"{kind}{spent}: {msg}{extra}{hint}"
     if isinstance(exc, OSError) and not isinstance(exc, ExactDPError):
         what = f"{exc.filename}: " if exc.filename else ""

@@ -102,6 +102,7 @@ def add_parsers(sub: Any, fmt: type[argparse.HelpFormatter]) -> None:
     p.add_argument("--delta-g", metavar="DELTA_G", required=True, help="the global delta_g")
     add_budget(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_direction(p)
 
 
 def run_query_command(args: argparse.Namespace, what: str) -> int:
@@ -115,6 +116,8 @@ def run_query_command(args: argparse.Namespace, what: str) -> int:
 def _run_query_command(args: argparse.Namespace, what: str) -> int:
     comp = composition_from_args(args.eps, args.delta, args.k, args.mechanism, args.mechanisms)
     obj: dict[str, Any] = {"query": what}
+    obj["direction"] = args.direction
+    comp = directed(comp, parse_direction(args.direction, "--direction"))
     if what == "check":
         obj.update(eps_g=args.eps_g, delta_g=args.delta_g)
     else:
@@ -123,8 +126,6 @@ def _run_query_command(args: argparse.Namespace, what: str) -> int:
             obj["eta"] = args.eta
         if args.orders is not None:
             obj["orders"] = split_orders(args.orders)
-        obj["direction"] = args.direction
-        comp = directed(comp, parse_direction(args.direction, "--direction"))
         if what == "delta":
             obj["at_eps"] = args.at_eps
         else:

@@ -449,12 +449,34 @@ def _fraction_of_man_exp(man: fmpz, exp: fmpz) -> Fraction:
     return Fraction(m * (1 << e)) if e >= 0 else Fraction(m, 1 << -e)
 
 
+#: the binary exponents an Arb ball's parts are written out at exactly (2^-(2^24): a 2 MB integer); a radius
+#: below that (2^-(10^400) and the like) is widened outward, to 2^-REL_BITS of the midpoint's size
+ABS_BITS = 1 << 24
+REL_BITS = 1 << 20
+
+
 def fraction_of_arb_endpoints(x: arb) -> tuple[Fraction, Fraction]:
-    """Exact rational endpoints [mid - rad, mid + rad] of a finite Arb ball."""
+    """Exact rational endpoints [mid - rad, mid + rad] of a finite Arb ball; a radius too small to
+    write out (below 2^-ABS_BITS) is widened outward to 2^-REL_BITS times the midpoint's size, and a
+    midpoint beyond 2^+-ABS_BITS is refused as a :class:`PrecisionError`.
+
+    >>> lo, hi = fraction_of_arb_endpoints(arb(1, arb(2) ** -(1 << 26)))   # 1 +- 2^-(2^26): widened
+    >>> lo < 1 < hi and hi - lo == Fraction(4, 1 << REL_BITS)   # 1 +- 2^(1 - REL_BITS)
+    True
+    """
     if not x.is_finite():
         raise PrecisionError(f"{x=} is not a finite ball")
-    mid = _fraction_of_man_exp(*x.mid().man_exp())
-    rad = _fraction_of_man_exp(*x.rad().man_exp())
+    (mm, me), (rm, re) = x.mid().man_exp(), x.rad().man_exp()
+    m, e, r, f = int(mm), int(me), int(rm), int(re)
+    if m != 0 and not -ABS_BITS <= e <= ABS_BITS:
+        raise PrecisionError(f"a value near 2^{e + m.bit_length()} is too far from 1 to write out exactly")
+    mid = _fraction_of_man_exp(mm, me)
+    top = e + m.bit_length() if m != 0 else -ABS_BITS  # |mid| < 2^top
+    k = top - REL_BITS
+    if r != 0 and f < -ABS_BITS and k >= f + r.bit_length():  # 2^k > rad: a larger radius, outward
+        rad = Fraction(1, 1 << -k) if k < 0 else Fraction(1 << k)
+    else:
+        rad = _fraction_of_man_exp(rm, re)
     return mid - rad, mid + rad
 
 

@@ -110,6 +110,10 @@ class Composition:
         """
         if isinstance(obj, Composition):
             return obj
+        for x in (obj, *(obj if isinstance(obj, (list, tuple)) else ())):
+            hint = _foreign_hint(x)
+            if hint is not None:
+                raise InvalidParameterError(f"composition={_short(obj)}: {hint}")
         if _is_spec(obj):
             return cls((parse_mechanism_spec(obj),))
         if isinstance(obj, Mapping):
@@ -117,10 +121,13 @@ class Composition:
         if isinstance(obj, (list, tuple)):
             if not obj:
                 raise InvalidParameterError(f"composition={obj!r} must be a non-empty list of mechanisms")
-            if all(_is_scalar(x) for x in obj):
+            if all(_is_scalar(x) for x in obj) and all(_is_number_like(x) for x in obj):
                 if len(obj) == 3 and _is_integral(obj[2]):
                     return cls.homogeneous(*obj)
                 raise InvalidParameterError(_flat_message(obj))
+            if all(_is_scalar(x) for x in obj):  # objects that are neither numbers nor mechanisms
+                raise InvalidParameterError(f"composition={_short(obj)} holds {type(obj[0]).__name__} objects, which "
+                                            "are neither numbers nor mechanisms")
             return cls(tuple(_parse_entry(m, i, bare_eps=False) for i, m in enumerate(obj)))
         raise InvalidParameterError(
             f"composition={_short(obj)} must be a Composition, an (eps, delta, k) triple, a list of "
@@ -210,6 +217,22 @@ def _is_mechanism(x: object) -> TypeGuard[Mechanism | SpecificMechanism]:
 def _is_scalar(x: object) -> bool:
     """Not a container, a mechanism or a composition: what a flat list of numbers is made of."""
     return not isinstance(x, (list, tuple, Mapping, Composition)) and not _is_mechanism(x) and not _is_spec(x)
+
+
+def _is_number_like(x: object) -> bool:
+    """A value a flat list of numbers could hold (a number, or its text)."""
+    return isinstance(x, (str, Fraction, ExactReal)) or hasattr(x, "__float__") or hasattr(x, "__index__")
+
+
+def _foreign_hint(x: object) -> str | None:
+    """What to do with a dp_accounting event or an accountant given where a composition belongs
+    (duck-typed, no import: they are read by :mod:`exactdp.model.dp_event`), else None."""
+    name = type(x).__name__
+    if name.endswith("DpEvent"):
+        return f"{name} is a dp_accounting event: read it with exactdp.from_dp_event(event) (or Accountant().compose(event))"
+    if hasattr(x, "ledger") or hasattr(x, "history") or (hasattr(x, "composition") and hasattr(x, "relation")):
+        return f"{name} is an accountant: read it with exactdp.from_accountant(acc) (or Accountant().compose(acc))"
+    return None
 
 
 def _is_spec(x: object) -> TypeGuard[str]:

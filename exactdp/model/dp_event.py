@@ -104,6 +104,14 @@ def is_dp_event(obj: object) -> bool:
     return type(obj).__name__.endswith("DpEvent")
 
 
+def _nonnegative(x: object, name: str) -> Fraction:
+    """:func:`_exact`, refused below 0 (a noise parameter: 0 is no noise, below 0 is no parameter)."""
+    v = _exact(x, name)
+    if v < 0:
+        raise InvalidParameterError(f"{name}={x!r} must be >= 0")
+    return v
+
+
 def _exact(x: object, name: str) -> Fraction:
     """A number of an event: a float at its exact binary value, an int or Fraction as it is."""
     if isinstance(x, bool):
@@ -167,21 +175,24 @@ def _leaf(event: Any, name: str, relation: str = "add-remove") -> (Mechanism | G
     rel_sens = 2 if relation == "replace-one" else 1
     if name in ("DiscreteLaplaceDpEvent", "DiscreteGaussianDpEvent"):
         field = "noise_parameter" if name == "DiscreteLaplaceDpEvent" else "sigma"
-        v = _exact(getattr(event, field), f"{name}.{field}")
-        if v <= 0:
-            raise _non_private(f"{name} with {field} {v}")
-        sens = parse_k(event.sensitivity, f"{name}.sensitivity")
-        if sens < 1:
-            raise InvalidParameterError(f"{name}.sensitivity={event.sensitivity!r} must be a positive integer")
+        v = _nonnegative(getattr(event, field), f"{name}.{field}")
+        if v == 0 and name == "DiscreteLaplaceDpEvent":  # pmf e^{-0|x|}: no distribution (its noise is unbounded)
+            raise InvalidParameterError(f"{name}.noise_parameter=0 is no distribution (pmf proportional to e^(-a|x|) "
+                                        "needs a > 0)")
+        if v == 0:
+            raise _non_private(f"{name} with {field} 0")
+        sens = _exact(event.sensitivity, f"{name}.sensitivity")
+        if sens < 0 or sens.denominator != 1:
+            raise InvalidParameterError(f"{name}.sensitivity={event.sensitivity!r} must be a non-negative integer")
         return DiscreteLaplace(v, sens) if name == "DiscreteLaplaceDpEvent" else DiscreteGaussian(v, sens)
     if name == "GaussianDpEvent":
-        nm = _exact(event.noise_multiplier, "GaussianDpEvent.noise_multiplier")
-        if nm <= 0:
+        nm = _nonnegative(event.noise_multiplier, "GaussianDpEvent.noise_multiplier")
+        if nm == 0:
             raise _non_private("GaussianDpEvent with noise_multiplier 0")
         return Gaussian(nm, rel_sens)
     if name == "LaplaceDpEvent":
-        nm = _exact(event.noise_multiplier, "LaplaceDpEvent.noise_multiplier")
-        if nm <= 0:
+        nm = _nonnegative(event.noise_multiplier, "LaplaceDpEvent.noise_multiplier")
+        if nm == 0:
             raise _non_private("LaplaceDpEvent with noise_multiplier 0")
         return Laplace(nm, rel_sens)
     if name == "RandomizedResponseDpEvent":
@@ -312,8 +323,8 @@ def _truncated(ev: Any, relation: str, q: Fraction) -> TruncatedSubsampledGaussi
         raise InvalidParameterError(f"{name}.sampling_probability={p} must be in [0, 1]")
     if p == 0 or b == 0 or n == 0:
         return None
-    nm = _exact(ev.noise_multiplier, f"{name}.noise_multiplier")
-    if nm <= 0:
+    nm = _nonnegative(ev.noise_multiplier, f"{name}.noise_multiplier")
+    if nm == 0:
         raise _non_private(f"{name} with noise_multiplier 0")
     return TruncatedSubsampledGaussian(nm, p, b, n, relation)
 
@@ -404,7 +415,7 @@ def from_accountant(acc: object, relation: object = None) -> Composition:
     comp = getattr(acc, "composition", None)
     own_rel = getattr(acc, "relation", None)
     if isinstance(comp, Composition) and isinstance(own_rel, str):  # exactdp's Accountant
-        agree(parse_relation(own_rel), name)
+        agree(parse_relation(own_rel, special=True), name)
         if getattr(acc, "non_private", False) and not any(isinstance(m, NonPrivate) for m, _ in comp.groups):
             return Composition((*comp.groups, (NonPrivate(), 1)))  # a run without noise, given not as an event
         return comp
@@ -473,13 +484,19 @@ def _is_float(x: Fraction) -> bool:
 
 def _as_subsampled_mixture(m: MixtureOfGaussians) -> tuple[Fraction, MixtureOfGaussians] | None:
     """A mixture with a sensitivity 0 whose probabilities are not all floats, as (q, the mixture without
-    the 0) when q = 1 - p_0 and the renormalised probabilities are floats: how a subsampled mixture
-    reads (:func:`exactdp.model.mechanisms.normalise_mechanism`), written back as it was given."""
+    the 0) when q = 1 - p_0 is a float and the renormalised probabilities are read back exactly from
+    their floats (floats themselves, or the decimals those print as, :func:`_probs`): how a subsampled
+    mixture reads (:func:`exactdp.model.mechanisms.normalise_mechanism`), written back as it was given."""
     if m.sensitivities[0] != 0 or len(m.sensitivities) < 3 or all(_is_float(p) for p in m.probs):
         return None
     q = 1 - m.probs[0]
     inner = [p / q for p in m.probs[1:]]
-    if not (_is_float(q) and all(_is_float(p) for p in inner)):
+    if not _is_float(q):
+        return None
+    try:  # 0.9/0.1 inside a PoissonSampledDpEvent(0.1, ...): the decimals, not the binary values
+        if _probs([float(p) for p in inner], "probs") != inner:  # float ok: the floats dp_accounting is given
+            return None
+    except InvalidParameterError:
         return None
     return q, MixtureOfGaussians(m.sigma, list(m.sensitivities[1:]), inner)
 
@@ -579,6 +596,8 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove", *, dire
             return cls(float(v), m.sensitivity)  # float ok: dp_accounting's input
         if isinstance(m, RandomizedResponse):
             return rr_event(m.eps, m.categories)
+        if isinstance(m, Mechanism) and m.delta == 0 and m.eps.is_zero():
+            return dp.NoOpDpEvent()  # (0, 0): a NoOpDpEvent, or a sample at rate 0, as read
         if isinstance(m, Mechanism):
             r = m.eps.exp_exact() if m.delta == 0 else None
             if m.eps.kind != "rational" and r is not None:  # eps = log r, delta 0: binary randomized response

@@ -133,6 +133,13 @@ def _positive(x: object, name: str) -> Fraction:
     return v
 
 
+def _nonnegative_int(x: object, name: str) -> int:
+    v = _nonnegative(x, name)
+    if v.denominator != 1:
+        raise InvalidParameterError(f"{name}={x!r} must be a non-negative integer")
+    return int(v)
+
+
 def _positive_int(x: object, name: str) -> int:
     v = _positive(x, name)
     if v.denominator != 1:
@@ -307,7 +314,7 @@ class RandomizedResponse(SpecificMechanism):
 @dataclass(frozen=True, init=False)
 class DiscreteLaplace(SpecificMechanism):
     """Discrete Laplace noise, pmf ``tanh(a/2) e^{-a|x|}`` on the integers (a = ``noise``, dp_accounting's
-    ``noise_parameter``), added to an integer query of L1 sensitivity ``sensitivity`` (a positive integer).
+    ``noise_parameter``), added to an integer query of L1 sensitivity ``sensitivity`` (an integer; 0 is the (0, 0) pair).
 
     One run is exactly (a D)-DP; its privacy loss takes the D + 1 values a(2y - D), y = 0..D
     (docs/mathematics.md §7.10).
@@ -324,7 +331,7 @@ class DiscreteLaplace(SpecificMechanism):
 
     def __init__(self, noise: ExactInput, sensitivity: ExactInput = 1) -> None:
         object.__setattr__(self, "noise", _positive(noise, "noise"))
-        object.__setattr__(self, "sensitivity", _positive_int(sensitivity, "sensitivity"))
+        object.__setattr__(self, "sensitivity", _nonnegative_int(sensitivity, "sensitivity"))
 
     @property
     def eps(self) -> Fraction:
@@ -353,8 +360,8 @@ class DiscreteGaussian(SpecificMechanism):
     kind = "dgaussian"
 
     def __init__(self, sigma: ExactInput, sensitivity: ExactInput = 1) -> None:
-        object.__setattr__(self, "sigma", _positive(sigma, "sigma"))
-        object.__setattr__(self, "sensitivity", _positive_int(sensitivity, "sensitivity"))
+        object.__setattr__(self, "sigma", _nonnegative(sigma, "sigma"))  # 0: no noise (NonPrivate, §7.13)
+        object.__setattr__(self, "sensitivity", _nonnegative_int(sensitivity, "sensitivity"))
 
     def spec(self) -> str:
         s = f"dgaussian:sigma={format_fraction(self.sigma)}"
@@ -561,9 +568,7 @@ class SampledWithoutReplacement(SpecificMechanism):
     kind = "wor"
 
     def __init__(self, mechanism: AnyMechanism, sample: CountInput, of: CountInput) -> None:
-        m, n = parse_k(sample, "sample"), parse_k(of, "of")
-        if m < 1:
-            raise InvalidParameterError(f"sample={sample!r} must be at least 1")
+        m, n = _nonnegative_int(sample, "sample"), parse_k(of, "of")
         if m > n:
             raise InvalidParameterError(f"sample={sample!r} must be at most of={of!r} (a batch drawn without "
                                         "replacement from the dataset)")
@@ -596,9 +601,10 @@ def _generic_spec(m: Mechanism) -> str:
 
 def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
     """A mechanism value in normal form (docs/mathematics.md §7.13): binary RR -> PureDP; q = 1
-    subsampling dropped; no noise (Gaussian sigma = 0, Laplace scale = 0, a mixture with sigma = 0)
-    -> :class:`NonPrivate`; a mechanism that never sees the record (sensitivity 0, q = 0, all
-    mixture sensitivities 0, subsampling of a (0, 0) pair) -> ``PureDP(0)``; a one-component
+    subsampling dropped; no noise (Gaussian or discrete Gaussian sigma = 0, Laplace scale = 0, a
+    mixture with sigma = 0) -> :class:`NonPrivate`; a mechanism that never sees the record
+    (sensitivity 0, q = 0, a fixed batch of 0 records, all mixture sensitivities 0, subsampling of a
+    (0, 0) pair) -> ``PureDP(0)``; a one-component
     mixture -> its Gaussian, a mixture of 0 and one sensitivity -> the subsampled Gaussian, a
     subsampled mixture -> the mixture with the sensitivity 0 added at probability 1 - q.
 
@@ -613,6 +619,10 @@ def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
         return PureDP(0)
     if isinstance(m, Laplace) and (m.scale == 0 or m.sensitivity == 0):
         return NonPrivate() if m.sensitivity else PureDP(0)
+    if isinstance(m, (DiscreteLaplace, DiscreteGaussian)) and m.sensitivity == 0:
+        return PureDP(0)
+    if isinstance(m, DiscreteGaussian) and m.sigma == 0:
+        return NonPrivate()
     if isinstance(m, MixtureOfGaussians):
         top = m.sensitivities[-1]
         if top == 0:
@@ -639,6 +649,8 @@ def normalise_mechanism(m: object, name: str = "mechanism") -> AnyMechanism:
                                                           (1 - m.q,) + tuple(m.q * p for p in mix.probs), way))
     if isinstance(m, SampledWithoutReplacement) and m.sample == m.of:
         return m.mechanism
+    if isinstance(m, SampledWithoutReplacement) and m.sample == 0:
+        return PureDP(0)  # a batch of no records: the record is never seen
     if isinstance(m, SpecificMechanism):
         n = m.normal()  # a class of another module (exactdp.model.truncation, ...) writes its own
         return cast(AnyMechanism, m if n is m else normalise_mechanism(n, name))

@@ -54,15 +54,16 @@ for _kind in MECHANISM_KINDS:  # dp_accounting's bounded-records reading (a Gaus
 ONE_OF: dict[str, tuple[str, ...]] = {"gaussian": ("sigma", "mu2", "rho"), "mog": ("sigma",)}
 
 #: Opacus's and dp_accounting's names, read as exactdp's (docs/interop.md): ``noise_multiplier`` is
-#: sigma (scale for a Laplace: dp_accounting's LaplaceDpEvent), ``sample_rate`` and
+#: sigma (scale for a Laplace: dp_accounting's LaplaceDpEvent; a discrete Gaussian's sigma), ``sample_rate`` and
 #: ``sampling_probability`` are q, ``steps`` is count
 SYNONYMS: dict[str, dict[str, str]] = {
     "gaussian": {"noise_multiplier": "sigma"},
     "mog": {"noise_multiplier": "sigma", "standard_deviation": "sigma", "sampling_probs": "probs"},
     "laplace": {"noise_multiplier": "scale"},
     "dlaplace": {"noise_parameter": "noise"},
+    "dgaussian": {"noise_multiplier": "sigma"},
     "*": {"sample_rate": "q", "sampling_probability": "q", "steps": "count", "sample_size": "sample",
-          "source_dataset_size": "of", "neighboring_relation": "relation"},
+          "source_dataset_size": "of", "neighboring_relation": "relation", "with_replacement": "with-replacement"},
 }
 SYNONYMS["gaussian"].update({"truncated_batch_size": "truncate", "dataset_size": "of"})  # dp_accounting's names
 
@@ -185,6 +186,8 @@ def parse_mechanism_spec(spec: str) -> tuple[AnyMechanism, int]:
         return normalise_mechanism(mech0), count
     sample, of = vals.pop("sample", None), vals.pop("of", None)
     wr = vals.pop("with-replacement", None)
+    if wr is not None and wr.strip().lower() not in ("true", "1", "yes", "false", "0", "no"):
+        raise InvalidParameterError(f"mechanism={spec!r}: with-replacement={wr!r} must be true or false")
     with_repl = wr is not None and wr.strip().lower() not in ("false", "0", "no")
     if with_repl and (kind not in WITH_REPLACEMENT_KINDS or sample is None or q is not None):
         raise InvalidParameterError(f"mechanism={spec!r}: with-replacement=true is modelled for a Gaussian, Laplace, "

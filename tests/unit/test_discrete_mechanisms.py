@@ -119,15 +119,17 @@ def test_specs_read_back_and_synonyms() -> None:
     assert PoissonSampled(DiscreteGaussian("3"), "0.5").mechanism == DiscreteGaussian(3)
 
 
-@pytest.mark.parametrize("bad", [("1", "1.5"), ("0", 1), ("-1", 1), ("1", 0)])
+@pytest.mark.parametrize("bad", [("1", "1.5"), ("-1", 1), ("1", -1)])
 def test_bad_parameters_are_refused(bad) -> None:
     for cls in (DiscreteLaplace, DiscreteGaussian):
         with pytest.raises(InvalidParameterError):
             cls(*bad)
+    with pytest.raises(InvalidParameterError):  # e^{-0|x|} is no distribution; a discrete Gaussian's sigma = 0
+        DiscreteLaplace("0", 1)                  # and sensitivity 0 are degenerate values, answered (§7.13)
 
 
 @pytest.mark.parametrize("spec", ["dlaplace:noise=1,sensitivity=1.5", "dlaplace:noise=0", "dgaussian:sigma=1,foo=2",
-                                  "dgaussian:sigma=0,sensitivity=2"])
+                                  "dgaussian:sigma=-1,sensitivity=2"])
 def test_cli_bad_parameters_one_line_exit_2(spec: str) -> None:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):

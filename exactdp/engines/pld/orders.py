@@ -170,5 +170,5 @@ def _base_pair(m: object) -> LossModel:
         if m.categories == 2:
             return GenericPair(m.eps, Fraction(0))
         return KaryRR(m.eps, m.categories)
-    raise InvalidParameterError(f"{m!r}: no loss model of it inside a sampling scheme (a mixture of Gaussians "
-                                "is subsampled under add/remove in both orders only)")
+    raise InvalidParameterError(f"mechanism {m}: no loss model of it inside this sampling scheme (a mixture of "
+                                "Gaussians is subsampled by a Poisson rate q under add/remove only, in both orders)")
