@@ -45,11 +45,12 @@ DECISION_PROBE_STEP = 4
 #: the most a settled estimate refines in one step (a backstop: the time and memory predictions give up
 #: on a grid past the budget first)
 DECISION_MAX_JUMP = 1024
-#: an estimate of delta(eps_g) has settled when its likely error (``_estimate_spread``) is at most this
-#: share of the estimated distance: the next grid then aims its error at the distance less twice that
-#: error, at least DECISION_MARGIN of it (it decides while the true error is below half the distance;
-#: the likely error was measured 1x-5x the true one: DP-SGD sigma 1, q 0.01 at 10^3 and 10^5 steps)
-DECISION_SETTLED = 0.35
+#: an estimate of delta(eps_g) has settled when its likely error (``_spread``) is at most this share of
+#: the estimated distance: the next grid then aims its error at the distance less that likely error
+#: (at least DECISION_MARGIN of it), which decides while the true error is below the likely one: that
+#: was measured 1.5x-35x the true error, never below it (DP-SGD sigma 1, q 0.01 at 10^3 and 10^5
+#: steps, both ends; the mixture of docs/pld.md §12.7)
+DECISION_SETTLED = 0.45
 #: the largest share of the distance a settled estimate aims the next grid's error at (the estimate
 #: of delta(eps_g) and the constant C are then good to a few per cent: measured on DP-SGD and mixtures)
 DECISION_MARGIN_SETTLED = 0.8
@@ -131,31 +132,29 @@ def _spread(ends: Ends) -> float | None:  # float ok: a grid choice only
     return abs(a[0] - b[0]) / max(r**DECISION_SPREAD_ORDER - 1, 1e-3)
 
 
-def _estimate_spread(lows: Ends, ups: Ends, side: str) -> float | None:  # float ok: a grid choice only
-    """The likely error of :func:`_estimate`'s delta(eps_g): while both ends went on together (their
-    last three grids the same) that of their mean, the estimate used, as :func:`_spread` reads one
-    end's (the two ends' errors were measured to cancel in part: DP-SGD sigma 1, q 0.01 x 1000 on
-    1/259, 1/1080, 1/4480, the mean's error 2.5e-7 of delta, the upper end's 3.9e-7); else that of
-    ``side``'s end; None with fewer than three grids.
+def _side_distance(lows: Ends, ups: Ends, delta_g: Fraction, side: str, t: float) -> float:  # float ok: a choice
+    """How far ``side``'s end can still move past delta_g: from that end's own Richardson estimate of
+    its limit (the ends were measured to converge to limits apart: DP-SGD sigma 1, q 0.01 x 10^5 at
+    1e-5, the upper end's 1.4e-6 and the lower end's 3.1e-6 of delta below delta(eps_g)'s estimate
+    from their mean, so a grid aimed from the mean left the lower end short), else from ``t``;
+    <= 0 when that limit is not past delta_g.
 
-    >>> hs = [Fraction(1, 8), Fraction(1, 16), Fraction(1, 32)]
-    >>> lows, ups = [(h, 1 - h * h) for h in hs], [(h, 1 + 2 * h * h + 64 * h**4) for h in hs]
-    >>> _estimate_spread(lows, ups, "upper") == _spread(ups) / 2 > 0   # the lower end's estimates are exact
-    True
+    >>> _side_distance([], [(Fraction(1), Fraction(12)), (Fraction(1, 2), Fraction(6))], Fraction(5), "upper", 4.5)
+    1.0
     """
-    if len(lows) >= 3 and len(ups) >= 3 and [h for h, _ in lows[-3:]] == [h for h, _ in ups[-3:]]:
-        a, b = _estimate(lows[:-1], ups[:-1])[0], _estimate(lows, ups)[0]
-        r = float(ups[-2][0] / ups[-1][0])  # float ok: a grid choice only
-        return abs(a - b) / max(r**DECISION_SPREAD_ORDER - 1, 1e-3)
-    return _spread(ups if side == "upper" else lows)
+    r = _richardson(ups if side == "upper" else lows)
+    good = r is not None and (r[1] > 0 if side == "upper" else r[1] < 0)
+    limit = r[0] if r is not None and good else t
+    return float(delta_g) - limit if side == "upper" else limit - float(delta_g)  # float ok: a grid choice
 
 
 def _plan_side(lows: Ends, ups: Ends, delta_g: Fraction, h: Fraction) -> tuple[str, float]:  # float ok: a grid choice only
     """(the side to power next, the next h over ``h``) for one undecided order: the end predicted to
-    cross delta_g (upper when delta(eps_g) is estimated below it) once the estimate has *settled* (its
-    likely error, :func:`_estimate_spread`, within :data:`DECISION_SETTLED` of the estimated
-    distance), its error aimed at the distance less twice that error (between :data:`DECISION_MARGIN`
-    and :data:`DECISION_MARGIN_SETTLED` of it; width ~ C h^2, §6) in one step however fine (at most
+    cross delta_g (upper when delta(eps_g) is estimated below it) once its estimate has *settled* (the
+    likely error of that end's estimate of its limit, :func:`_spread`, within
+    :data:`DECISION_SETTLED` of that end's distance, :func:`_side_distance`), its error aimed at the
+    distance less that error (between :data:`DECISION_MARGIN` and
+    :data:`DECISION_MARGIN_SETTLED` of it; width ~ C h^2, §6) in one step however fine (at most
     :data:`DECISION_MAX_JUMP`).  Until then the error is aimed at DECISION_MARGIN of the distance, at
     most :data:`DECISION_PROBE_STEP` finer (the grid then measures the estimate: a grid aimed from an
     estimate not settled was measured to be the wrong one, e.g. 1/18000 for a DP-SGD claim 1.75e-7
@@ -167,18 +166,16 @@ def _plan_side(lows: Ends, ups: Ends, delta_g: Fraction, h: Fraction) -> tuple[s
     ('both', 0.25)
     """
     t, cu, cl = _estimate(lows, ups)
-    dg = float(delta_g)  # float ok: a grid choice only
-    side = "upper" if t < dg else "lower"
+    side = "upper" if t < float(delta_g) else "lower"  # float ok: a grid choice only
     c = cu if side == "upper" else cl
-    dist = abs(t - dg)  # a tie (dist near 0) never settles: refined by DECISION_PROBE_STEP at most a grid
-    margin = DECISION_MARGIN
-    spread = _estimate_spread(lows, ups, side) if len(lows) >= 2 and len(ups) >= 2 else None
-    settled = spread is not None and spread <= DECISION_SETTLED * dist
+    dist = _side_distance(lows, ups, delta_g, side, t)
+    spread = _spread(ups if side == "upper" else lows) if len(lows) >= 2 and len(ups) >= 2 else None
+    settled = spread is not None and dist > 0 and spread <= DECISION_SETTLED * dist
     if settled:  # the estimate is good to the spread: aim the error at the rest of the distance, less a margin
-        margin = min(max(1 - 2 * spread / dist, DECISION_MARGIN), DECISION_MARGIN_SETTLED)  # type: ignore[operator]
-    factor = math.sqrt(margin * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
-    if settled:
-        return side, max(factor, 1 / DECISION_MAX_JUMP)
+        margin = min(max(1 - spread / dist, DECISION_MARGIN), DECISION_MARGIN_SETTLED)  # type: ignore[operator]
+        return side, max(math.sqrt(margin * dist / c) / float(h), 1 / DECISION_MAX_JUMP) if c > 0 else 0.5
+    dist = max(dist, abs(t - float(delta_g)))  # float ok: not settled (a tie, dist near 0, never settles)
+    factor = math.sqrt(DECISION_MARGIN * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
     if spread is None or spread > dist:
         side = "both"
     return side, max(factor, 1 / DECISION_PROBE_STEP)
