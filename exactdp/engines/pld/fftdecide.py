@@ -179,7 +179,7 @@ def _plan_side(lows: Ends, ups: Ends, delta_g: Fraction, h: Fraction) -> tuple[s
     settled = spread is not None and dist > 0 and spread <= DECISION_SETTLED * dist
     if settled:  # the estimate is good to the spread: aim the error at the rest of the distance, less a margin
         margin = min(max(1 - spread / dist, DECISION_MARGIN), DECISION_MARGIN_SETTLED)  # type: ignore[operator]
-        return side, max(math.sqrt(margin * dist / c) / float(h), 1 / DECISION_MAX_JUMP) if c > 0 else 0.5
+        return side, max(math.sqrt(margin * dist / c) / float(h), 1 / DECISION_MAX_JUMP) if c > 0 else 0.5  # float ok: a grid choice
     dist = max(dist, abs(t - float(delta_g)))  # float ok: not settled (a tie, dist near 0, never settles)
     factor = math.sqrt(DECISION_MARGIN * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
     if spread is None or spread > dist:
@@ -348,7 +348,7 @@ def _window_aim(lows: list[Ends], ups: list[Ends], open_: list[int], delta_g: Fr
     for i in open_:
         t, cu, cl = _estimate(lows[i], ups[i])
         est = min(est, max(abs(t - dg), min(cu, cl) * float(h_new) ** 2))  # float ok: the windows' choice only
-    return min(max(est / float(scale) / 10, 1e-15), 1e-3)
+    return min(max(est / float(scale) / 10, 1e-15), 1e-3)  # float ok: the windows' choice only
 
 
 def _decide_at_claim(comp: Composition, groups: list[tuple[LossModel, int]], eps_g: Fraction, delta_g: Fraction,
