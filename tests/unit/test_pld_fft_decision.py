@@ -248,8 +248,9 @@ def test_mixture_dp_accounting_claim_is_judged_within_the_quick_crosscheck_budge
 
 # -- issue 26 (dec38): a settled estimate jumps to the grid its distance needs ----------------------------
 
-#: a certified bracket of the optimal eps of ``DPSGD`` at 1e-5, relative width 1.5e-7 (the eps query's
-#: bracket, fftquery: its own grids and roots, apart from the decision's)
+#: a certified bracket of the optimal eps of ``DPSGD`` at 1e-5, relative width 1.5e-7 (the FFT path's eps
+#: query, its own grids and roots; decisions at nearer claims, 1.8282366370641447 fails and
+#: 1.828236763212477 meets, put the optimum inside it)
 DPSGD_OPT = (Fraction(8233645540239619, 2**52), Fraction(8233646776839117, 2**52))
 
 
