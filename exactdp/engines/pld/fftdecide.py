@@ -141,9 +141,9 @@ def _spread(ends: Ends) -> float | None:  # float ok: a grid choice only
 def _side_distance(lows: Ends, ups: Ends, delta_g: Fraction, side: str, t: float) -> float:  # float ok: a choice
     """How far ``side``'s end can still move past delta_g: from that end's own Richardson estimate of
     its limit (the ends were measured to converge to limits apart: DP-SGD sigma 1, q 0.01 x 10^5 at
-    1e-5, the upper end's 1.4e-6 and the lower end's 3.1e-6 of delta below delta(eps_g)'s estimate
-    from their mean, so a grid aimed from the mean left the lower end short), else from ``t``;
-    <= 0 when that limit is not past delta_g.
+    1e-5 and one claim, the upper end's limit 1.4e-6 of delta_g below it, the lower end's 3.1e-6 below,
+    so a grid aimed from their mean left the lower end short), else from ``t``; <= 0 when that limit
+    is not past delta_g.
 
     >>> _side_distance([], [(Fraction(1), Fraction(12)), (Fraction(1, 2), Fraction(6))], Fraction(5), "upper", 4.5)
     1.0
