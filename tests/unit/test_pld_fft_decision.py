@@ -210,7 +210,8 @@ def test_the_mixture_claim_1e7_above_is_decided_on_a_grid_near_the_needed_one(mo
     above the optimum (the golden bracket's upper end, measured: the upper end at eps_g falls below
     delta_g from h = 1/10000 on).  Its grids keep eps_g in the middle of a cell (the estimates that
     choose them are then sharp), and the last is at most 1.2x finer than needed (before: 1/13259,
-    after a wasted 1/2928)."""
+    after a wasted 1/2928); it is the only fine one (issue 26, dec38: 8, 33, 133, 537 measure the
+    estimate, then 11393; before 8, 33, 202, 3233, 11393)."""
     seen = _grids_of(monkeypatch)
     v, _lo, hi = pld_decision(Composition.of([MOG_DPA]), Fraction(26.680637252090897), Fraction(1, 10**5), deadline=None)
     assert v == "meets" and hi <= Fraction(1, 10**5)
@@ -220,6 +221,7 @@ def test_the_mixture_claim_1e7_above_is_decided_on_a_grid_near_the_needed_one(mo
         assert n < 16 or abs(claim * n % 1 - Fraction(1, 2)) <= Fraction(16, int(n))
     assert 1 / min(seen) <= 12000
     assert sum(1 / h for h in seen) <= 15000
+    assert len([h for h in seen if 1 / h > 1000]) == 1, [int(1 / h) for h in seen]
 
 
 def test_a_mixture_without_a_zero_sensitivity_claims_outside_the_golden_bracket() -> None:
@@ -242,3 +244,42 @@ def test_mixture_dp_accounting_claim_is_judged_within_the_quick_crosscheck_budge
     before, the decision needed about 15 s of CPU (an Arb root and four erfc per edge, and a wasted grid)."""
     j = judge(26.680637252090897, [MOG_DPA], delta_g="1e-5", oracle=Oracle(max_seconds=3))
     assert j.verdict == "sound"
+
+
+# -- issue 26 (dec38): a settled estimate jumps to the grid its distance needs ----------------------------
+
+#: a certified bracket of the optimal eps of ``DPSGD`` at 1e-5, relative width 1.5e-7 (the FFT path's eps
+#: query, its own grids and roots; decisions at nearer claims, 1.8282366370641447 fails and
+#: 1.828236763212477 meets, put the optimum inside it)
+DPSGD_OPT = (Fraction(8233645540239619, 2**52), Fraction(8233646776839117, 2**52))
+
+
+def test_dpsgd_claims_1e7_outside_a_certified_bracket_take_one_fine_grid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DP-SGD (sigma 1, q 0.01, 1000 steps) at 1e-5: claims 1e-7 (relative) beyond a certified bracket of
+    the optimum, 1e-7 to 2.5e-7 from it, are decided on ONE fine grid (1/N, N > 8000): the coarse grids
+    (1/259, 1/1080, 1/4480) settle the estimate of delta(eps_g), and the next grid is the one its
+    distance needs.  Before, each took two (1/17987 then 1/49513; 1/17952 then 1/50357): the third grid
+    was at most 16x finer and aimed from an estimate off by 10x the distance."""
+    seen = _grids_of(monkeypatch)
+    lo, hi = DPSGD_OPT
+    comp, dg = Composition.of([DPSGD]), Fraction(1, 10**5)
+    for claim, verdict in ((hi * (1 + Fraction(1, 10**7)), "meets"), (lo * (1 - Fraction(1, 10**7)), "fails")):
+        seen.clear()
+        v, d_lo, d_hi = pld_decision(comp, claim, dg, deadline=None)
+        assert v == verdict
+        assert d_hi <= dg if verdict == "meets" else d_lo > dg
+        fine = [h for h in seen if 1 / h > 8000]
+        assert len(fine) == 1, [int(1 / h) for h in seen]
+
+
+def test_a_claim_at_the_optimum_stays_undecided_and_stops_at_its_budget() -> None:
+    """The float nearest the optimum of 64 Gaussian steps (sigma 4; the closed form) is undecidable: the
+    settled estimate asks for ever finer grids, and the decision stops at its deadline (or gives up on a
+    grid predicted past it) with a bracket that holds the truth, never a guess."""
+    dg = Fraction(1, 10**5)
+    claim = Fraction(float(_optimal_eps(4, 64, dg)))
+    start = time.monotonic()
+    v, lo, hi = pld_decision(Composition.of(["gaussian:sigma=4,count=64"]), claim, dg, deadline=start + 3)
+    assert v == "undecided"
+    assert time.monotonic() - start < 3 + 3  # the deadline ticks inside a grid; a loaded machine's slack
+    _agrees(v, lo, hi, _truth(4, 64, claim), dg)

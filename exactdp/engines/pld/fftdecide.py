@@ -37,14 +37,33 @@ DECISION_FIRST_AIM = 1e-2
 #: the share of the estimated distance between delta(eps_g) and delta_g the next grid aims its
 #: error at (width ~ C h^2, docs/pld.md §6): below 1, so a prediction a little off still decides
 DECISION_MARGIN = 0.5
-#: the most a decision's grid is refined in one step once both ends were measured on two grids
-DECISION_MAX_STEP = 16
+#: the most a decision's grid is refined in one step while the estimate of delta(eps_g) that aims it has
+#: not settled (fewer than three grids of the end, or its likely error past DECISION_SETTLED of the
+#: distance): such a grid measures the estimate (Richardson estimates on aligned grids were measured to
+#: improve 100x-300x a 4x step) and powers both ends; a settled estimate jumps to the grid it asks for
+DECISION_PROBE_STEP = 4
+#: the same for a probe of one end, whose likely error is already within the distance (the side is
+#: known): one step this small settles it (the likely error of DP-SGD sigma 1, q 0.01 x 10^5's lower
+#: end, 0.74 of the distance at 1/6696 and 35x the true error, fell to 0.004 of it at 1/14199, where
+#: a 4x probe, 1/26907, cost twice as much)
+DECISION_PROBE_STEP_SIDE = 2
+#: the most a settled estimate refines in one step (a backstop: the time and memory predictions give up
+#: on a grid past the budget first)
+DECISION_MAX_JUMP = 1024
 #: an estimate of delta(eps_g) has settled when its likely error (``_spread``) is at most this share of
-#: the estimated distance: the next grid then aims its error at the distance less twice that error
-DECISION_SETTLED = 0.25
+#: the estimated distance: the next grid then aims its error at the distance less that likely error
+#: (at least DECISION_MARGIN of it), which decides while the true error is below the likely one: that
+#: was measured 1.5x-35x the true error (DP-SGD sigma 1, q 0.01 at 10^3 and 10^5 steps, both ends;
+#: the mixture of docs/pld.md §12.7), once 0.3x (DP-SGD sigma 0.8, q 0.125 x 1000 at 1e-6, a claim
+#: 2.5e-8 from the optimum: the grid fell short and the next, 1.5x finer, decided)
+DECISION_SETTLED = 0.45
 #: the largest share of the distance a settled estimate aims the next grid's error at (the estimate
 #: of delta(eps_g) and the constant C are then good to a few per cent: measured on DP-SGD and mixtures)
 DECISION_MARGIN_SETTLED = 0.8
+#: the order in h assumed for the error of a Richardson estimate by ``_spread``: the low end of the
+#: measured (aligned grids, 4x steps: DP-SGD sigma 1, q 0.01 x 1000 3.4, x 10^5 3.7; the mixture of
+#: docs/pld.md §12.7 3.3-4.1)
+DECISION_SPREAD_ORDER = 3.3
 
 #: one end's history of one order: (h, the end on that grid, not intersected)
 Ends = list[tuple[Fraction, Fraction]]
@@ -98,13 +117,16 @@ def _estimate(lows: Ends, ups: Ends) -> tuple[float, float, float]:  # float ok:
 
 def _spread(ends: Ends) -> float | None:  # float ok: a grid choice only
     """The likely error of one end's last Richardson estimate of delta(eps_g): the distance between its
-    last two estimates (from its last three grids, two pairs) over ``r^2 - 1``, r the last step's ratio
-    of h (an estimate error at least second order in h: the errors of aligned grids were measured to
-    shrink faster still, 100x-300x a 4x step); None with fewer grids.
+    last two estimates (from its last three grids, two pairs) over ``r^p - 1``, r the last step's ratio
+    of h and p :data:`DECISION_SPREAD_ORDER` (the estimates' errors on aligned grids were measured to
+    shrink about as h^3.3-h^4: 100x-300x a 4x step; it was r^2 - 1, which overstated them 10x-20x and
+    kept a DP-SGD claim 1.75e-7 from its optimum off the grid it needed); None with fewer grids.
 
     >>> _spread([(Fraction(1), Fraction(12)), (Fraction(1, 2), Fraction(6)), (Fraction(1, 4), Fraction(9, 2))])
     0.0
     >>> _spread([(Fraction(1, 2), Fraction(6)), (Fraction(1, 4), Fraction(9, 2))]) is None
+    True
+    >>> _spread([(Fraction(1), Fraction(12)), (Fraction(1, 2), Fraction(6)), (Fraction(1, 4), Fraction(5))]) == (14 / 3 - 4) / (2**3.3 - 1)
     True
     """
     if len(ends) < 3:
@@ -113,30 +135,57 @@ def _spread(ends: Ends) -> float | None:  # float ok: a grid choice only
     if a is None or b is None:
         return None
     r = float(ends[-2][0] / ends[-1][0])  # float ok: a grid choice only
-    return abs(a[0] - b[0]) / max(r * r - 1, 1e-3)
+    return abs(a[0] - b[0]) / max(r**DECISION_SPREAD_ORDER - 1, 1e-3)
+
+
+def _side_distance(lows: Ends, ups: Ends, delta_g: Fraction, side: str, t: float) -> float:  # float ok: a choice
+    """How far ``side``'s end can still move past delta_g: from that end's own Richardson estimate of
+    its limit (the ends were measured to converge to limits apart: DP-SGD sigma 1, q 0.01 x 10^5 at
+    1e-5 and one claim, the upper end's limit 1.4e-6 of delta_g below it, the lower end's 3.1e-6 below,
+    so a grid aimed from their mean left the lower end short), else from ``t``; <= 0 when that limit
+    is not past delta_g.
+
+    >>> _side_distance([], [(Fraction(1), Fraction(12)), (Fraction(1, 2), Fraction(6))], Fraction(5), "upper", 4.5)
+    1.0
+    """
+    r = _richardson(ups if side == "upper" else lows)
+    good = r is not None and (r[1] > 0 if side == "upper" else r[1] < 0)
+    limit = r[0] if r is not None and good else t
+    return float(delta_g) - limit if side == "upper" else limit - float(delta_g)  # float ok: a grid choice
 
 
 def _plan_side(lows: Ends, ups: Ends, delta_g: Fraction, h: Fraction) -> tuple[str, float]:  # float ok: a grid choice only
-    """(the side to power next, the next h over ``h``) for one undecided order: until each end has two
-    grids both; then the end predicted to cross delta_g (upper when delta(eps_g) is estimated below it),
-    its error aimed at :data:`DECISION_MARGIN` of the estimated distance (width ~ C h^2, §6) until
-    the estimate has settled (the likely error of that end's estimate, :func:`_spread`, within
-    :data:`DECISION_SETTLED` of the distance); then at the distance less twice that error (between
-    DECISION_MARGIN and :data:`DECISION_MARGIN_SETTLED` of it)."""
+    """(the side to power next, the next h over ``h``) for one undecided order: the end predicted to
+    cross delta_g (upper when delta(eps_g) is estimated below it) once its estimate has *settled* (the
+    likely error of that end's estimate of its limit, :func:`_spread`, within
+    :data:`DECISION_SETTLED` of that end's distance, :func:`_side_distance`), its error aimed at the
+    distance less that error (between :data:`DECISION_MARGIN` and
+    :data:`DECISION_MARGIN_SETTLED` of it; width ~ C h^2, §6) in one step however fine (at most
+    :data:`DECISION_MAX_JUMP`).  Until then the error is aimed at DECISION_MARGIN of the distance, at
+    most :data:`DECISION_PROBE_STEP` finer (the grid then measures the estimate: a grid aimed from an
+    estimate not settled was measured to be the wrong one, e.g. 1/18000 for a DP-SGD claim 1.75e-7
+    from its optimum that 1/50000 decides), on both ends while the likely error is unknown or past
+    the distance (the side is not known), else on that end alone and at most
+    :data:`DECISION_PROBE_STEP_SIDE` finer.
+
+    >>> ends = [(Fraction(1, 8), Fraction(1, 64)), (Fraction(1, 16), Fraction(1, 256))]
+    >>> _plan_side(ends, [(h, 2 * e + e * h * h) for h, e in ends], Fraction(1, 10**6), Fraction(1, 16))
+    ('both', 0.25)
+    """
     t, cu, cl = _estimate(lows, ups)
-    dg = float(delta_g)  # float ok: a grid choice only
-    side = "upper" if t < dg else "lower"
+    side = "upper" if t < float(delta_g) else "lower"  # float ok: a grid choice only
     c = cu if side == "upper" else cl
-    dist = abs(t - dg)  # a tie (dist near 0) is refined by 1/16 of h at most a grid (fft_decision)
-    margin = DECISION_MARGIN
+    dist = _side_distance(lows, ups, delta_g, side, t)
     spread = _spread(ups if side == "upper" else lows) if len(lows) >= 2 and len(ups) >= 2 else None
-    settled = spread is not None and spread <= DECISION_SETTLED * dist
+    settled = spread is not None and dist > 0 and spread <= DECISION_SETTLED * dist
     if settled:  # the estimate is good to the spread: aim the error at the rest of the distance, less a margin
-        margin = min(max(1 - 2 * spread / dist, DECISION_MARGIN), DECISION_MARGIN_SETTLED)  # type: ignore[operator]
-    factor = math.sqrt(margin * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
-    if len(lows) < 2 or len(ups) < 2:
-        return "both", factor
-    return side, factor
+        margin = min(max(1 - spread / dist, DECISION_MARGIN), DECISION_MARGIN_SETTLED)  # type: ignore[operator]
+        return side, max(math.sqrt(margin * dist / c) / float(h), 1 / DECISION_MAX_JUMP) if c > 0 else 0.5  # float ok: a grid choice
+    dist = max(dist, abs(t - float(delta_g)))  # float ok: not settled (a tie, dist near 0, never settles)
+    factor = math.sqrt(DECISION_MARGIN * dist / c) / float(h) if c > 0 else 0.5  # float ok: a grid choice
+    if spread is None or spread > dist:
+        return "both", max(factor, 1 / DECISION_PROBE_STEP)
+    return side, max(factor, 1 / DECISION_PROBE_STEP_SIDE)
 
 
 #: the most grids :func:`aligned_grid` tries beyond the first
@@ -283,6 +332,26 @@ def fft_decision(comp: Composition, eps_g: Fraction, delta_g: Fraction,  # float
             return "undecided", Fraction(0), Fraction(1)
 
 
+def _window_aim(lows: list[Ends], ups: list[Ends], open_: list[int], delta_g: Fraction,  # float ok: a choice
+                scale: Fraction, h_new: Fraction) -> float:  # float ok: the windows' choice only
+    """The relative distance the next grid's FFT windows are sized for (a tenth of what it resolves):
+    the estimated distance of delta(eps_g) from delta_g, or the grid's own predicted width where that
+    is larger (a grid that measures the estimate, :data:`DECISION_PROBE_STEP`: its windows are then
+    the same for nearby claims, which share its FFTs, and no longer than its width needs).  Any
+    window is sound (docs/pld.md §12.6): a choice only.
+
+    >>> lows, ups = [[(Fraction(1, 10), Fraction(0))]], [[(Fraction(1, 10), Fraction(3, 10**6))]]
+    >>> dg = Fraction(1, 10**6)    # the estimate (1e-6, split 2:1) at delta_g: the width C_low h^2 decides
+    >>> round(_window_aim(lows, ups, [0], dg, dg, Fraction(1, 200)), 9)   # 1e-4 / 200^2 / 1e-6 / 10
+    0.00025
+    """
+    dg, est = float(delta_g), math.inf  # float ok: the windows' choice only
+    for i in open_:
+        t, cu, cl = _estimate(lows[i], ups[i])
+        est = min(est, max(abs(t - dg), min(cu, cl) * float(h_new) ** 2))  # float ok: the windows' choice only
+    return min(max(est / float(scale) / 10, 1e-15), 1e-3)  # float ok: the windows' choice only
+
+
 def _decide_at_claim(comp: Composition, groups: list[tuple[LossModel, int]], eps_g: Fraction, delta_g: Fraction,
                      deadline: float | None) -> tuple[str, Fraction, Fraction]:  # float ok: a clock time
     """:func:`fft_decision`'s refinement, inside its task."""
@@ -337,13 +406,11 @@ def _decide_at_claim(comp: Composition, groups: list[tuple[LossModel, int]], eps
         plans = {i: _plan_side(lows[i], ups[i], delta_g, h) for i in open_}
         for i, (side, _) in plans.items():
             sides[i] = side
-        first = any(len(lows[i]) < 2 for i in open_)
-        factor = min(max(min(f for _, f in plans.values()), 1 / 4 if first else 1 / DECISION_MAX_STEP), 0.7)
-        est = min(abs(_estimate(lows[i], ups[i])[0] - float(delta_g)) for i in open_)  # float ok: windows
-        aim = min(max(est / float(scale) / 10, 1e-15), 1e-3)  # float ok: the windows' choice only
-        h_new = aligned_grid(h * Fraction(factor).limit_denominator(1000), eps_g)
+        factor = min(min(f for _, f in plans.values()), 0.7)  # float ok: a grid choice
+        h_new = aligned_grid(Fraction(1, math.ceil(float(1 / h) / factor)), eps_g)  # float ok: a grid choice
         if h_new >= h:
             h_new = aligned_grid(Fraction(1, math.ceil(1 / h) + 1), eps_g)
+        aim = _window_aim(lows, ups, open_, delta_g, scale, h_new)
         # the next grid powers fewer FFTs than the last: one side where both were, or fewer orders
         fewer = (sum(s_ != "both" for _, s_ in built_as) < sum(sides[i] != "both" for i in open_)
                  or len(open_) < len(built_as))
