@@ -180,6 +180,9 @@ def pld_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: 
         at = (lo + hi) / 2
         if hi > 2 * lo:
             at = hi if v == "meets" else lo if v == "fails" else at
+        if v == "fails" and lo <= delta_g:  # the exact ends decided: delta(eps_g) > delta_g, however little
+            return Outcome(v, None, Proof(v, "the PLD's exact ends: eps_g is below the largest privacy loss and "
+                                          "delta(eps_g) > delta_g (docs/pld.md §11.4)", seconds=time.monotonic() - t0))
         return Outcome(v, _log_ratio(at, delta_g) if v != "undecided" else 0.0,
                        Proof(v, "PLD bracket", "delta(eps_g)", lo, hi, time.monotonic() - t0))
 
