@@ -215,6 +215,9 @@ def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta:
     run = start_run(progress.parse_seconds(max_seconds), "pld")
     probe, _ = probe_for(comp_of(Fraction(1)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
     inputs = inputs_record(eps_g, delta_g, k=k, q=qq if qq < 1 else None, sensitivity=s, **relation_record(rel, bnd))
+    if delta_g == 0 and eps_g.is_zero():
+        raise InfeasibleTargetError("no Laplace scale meets (eps_g, delta_g) = (0, 0): at every scale the largest "
+                                    "privacy loss is above 0")
     comparison: list[tuple[str, str]] = []
     with progress.task("calibrate laplace-scale"):
         # a safe starting point: the generic bound, Laplace(b) being (s/b)-DP (docs/mathematics.md §5 item 8)

@@ -155,6 +155,16 @@ def test_cli_bad_input_is_one_line_exit_2(extra: list[str], capsys: pytest.Captu
     assert out == "" and err.count("\n") == 1 and err.startswith("exactdp calibrate: error:")
 
 
+@pytest.mark.parametrize("q", ["1", "0.1"])
+def test_an_infeasible_pure_target_is_exit_2(q: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """eps_g = 0 at delta_g = 0: every scale's largest loss (the closed forms above) is positive, so no
+    scale meets it: one line, exit 2 (it searched toward 0 and ended in exit 3 before)."""
+    assert _pure_eps(Fraction(10**9), 10, Fraction(q), Fraction(1)) > 0
+    assert main(["laplace-scale", "--k", "10", "--q", q, "--target-eps", "0", "--target-delta", "0"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "no Laplace scale meets" in err
+
+
 def test_cli_and_batch(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["laplace-scale", "--k", "10", "--q", "0.5", "--target-eps", "1", "--target-delta", "0", "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
