@@ -174,7 +174,11 @@ def pld_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: 
 
     def probe(x: Any) -> Outcome:
         t0 = time.monotonic()
-        v, lo, hi = pld_decision(comp_of(x), eps_g, delta_g, deadline=deadline())
+        try:
+            v, lo, hi = pld_decision(comp_of(x), eps_g, delta_g, deadline=deadline())
+        except PrecisionError as e:  # a point the grids cannot place (an atom at eps_g itself): look elsewhere
+            return Outcome("undecided", 0.0, Proof("undecided", f"PLD: {' '.join(str(e).split())}",
+                                                   seconds=time.monotonic() - t0))
         # the score places the next probe only: the end that decided (a float-FFT decision refines that
         # end alone and may leave the other trivial, docs/pld.md §12.7, so the midpoint would mislead)
         at = (lo + hi) / 2

@@ -184,3 +184,35 @@ def test_the_text_names_the_rate(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith("smallest Laplace scale b for 10 Laplace queries at q = 0.5 within")
     assert "[0, 1] >" not in out  # a failure decided by the exact ends is not printed as a bracket above 0
+
+
+def test_bounded_at_q_one_half_is_exact() -> None:
+    """At q = 1/2 the bounded pair's largest loss is c = S/(2b) itself ((1 + e^c)/(1 + e^{-c}) = e^c), a
+    rational: the optimum b = k S / (2 eps_g) is a tie the Arb comparison could not settle (the grid
+    then raised a precision error and the calibration stopped); now exact."""
+    with mpmath.workdps(60):
+        c = mpmath.mpf(1) / 7
+        assert abs((1 + mpmath.exp(c)) / (1 + mpmath.exp(-c)) - mpmath.exp(c)) < mpmath.mpf(10) ** -55
+    r = calibrate_laplace_scale(10, "1", "0", q="0.5", relation="replace-one", bounded=True)
+    assert r.value == 5 and r.fails_at is not None and r.fails_at < 5
+    enc = optimal_epsilon(["laplace:scale=20,q=0.5,relation=replace-one,bounded=true,count=10"], 0, digits=20)
+    assert enc.lower == enc.upper == Fraction(1, 4)
+
+
+def test_a_probe_the_grid_cannot_place_is_undecided(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A precision error of the PLD engine at one point is an undecided probe (the search looks
+    elsewhere), not the end of the calibration."""
+    from exactdp.calibrate.probes import pld_probe
+    from exactdp.core.errors import PrecisionError
+    from exactdp.core.numbers import ExactReal
+    from exactdp.engines.pld import engine
+    from exactdp.model.composition import Composition
+
+    def boom(*a: object, **k: object) -> object:
+        raise PrecisionError("an atom of the privacy loss sits at 1/10 to 2^14 bits")
+
+    monkeypatch.setattr(engine, "pld_decision", boom)
+    probe = pld_probe(lambda x: Composition.of([f"laplace:scale={x},q=0.5,count=10"]), ExactReal.parse("1"),
+                      Fraction(0), lambda: None)
+    out = probe(Fraction(5))
+    assert out.verdict == "undecided" and "atom" in out.proof.how

@@ -172,7 +172,10 @@ def finite_sup(model: LossModel) -> LossEnd | None:
     if isinstance(model, Diluted):  # loss 0 w.p. 1 - q, the base's w.p. q (docs/mathematics.md §9, Theorem 9.2)
         return _with_zero(finite_sup(model.base), 1)
     if isinstance(model, BoundedLaplacePair):
-        # the atoms' position E0 = log(1 - q + q e^c) - log(1 - q + q e^{-c}), the largest loss (Theorem 9.9)
+        # the atoms' position E0 = log(1 - q + q e^c) - log(1 - q + q e^{-c}), the largest loss (Theorem 9.9);
+        # at q = 1/2 it is c itself: (1 + e^c) / (1 + e^{-c}) = e^c
+        if model.q == Fraction(1, 2):
+            return _const(model.c)
         up, down = _g(model.q, _const(model.c)), _g(model.q, _const(-model.c))
         return None if up is None or down is None else up + (-down)
     return None
