@@ -58,7 +58,8 @@ CALIBRATE_KEYS = {
               "bounded"},
     "q": {"sigma", "k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds", "relation",
           "bounded"},
-    "laplace-scale": {"k", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds", "relation"},
+    "laplace-scale": {"k", "q", "sensitivity", "target_eps", "target_delta", "gap", "round_to", "max_seconds",
+                      "relation", "bounded"},
 }
 
 
@@ -316,4 +317,5 @@ def calibration_of(what: str, o: Mapping[str, Any], *, after: Composition | None
     if what == "q":
         return calibrate_q(_need(o, what, "sigma"), _need(o, what, "k"), *tgt, sensitivity=o.get("sensitivity", "1"),
                            bounded=o.get("bounded") or False, **common)
-    return calibrate_laplace_scale(_need(o, what, "k"), *tgt, sensitivity=o.get("sensitivity", "1"), **common)
+    return calibrate_laplace_scale(_need(o, what, "k"), *tgt, q=o.get("q", "1"), sensitivity=o.get("sensitivity", "1"),
+                                   bounded=o.get("bounded") or False, **common)

@@ -173,52 +173,97 @@ def calibrate_q(sigma: ExactInput, k: ExactInput, target_eps: ExactInput, target
 
 
 def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta: ExactInput, *,
-                            sensitivity: ExactInput = 1, gap: ExactInput | None = None,
+                            q: ExactInput = 1, sensitivity: ExactInput = 1, gap: ExactInput | None = None,
                             round_to: ExactInput | None = None, max_seconds: ExactInput | None = None,
-                            relation: object = "add-remove") -> Calibration:
+                            relation: object = "add-remove", bounded: object = False) -> Calibration:
     """The smallest Laplace scale b such that ``k`` queries of L1 sensitivity ``sensitivity`` with
-    Laplace(b) noise meet the target, judged by the Laplace mechanism's own privacy loss (PLD
-    engine; docs/calibration.md §2.3).  ``relation``: the relation ``sensitivity`` is stated for
-    (the pair, and so b, is the same under both; it is recorded in ``inputs``).  The generic bound (Laplace(b) is (sensitivity/b)-DP,
-    composed optimally) and basic composition (b = k sensitivity / eps_g) are given for comparison.
+    Laplace(b) noise (Poisson subsampled at rate ``q`` when q < 1) meet the target, judged by the
+    mechanism's own privacy loss (PLD engine; docs/calibration.md §2.3).
+
+    ``relation`` and ``bounded`` as in :func:`calibrate_sigma`: the relation the subsampled steps are
+    judged under (docs/mathematics.md §9, Theorem 9.2) and, under replace-one with q < 1,
+    dp_accounting's bounded-records reading (Theorem 9.9; refused without subsampling).  Without
+    subsampling the pair, and so b, is the same under both relations (it is recorded in ``inputs``).
+    The generic bound (Laplace(b) is (sensitivity/b)-DP, and log(1 + q (e^{sensitivity/b} - 1))-DP
+    when subsampled under add/remove, composed optimally) and basic composition are given for
+    comparison.
 
     >>> r = calibrate_laplace_scale(10, "1", "0", sensitivity=2)   # pure DP: b = 20 is the optimum
     >>> r.value_str, r.value_proof.how.startswith("exact decision")
     ('20', True)
+    >>> r = calibrate_laplace_scale(10, "1", "0", q="0.5")    # the optimum: 10 log(1 + (e^{1/b} - 1)/2) = 1
+    >>> r.value_str, r.fails_at_str
+    ('5.238269', '5.238265')
     """
     k = parse_k(k, "k")
     eps_g, delta_g = parse_target(target_eps, target_delta)
+    qq = parse_rate(q)
     s = parse_positive(sensitivity, "sensitivity")
-    rel, _ = parse_relation_reading(relation, False)
-    from exactdp.model.mechanisms import Laplace
+    rel, bnd = parse_relation_reading(relation, bounded)
+    if bnd and qq == 1:
+        raise InvalidParameterError("bounded=True (dp_accounting's bounded-records reading, docs/mathematics.md §9, "
+                                    "Theorem 9.9) is a reading of Poisson-subsampled Laplace steps: give q < 1")
+    from exactdp.model.mechanisms import Laplace, PoissonSampled
 
     def comp_of(x: Fraction) -> Composition:
-        return Composition(((Laplace(x, s), k),))
+        m: Any = Laplace(x, s)
+        return Composition(((PoissonSampled(m, qq, rel, bounded=bnd) if qq < 1 else m, k),))
 
-    g = parse_gap(gap, DEFAULT_GAP_PLD)
+    # at delta_g = 0 every probe is decided exactly by the largest loss (docs/pld.md §11.4): cheap, so a fine gap
+    g = parse_gap(gap, DEFAULT_GAP_EXACT if delta_g == 0 else DEFAULT_GAP_PLD)
     r_to = parse_round_to(round_to)
     run = start_run(progress.parse_seconds(max_seconds), "pld")
     probe, _ = probe_for(comp_of(Fraction(1)), comp_of, eps_g, delta_g, deadline=lambda: run.deadline)
-    inputs = inputs_record(eps_g, delta_g, k=k, sensitivity=s, **relation_record(rel, False))
+    inputs = inputs_record(eps_g, delta_g, k=k, q=qq if qq < 1 else None, sensitivity=s, **relation_record(rel, bnd))
+    if delta_g == 0 and eps_g.is_zero():
+        raise InfeasibleTargetError("no Laplace scale meets (eps_g, delta_g) = (0, 0): at every scale the largest "
+                                    "privacy loss is above 0")
     comparison: list[tuple[str, str]] = []
     with progress.task("calibrate laplace-scale"):
         # a safe starting point: the generic bound, Laplace(b) being (s/b)-DP (docs/mathematics.md §5 item 8)
+        # and log(1 + q (e^{s/b} - 1))-DP Poisson subsampled under add/remove (§5 item 11; the largest loss of §9's pair)
         gen = calibrate_eps(k, eps_g, delta_g, gap="1e-4")
-        b_generic = s / gen.value if gen.value > 0 else None
-        if b_generic is not None:
-            comparison.append(("the generic bound (Laplace(b) as (sensitivity/b)-DP, optimal composition)",
+        amplified = qq < 1 and rel == "add-remove"
+        b_generic = _scale_of_eps(s, Fraction(gen.value), qq if amplified else Fraction(1)) if gen.value > 0 else None
+        if b_generic is not None and (amplified or qq == 1 or not bnd):
+            what = "Laplace(b) subsampled as log(1 + q (e^{sensitivity/b} - 1))-DP" if amplified \
+                else "Laplace(b) as (sensitivity/b)-DP"
+            comparison.append((f"the generic bound ({what}, optimal composition)",
                                f"b = {decimal_string(b_generic, 8, 'up')}"))
-        if eps_g.rational_value():  # not None, not 0
-            comparison.append(("basic composition (b = k sensitivity / eps_g)",
-                               f"b = {format_fraction(k * s / eps_g.rational_value())}"))  # type: ignore[operator]
+        e_basic = eps_g.rational_value()
+        if e_basic and (amplified or qq == 1):  # not None, not 0
+            b_basic = _scale_of_eps(s, e_basic / k, qq)
+            text = format_fraction(b_basic) if qq == 1 else decimal_string(b_basic, 8, "up")
+            comparison.append(("basic composition (b = k sensitivity / eps_g)" if qq == 1 else
+                               "basic composition (each query (eps_g/k)-DP: b = sensitivity / log(1 + (e^{eps_g/k} - 1)/q))",
+                               f"b = {text}"))
         x0 = b_generic * Fraction(4, 5) if b_generic is not None else Fraction(k) * s
+        if qq < 1 and not amplified and b_generic is not None:
+            x0 = _scale_of_eps(s, Fraction(gen.value), qq) * Fraction(4, 5)  # the add/remove bound: a first probe only
         x0 = shortest_decimal_in(x0 * Fraction(99, 100), x0)
         from exactdp.calibrate.probes import dominated_probe
 
+        polish: Any = dominated_probe(comp_of, eps_g, delta_g, None) if qq == 1 else delta_g == 0
         res = search(probe, worse_up=False, x0=x0, gap=g, deadline=run.deadline, label="calibrate laplace-scale",
-                     polish=dominated_probe(comp_of, eps_g, delta_g, None))
+                     polish=polish)
     return finish("laplace-scale", False, res, inputs=inputs, engine="pld", gap=g, run=run, probe=probe,
                    round_to=r_to, comparison=tuple(comparison))
+
+
+def _scale_of_eps(s: Fraction, eps: Fraction, q: Fraction) -> Fraction:
+    """An exact rational b >= s / log(1 + (e^eps - 1)/q), the scale at which Laplace(b) of
+    sensitivity s, Poisson subsampled at rate q (q = 1: none), is eps-DP under add/remove
+    (docs/mathematics.md §9: the subsampled pair's largest loss is log(1 + q (e^{s/b} - 1))),
+    rounded up (a larger b is more private); s / eps exactly when q = 1.
+
+    >>> _scale_of_eps(Fraction(2), Fraction(1, 10), Fraction(1))
+    Fraction(20, 1)
+    """
+    if q == 1:
+        return s / eps
+    with ctx.workprec(200):
+        t = (arb_of_fraction(eps).expm1() / arb_of_fraction(q)).log1p()
+        return fraction_of_arb_endpoints(arb_of_fraction(s) / t)[1]
 
 
 def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput, sample_rate: ExactInput,

@@ -174,12 +174,19 @@ def pld_probe(comp_of: Callable[[Any], Composition], eps_g: ExactReal, delta_g: 
 
     def probe(x: Any) -> Outcome:
         t0 = time.monotonic()
-        v, lo, hi = pld_decision(comp_of(x), eps_g, delta_g, deadline=deadline())
+        try:
+            v, lo, hi = pld_decision(comp_of(x), eps_g, delta_g, deadline=deadline())
+        except PrecisionError as e:  # a point the grids cannot place (an atom at eps_g itself): look elsewhere
+            return Outcome("undecided", 0.0, Proof("undecided", f"PLD: {' '.join(str(e).split())}",
+                                                   seconds=time.monotonic() - t0))
         # the score places the next probe only: the end that decided (a float-FFT decision refines that
         # end alone and may leave the other trivial, docs/pld.md §12.7, so the midpoint would mislead)
         at = (lo + hi) / 2
         if hi > 2 * lo:
             at = hi if v == "meets" else lo if v == "fails" else at
+        if v == "fails" and lo <= delta_g:  # the exact ends decided: delta(eps_g) > delta_g, however little
+            return Outcome(v, None, Proof(v, "the PLD's exact ends: eps_g is below the largest privacy loss and "
+                                          "delta(eps_g) > delta_g (docs/pld.md §11.4)", seconds=time.monotonic() - t0))
         return Outcome(v, _log_ratio(at, delta_g) if v != "undecided" else 0.0,
                        Proof(v, "PLD bracket", "delta(eps_g)", lo, hi, time.monotonic() - t0))
 

@@ -128,8 +128,8 @@ def human(r: Calibration) -> str:
         "sigma": lambda: f"{_n(i['k'], 'Gaussian step')}" + (f" at q = {i['q']}" if i.get("q", "1") != "1" else "")
         + (f", sensitivity {i['sensitivity']}" if i.get("sensitivity", "1") != "1" else ""),
         "q": lambda: f"{_n(i['k'], 'Poisson-subsampled Gaussian step')} with sigma = {i['sigma']}",
-        "laplace-scale": lambda: f"{_n(i['k'], 'Laplace query', 'Laplace queries')}" + (f" of sensitivity {i['sensitivity']}"
-                                                                if i.get("sensitivity", "1") != "1" else ""),
+        "laplace-scale": lambda: f"{_n(i['k'], 'Laplace query', 'Laplace queries')}" + (f" at q = {i['q']}" if i.get("q", "1") != "1" else "")
+        + (f" of sensitivity {i['sensitivity']}" if i.get("sensitivity", "1") != "1" else ""),
     }[r.parameter]()
     if i.get("relation"):  # the relation the steps are judged under (add/remove, the default, is not shown)
         what += f" under {i['relation']}" + (" with bounded records (dp_accounting's reading)" if i.get("bounded") else "")

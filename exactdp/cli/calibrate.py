@@ -3,7 +3,7 @@
     exactdp calibrate eps   --k K [--delta D] --target-eps E --target-delta DG [--method M] [--json]
     exactdp calibrate k     --mechanism SPEC --target-eps E --target-delta DG [--json]
     exactdp calibrate sigma --k K [--q Q] [--sensitivity S] [--relation R [--bounded]] --target-eps E --target-delta DG
-    exactdp calibrate laplace-scale --k K [--sensitivity S] [--relation R] --target-eps E --target-delta DG [--json]
+    exactdp calibrate laplace-scale --k K [--q Q] [--sensitivity S] [--relation R [--bounded]] --target-eps E --target-delta DG
     exactdp calibrate scale (--mechanism E[,D[,COUNT]] ... | --mechanisms FILE) --target-eps E --target-delta DG
     exactdp calibrate q     --sigma S --k K [--sensitivity S] [--relation R [--bounded]] --target-eps E --target-delta DG
 
@@ -79,6 +79,7 @@ EXAMPLES: dict[str, list[str]] = {
     "laplace-scale": [
         "exactdp calibrate laplace-scale --k 10 --target-eps 1 --target-delta 1e-6",
         "exactdp calibrate laplace-scale --k 10 --sensitivity 2 --target-eps 1 --target-delta 0 --json",
+        "exactdp calibrate laplace-scale --k 100 --q 0.01 --target-eps 1 --target-delta 1e-5",
     ],
 }
 
@@ -94,7 +95,8 @@ _DESCRIPTIONS = {
     "q": "The largest Poisson sampling rate q for k subsampled Gaussian steps with noise sigma (q = 1, "
          "no subsampling, is the end of the range).",
     "laplace-scale": "The smallest Laplace scale b for k queries of L1 sensitivity S, judged by the Laplace "
-                     "mechanism's own privacy loss (certified PLD engine).",
+                     "mechanism's own privacy loss (certified PLD engine); with --q Q the queries are Poisson "
+                     "subsampled at rate Q.",
 }
 
 
@@ -148,16 +150,18 @@ def build_parser() -> argparse.ArgumentParser:
             s.add_argument("--sigma", metavar="S", required=True, help="the Gaussian noise sigma")
         if what in ("sigma", "laplace-scale", "q"):
             s.add_argument("--sensitivity", metavar="S", default="1", help="the query's sensitivity (default 1)")
-        if what == "sigma":
+        if what in ("sigma", "laplace-scale"):
             s.add_argument("--q", metavar="Q", default="1", help="Poisson sampling rate (default 1: none)")
         if what in ("sigma", "q", "laplace-scale"):
             s.add_argument("--relation", metavar="R", default="add-remove",
                            help="the neighbouring relation: add-remove (default) or replace-one (docs/mathematics.md "
                                 "§9; without subsampling the pair, and so the answer, is the same under both)")
-        if what in ("sigma", "q"):
+        if what in ("sigma", "q", "laplace-scale"):
             s.add_argument("--bounded", action="store_true",
                            help="with --relation replace-one: dp_accounting's bounded-records reading of the "
-                                "Poisson-subsampled Gaussian (docs/mathematics.md §9, Theorem 9.8)")
+                                "Poisson-subsampled " + ("Laplace mechanism (docs/mathematics.md §9, Theorem 9.9; "
+                                                         "with --q below 1 only)" if what == "laplace-scale" else
+                                                         "Gaussian (docs/mathematics.md §9, Theorem 9.8)"))
         if what in ("eps", "scale"):
             s.add_argument("--method", metavar="M", default="optimal",
                            help="the composition theorem (default optimal): basic, drv10, kov15-3.4, ...")

@@ -36,6 +36,7 @@ from exactdp.core.enclosure import Enclosure, certify
 from exactdp.core.errors import PrecisionError
 from exactdp.core.linlog import LinLog
 from exactdp.core.numbers import ExactReal, arb_of_fraction
+from exactdp.engines.pld.bounded import BoundedLaplacePair
 from exactdp.engines.pld.models import (
     DiscreteGaussianPair,
     DiscreteLaplacePair,
@@ -49,6 +50,7 @@ from exactdp.engines.pld.models import (
     Subsampled,
 )
 from exactdp.engines.pld.orders import model_of
+from exactdp.engines.pld.relations import Diluted
 from exactdp.model.composition import Composition
 
 __all__ = ["ALGORITHM", "LossEnd", "OrderEnds", "decision_shortcut", "delta_shortcut", "epsilon_shortcut", "finite_inf", "finite_sup",
@@ -180,7 +182,27 @@ def finite_sup(model: LossModel) -> LossEnd | None:
     if isinstance(model, Reversed):
         low = finite_inf(model.base)
         return None if low is None else -low
+    if isinstance(model, Diluted):  # loss 0 w.p. 1 - q, the base's w.p. q (docs/mathematics.md §9, Theorem 9.2)
+        return _with_zero(finite_sup(model.base), 1)
+    if isinstance(model, BoundedLaplacePair):
+        # the atoms' position E0 = log(1 - q + q e^c) - log(1 - q + q e^{-c}), the largest loss (Theorem 9.9);
+        # at q = 1/2 it is c itself: (1 + e^c) / (1 + e^{-c}) = e^c
+        if model.q == Fraction(1, 2):
+            return _const(model.c)
+        up, down = _g(model.q, _const(model.c)), _g(model.q, _const(-model.c))
+        return None if up is None or down is None else up + (-down)
     return None
+
+
+def _with_zero(end: LossEnd | None, side: int) -> LossEnd | None:
+    """max(end, 0) (``side`` 1, a supremum) or min(end, 0) (``side`` -1, an infimum): the end of a
+    diluted pair, whose loss is 0 with probability 1 - q > 0; None when unknown or undecided."""
+    if end is None or end.infinite:
+        return end
+    sign = end.sign()
+    if sign is None:
+        return None
+    return end if sign * side >= 0 else LossEnd()
 
 
 def finite_inf(model: LossModel) -> LossEnd | None:
@@ -195,6 +217,8 @@ def finite_inf(model: LossModel) -> LossEnd | None:
     if isinstance(model, Reversed):
         top = finite_sup(model.base)
         return None if top is None else -top
+    if isinstance(model, Diluted):
+        return _with_zero(finite_inf(model.base), -1)
     if isinstance(model, MixturePair):  # the infimum log p_0 (a sensitivity 0 of weight p_0), else -inf
         p0 = model.loss.p0
         return LossEnd(LinLog(Fraction(0), p0)) if p0 else LossEnd(infinite=True)
