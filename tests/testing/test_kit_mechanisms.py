@@ -59,10 +59,16 @@ def test_dpsgd_claims_above_below_and_inside_the_bracket() -> None:
     # 7e-6 above the optimum: the float-FFT decision at the claim (docs/pld.md §12.7) needs a grid of
     # about 1/8000 there, more than half a second (1.8285 is now decided in well under it)
     v = judge(1.82825, SGD, delta_g="1e-5", oracle=Oracle(max_seconds=0.5))
-    assert v.verdict in ("undecided", "sound", "unsound")
+    assert v.verdict in ("undecided", "sound")
     if v.verdict == "undecided":
-        with pytest.raises(UndecidedClaimError):
-            assert_sound(1.82825, composition=SGD, delta_g="1e-5", max_seconds=0.5)
+        # the second call may start from the first one's powered grids and decide (the claim is 7e-6
+        # above the optimum: sound); it never passes without a verdict
+        try:
+            r = assert_sound(1.82825, composition=SGD, delta_g="1e-5", max_seconds=0.5)
+        except UndecidedClaimError:
+            pass
+        else:
+            assert r.verdict in ("sound", "loose")
 
 
 def test_gaussian_is_exact_and_laplace_bracketed() -> None:
