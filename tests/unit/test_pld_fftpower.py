@@ -587,3 +587,55 @@ def test_the_blocked_pointwise_power_is_binary_powering_on_every_block(monkeypat
                 if e:
                     base = mul(base, base)
             assert res == (gr, gi)
+
+
+def _old_separate(zr: np.ndarray, zi: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The separation as first written (np.roll copies of the reversed vectors; docs/pld.md §12.3)."""
+    rr = np.roll(zr[::-1], 1)
+    ri = np.roll(zi[::-1], 1)
+    return (np.add(zr, rr) * 0.5, np.subtract(zi, ri) * 0.5, np.add(zi, ri) * 0.5,  # float ok: halving
+            np.subtract(rr, zr) * 0.5)  # float ok: halving, as in the engine
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8, 1024])
+def test_the_separation_in_place_is_the_rolled_one(n: int) -> None:
+    """``_separate`` reads ``Z_{-j}`` through a reversed view instead of rolled copies: the same floats
+    (docs/pld.md §12.3), signs of zero included, with values that underflow when halved."""
+    rng = np.random.default_rng(n)
+    zr, zi = rng.random(n) - 0.5, rng.random(n) - 0.5
+    zr[::3] *= 2.0 ** -1070  # halving these rounds (underflow): the same rounding either way
+    zi[1::5] = -0.0
+    got, want = F._separate(zr, zi), _old_separate(zr, zi)
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.tobytes()
+
+
+@pytest.mark.parametrize("start", [0, 1, 5, 63, 64, 100, -3, 1000])
+def test_the_one_pass_shift_is_the_scaled_roll(start: int) -> None:
+    """``_shifted(v, 1/n, start)`` is ``np.roll(v / n, -(start mod n))`` bit for bit (the window's
+    first point first; docs/pld.md §12.3)."""
+    rng = np.random.default_rng(start % 7)
+    v = rng.random(64) - 0.25
+    v[::9] = 2.0 ** -1070  # scaled into the subnormals
+    want = np.roll(v * (1.0 / 64), -(start % 64))  # float ok: 1/64 is exact, the engine's scale
+    assert F._shifted(v, 1.0 / 64, start).tobytes() == want.tobytes()  # float ok: as above
+
+
+@pytest.mark.parametrize(("n", "start"), [(1 << 10, 37), (1 << 17, 60_000)])
+def test_power_pair_is_the_textbook_pipeline_bit_for_bit(n: int, start: int) -> None:
+    """``power_pair`` end to end: the textbook FFT of ``x + i y``, the rolled separation, the powers,
+    ``(pr - qi) + i (pi + qr)``, the textbook inverse, scaled by 1/n and rolled to the window: the
+    same floats (docs/pld.md §12.2-§12.3), at a length with fused sweeps (2^17)."""
+    x, y = _random_law(random.Random(n), 300), _random_law(random.Random(n + 1), 200, 30)
+    k = 1000
+    px, py = F.power_pair(x, y, k, n, start)
+    zr, zi = np.zeros(n), np.zeros(n)
+    zr[:300], zi[:200] = x, y
+    tw = F.twiddles(n)
+    ar, ai = _simple_fft(zr, zi, tw, False)
+    xr, xi, yr, yi = _old_separate(ar, ai)
+    pr, pi = R.cpower(xr, xi, k)
+    qr, qi = R.cpower(yr, yi, k)
+    wr, wi = _simple_fft(pr - qi, pi + qr, tw, True)
+    assert px.v.tobytes() == np.roll(wr * (1.0 / n), -start).tobytes()  # float ok: 1/n exact
+    assert py.v.tobytes() == np.roll(wi * (1.0 / n), -start).tobytes()  # float ok: 1/n exact

@@ -121,6 +121,8 @@ _CHUNK = 1 << 14
 _SMALL = 6
 #: the stages with blocks longer than a segment run this many at a time per sweep over the vector
 _FUSE = 3
+#: segments are gathered this many at a time (8 floats: one cache line of the input per row)
+_GROUP = 8
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ class _Plan:
     views: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
-_PLANS: dict[tuple[int, int], _Plan] = {}
+_PLANS: dict[tuple[int, int, int], _Plan] = {}
 
 
 def _plan(n: int) -> _Plan:
@@ -153,7 +155,7 @@ def _plan(n: int) -> _Plan:
     per row) into ``rows``, and each segment gathered from there in cache (``perms[j]``: column j's
     entries, in the segment's transposed layout)."""
     span = min(n, 2 * _CHUNK)
-    key = (n, span)
+    key = (n, span, _GROUP)
     got = _PLANS.get(key)
     if got is None:
         if len(_PLANS) >= 3:
@@ -162,7 +164,7 @@ def _plan(n: int) -> _Plan:
         # perm[i (span/b) + c] = rev_a(c b + i): a segment's transposed layout, row i column c
         perm = bit_reversal(span).reshape(span // b, b).T.reshape(-1)
         segments = n // span
-        group = min(8, segments)
+        group = min(_GROUP, segments)
         perms = tuple(perm * group + j for j in range(group))  # rows[h, j] is rows.flat[h group + j]
         order = bit_reversal(segments)  # order[l] = s: column l fills segment s
         half = max(span // 2, 1)
