@@ -639,3 +639,23 @@ def test_power_pair_is_the_textbook_pipeline_bit_for_bit(n: int, start: int) -> 
     wr, wi = _simple_fft(pr - qi, pi + qr, tw, True)
     assert px.v.tobytes() == np.roll(wr * (1.0 / n), -start).tobytes()  # float ok: 1/n exact
     assert py.v.tobytes() == np.roll(wi * (1.0 / n), -start).tobytes()  # float ok: 1/n exact
+
+
+def test_transforms_in_threads_keep_their_floats() -> None:
+    """The transform's work arrays are per thread: four threads transforming different vectors at
+    once (numpy lets go of the GIL inside each ufunc) get the floats of one thread alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = 1 << 16
+    tw = F.twiddles(n)
+    rng = np.random.default_rng(4)
+    inputs = [(rng.random(n) - 0.5, rng.random(n) - 0.5) for _ in range(4)]
+    alone = [F.fft(x, y, tw, inverse=bool(i % 2)) for i, (x, y) in enumerate(inputs)]
+
+    def run(i: int) -> bool:
+        x, y = inputs[i % 4]
+        r, im = F.fft(x, y, tw, inverse=bool(i % 2))
+        return r.tobytes() == alone[i % 4][0].tobytes() and im.tobytes() == alone[i % 4][1].tobytes()
+
+    with ThreadPoolExecutor(4) as ex:
+        assert all(ex.map(run, range(24)))

@@ -10,6 +10,7 @@ that of the point-by-point algorithm whose error Higham's Theorem 24.2 bounds, b
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -144,7 +145,9 @@ class _Plan:
     views: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
-_PLANS: dict[tuple[int, int, int], _Plan] = {}
+#: the plans of this thread (their work arrays are written by every transform: a thread of its own
+#: each, so that transforms in two threads, e.g. a threaded Dask worker, never share one)
+_LOCAL = threading.local()
 
 
 def _plan(n: int) -> _Plan:
@@ -156,10 +159,13 @@ def _plan(n: int) -> _Plan:
     entries, in the segment's transposed layout)."""
     span = min(n, 2 * _CHUNK)
     key = (n, span, _GROUP)
-    got = _PLANS.get(key)
+    plans: dict[tuple[int, int, int], _Plan] | None = getattr(_LOCAL, "plans", None)
+    if plans is None:
+        plans = _LOCAL.plans = {}
+    got = plans.get(key)
     if got is None:
-        if len(_PLANS) >= 3:
-            _PLANS.clear()
+        if len(plans) >= 3:
+            plans.clear()
         b = min(1 << _SMALL, span)
         # perm[i (span/b) + c] = rev_a(c b + i): a segment's transposed layout, row i column c
         perm = bit_reversal(span).reshape(span // b, b).T.reshape(-1)
@@ -169,7 +175,7 @@ def _plan(n: int) -> _Plan:
         order = bit_reversal(segments)  # order[l] = s: column l fills segment s
         half = max(span // 2, 1)
         tmp = (np.empty(half), np.empty(half), np.empty(half))
-        got = _PLANS[key] = _Plan(n, span, b, group, perms, order, np.empty((span, group)), np.empty((span, group)),
+        got = plans[key] = _Plan(n, span, b, group, perms, order, np.empty((span, group)), np.empty((span, group)),
                                   np.empty((b, span // b)), np.empty((b, span // b)), tmp, {})
     return got
 
