@@ -16,6 +16,7 @@ import pytest
 from flint import fmpz_poly
 
 from exactdp.engines.pld import fftpower as F
+from exactdp.engines.pld import fftradix as R
 from exactdp.engines.pld import fftwrap as W
 
 
@@ -135,13 +136,13 @@ def test_a_broken_fft_exceeds_the_bound(float32_twiddles: None) -> None:
 
 def test_a_dropped_stage_exceeds_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     """An FFT that skips its last stage of butterflies is far outside the bound."""
-    real_stage = F._stage
+    real_stage = R._stage
 
-    def stage(xr, xi, tw, step, m, inverse, shape):
-        if step == 1:  # the last stage
-            return xr, xi
-        return real_stage(xr, xi, tw, step, m, inverse, shape)
-    monkeypatch.setattr(F, "_stage", stage)
+    def stage(er, orr, ei, oi, wr, wi, inverse, tmp, m):
+        if m == 128:  # the last stage of n = 256
+            return
+        real_stage(er, orr, ei, oi, wr, wi, inverse, tmp, m)
+    monkeypatch.setattr(R, "_stage", stage)
     rng = random.Random(5)
     t = _random_law(rng, 40)
     v, bound = F.power_tilted(t, 6, 256, start=0)
@@ -183,45 +184,146 @@ def _reference_fft(x: list[float], y: list[float], tw: F.Twiddles, inverse: bool
     return xr, xi
 
 
-@pytest.mark.parametrize(("n", "chunk"), [(1, None), (2, None), (8, None), (64, None), (512, None), (2048, None),
-                                        (512, 8), (2048, 16), (2048, 1024), (1 << 14, 1 << 13)])
+def _simple_fft(x: np.ndarray, y: np.ndarray, tw: R.Twiddles, inverse: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The textbook vectorised radix-2 FFT, one whole-vector numpy ufunc per real operation and
+    stage (no pieces, no transposes): checked against :func:`_reference_fft` below, it is the
+    reference for the lengths too long for the point-by-point one."""
+    n = x.shape[0]
+    bits = n.bit_length() - 1
+    rev = np.array([int(format(i, f"0{bits}b")[::-1], 2) if bits else 0 for i in range(n)], dtype=np.intp)
+    xr, xi = x[rev].copy(), y[rev].copy()
+    m = 1
+    while m < n:
+        step = n // (2 * m)
+        wr, wi = tw.re[::step][:m], (-tw.im[::step][:m] if inverse else tw.im[::step][:m])
+        vr, vi = xr.reshape(-1, 2, m), xi.reshape(-1, 2, m)
+        tr = wr * vr[:, 1] - wi * vi[:, 1]
+        ti = wr * vi[:, 1] + wi * vr[:, 1]
+        ar, ai = vr[:, 0].copy(), vi[:, 0].copy()
+        vr[:, 0], vi[:, 0] = ar + tr, ai + ti
+        vr[:, 1], vi[:, 1] = ar - tr, ai - ti
+        m *= 2
+    return xr, xi
+
+
+FFT_SHAPES = [  # (n, _CHUNK or None, _FUSE or None): every path of fftradix.fft
+    (1, None, None), (2, None, None), (4, None, None), (8, None, None), (16, None, None), (64, None, None),
+    (512, None, None), (2048, None, None),
+    (2, 1, None), (4, 1, None), (8, 1, 1), (16, 1, 2), (16, 2, None),  # segments of 2 and 4 points
+    (512, 8, None), (2048, 16, None), (2048, 1024, None), (1 << 14, 1 << 13, None),
+    (1024, 8, 2), (2048, 16, 1), (4096, 4, 5), (1 << 12, 32, 3),  # fused groups of 1, 2, 3, 5 stages
+]
+
+
+@pytest.mark.parametrize(("n", "chunk", "fuse"), FFT_SHAPES)
 def test_the_fft_does_the_arithmetic_of_the_pointwise_reference(
-        monkeypatch: pytest.MonkeyPatch, n: int, chunk: int | None) -> None:
+        monkeypatch: pytest.MonkeyPatch, n: int, chunk: int | None, fuse: int | None) -> None:
     """Bit for bit: the vectorised, in-place FFT (and its inverse) performs exactly the operations of
     the point-by-point radix-2 algorithm whose error Theorem 24.2 bounds (docs/pld.md §12.2), also
-    with its stages run chunk by chunk (``chunk``: whole blocks grouped for the short stages, the
-    butterflies of one block split for the long ones), so the bound holds unchanged."""
+    with its stages run piece by piece (``chunk``: segments of 2 chunk points, gathered, transposed
+    for the first stages; ``fuse``: that many longer stages per sweep), so the bound holds unchanged;
+    the inputs are left as they were."""
     if chunk is not None:
-        monkeypatch.setattr(F, "_CHUNK", chunk)
+        monkeypatch.setattr(R, "_CHUNK", chunk)
+    if fuse is not None:
+        monkeypatch.setattr(R, "_FUSE", fuse)
     rng = random.Random(n if chunk is None else n + chunk)
     x = [rng.random() - 0.25 for _ in range(n)]
     y = [rng.random() - 0.75 for _ in range(n)]
     tw = F.twiddles(n)
+    ax, ay = np.array(x), np.array(y)
     for inverse in (False, True):
-        r, i = F.fft(np.array(x), np.array(y), tw, inverse=inverse)
+        r, i = F.fft(ax, ay, tw, inverse=inverse)
         rr, ri = _reference_fft(x, y, tw, inverse)
         assert r.tolist() == rr and i.tolist() == ri
+        sr, si = _simple_fft(ax, ay, tw, inverse)
+        assert sr.tolist() == rr and si.tolist() == ri
+        assert ax.tolist() == x and ay.tolist() == y
 
 
-def test_a_skipped_chunk_is_caught_by_the_pointwise_reference(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bit-for-bit comparison bites: chunked stages that leave one block's butterflies out differ."""
-    monkeypatch.setattr(F, "_CHUNK", 16)
-    real = F._stage_chunked
+@pytest.mark.parametrize(("n", "chunk", "fuse"), [(1 << 17, None, None), (1 << 18, None, 2), (1 << 14, 1 << 6, None),
+                                                  (1 << 15, 1 << 5, 3), (1 << 13, 1 << 3, 4)])
+def test_a_long_fft_is_the_textbook_vectorised_fft(monkeypatch: pytest.MonkeyPatch, n: int, chunk: int | None,
+                                                   fuse: int | None) -> None:
+    """Bit for bit against :func:`_simple_fft` at lengths with many segments and several fused sweeps
+    of many blocks each (default pieces above the chunk, and small pieces), both directions."""
+    if chunk is not None:
+        monkeypatch.setattr(R, "_CHUNK", chunk)
+    if fuse is not None:
+        monkeypatch.setattr(R, "_FUSE", fuse)
+    rng = np.random.default_rng(n)
+    x, y = rng.random(n) - 0.25, rng.random(n) - 0.75
+    tw = F.twiddles(n)
+    for inverse in (False, True):
+        r, i = F.fft(x, y, tw, inverse=inverse)
+        sr, si = _simple_fft(x, y, tw, inverse)
+        assert np.array_equal(r, sr) and np.array_equal(i, si)
 
-    def skip_first_block(xr, xi, tw, step, m, inverse):
-        real(xr[1:], xi[1:], tw, step, m, inverse)
-    monkeypatch.setattr(F, "_stage_chunked", skip_first_block)
+
+def test_a_skipped_piece_is_caught_by_the_pointwise_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bit-for-bit comparison bites: fused stages that leave one piece's butterflies out differ."""
+    monkeypatch.setattr(R, "_CHUNK", 16)
+    real = R._stage
+    seen = []
+
+    def skip_one_piece(er, orr, ei, oi, wr, wi, inverse, tmp, m):
+        if m >= 32:  # a fused stage (span beyond a segment of 32 points)
+            seen.append(m)
+            if len(seen) == 3:
+                return
+        real(er, orr, ei, oi, wr, wi, inverse, tmp, m)
+    monkeypatch.setattr(R, "_stage", skip_one_piece)
     rng = random.Random(3)
     x = [rng.random() for _ in range(256)]
     y = [0.0] * 256
     tw = F.twiddles(256)
     r, i = F.fft(np.array(x), np.array(y), tw)
     rr, ri = _reference_fft(x, y, tw, False)
+    assert len(seen) > 3
     assert r.tolist() != rr or i.tolist() != ri
 
 
+def test_the_bit_reversal_is_the_reversed_binary_digits() -> None:
+    """``bit_reversal`` by doubling equals reversing each index's binary digits (docs/pld.md §12.2)."""
+    for n in (1, 2, 4, 8, 1024, 1 << 13):
+        bits = n.bit_length() - 1
+        assert R.bit_reversal(n).tolist() == [int(format(i, f"0{bits}b")[::-1], 2) if bits else 0 for i in range(n)]
+
+
+def _old_nearest(x) -> float:  # float ok: the Fraction rounding that _nearest replaced (docs/pld.md §12.2)
+    from exactdp.core.numbers import fraction_of_arb_endpoints
+
+    lo, hi = fraction_of_arb_endpoints(x)
+    return float((lo + hi) / 2)  # float ok: Fraction -> float is correctly rounded
+
+
+def test_nearest_is_the_correctly_rounded_midpoint() -> None:
+    """``_nearest`` (the midpoint's mantissa and exponent as Python ints) gives the float of the old
+    Fraction rounding on many balls: twiddle-like values at 96 bits, halfway cases (ties to even),
+    huge and tiny exponents, zero and negatives (docs/pld.md §12.2)."""
+    from flint import arb, ctx, fmpq
+
+    rng = random.Random(12)
+    balls = []
+    with ctx.workprec(96):
+        for _ in range(2000):
+            s, c = arb(fmpq(2 * rng.randrange(1 << 20), 1 << 21)).sin_cos_pi()
+            balls += [s, c, -s]
+    for _ in range(500):  # exact values, many of them halfway between two floats
+        man = rng.randrange(1, 1 << 60) | (1 << rng.randrange(53, 60))
+        exp = rng.randrange(-1100, 300)
+        with ctx.workprec(200):
+            balls.append(arb(fmpq(man, 1) * fmpq(2) ** exp if exp >= 0 else fmpq(man, 1 << -exp)))
+    for man in ((1 << 53) + 1, (1 << 54) + 2, (1 << 54) + 6, 3, 0):  # ties: to even, both ways
+        with ctx.workprec(200):
+            balls += [arb(fmpq(man, 1 << 60)), arb(-fmpq(man, 1 << 60)), arb(man) * arb(2) ** 900]
+    for b in balls:
+        got, want = R._nearest(b), _old_nearest(b)
+        assert got == want and str(got) == str(want), (b, got, want)
+
+
 def test_the_pointwise_power_does_the_arithmetic_of_binary_powering() -> None:
-    """Bit for bit: ``_cpower`` is binary powering with the standard complex product (docs/pld.md §12.3)."""
+    """Bit for bit: ``cpower`` is binary powering with the standard complex product (docs/pld.md §12.3)."""
     rng = random.Random(3)
     a = [complex(rng.random() - 0.5, rng.random() - 0.5) for _ in range(50)]
 
@@ -229,7 +331,7 @@ def test_the_pointwise_power_does_the_arithmetic_of_binary_powering() -> None:
         return p[0] * q[0] - p[1] * q[1], p[0] * q[1] + p[1] * q[0]
 
     for k in (1, 2, 5, 64, 1000):
-        got_r, got_i = F._cpower(np.array([z.real for z in a]), np.array([z.imag for z in a]), k)
+        got_r, got_i = R.cpower(np.array([z.real for z in a]), np.array([z.imag for z in a]), k)
         for z, gr, gi in zip(a, got_r.tolist(), got_i.tolist()):
             res: tuple[float, float] | None = None
             base, e = (z.real, z.imag), k
@@ -431,18 +533,18 @@ def test_the_stage_twiddles_are_the_tables_floats_contiguous_and_bounded_in_memo
     m = 1
     while m < n:
         step = n // (2 * m)
-        wr, wi = F._stage_twiddles(tw, step, m)
+        wr, wi = R._stage_twiddles(tw, step, m)
         assert wr.flags.c_contiguous and wi.flags.c_contiguous
         assert wr.tolist() == tw.re[::step][:m].tolist() and wi.tolist() == tw.im[::step][:m].tolist()
         m *= 2
-    for wr, wi in F._STAGE_TW.values():
+    for wr, wi in R._STAGE_TW.values():
         total += wr.shape[0] + wi.shape[0]
     assert total <= n
-    F._stage_twiddles(F.twiddles(16), 2, 4)  # another length: the first one's copies are let go
-    assert all(key[0] == 16 for key in F._STAGE_TW)
+    R._stage_twiddles(F.twiddles(16), 2, 4)  # another length: the first one's copies are let go
+    assert all(key[0] == 16 for key in R._STAGE_TW)
 
 
-@pytest.mark.parametrize("n", [1 << 14, 1 << 15])
+@pytest.mark.parametrize("n", [1 << 14, 1 << 15, 1 << 16])
 def test_a_long_fft_does_the_arithmetic_of_the_pointwise_reference(n: int) -> None:
     """Bit for bit at lengths whose middle stages read the contiguous stage twiddles over many blocks
     (both directions: the inverse's conjugation by a swapped sum and difference is exact)."""
@@ -462,7 +564,7 @@ def test_the_blocked_pointwise_power_is_binary_powering_on_every_block(monkeypat
     """Bit for bit over several blocks and a ragged last one (docs/pld.md §12.3, the pointwise power
     in cache-sized blocks, squares by one product and a doubling): the same floats as binary powering
     by the standard complex product, and the input left unchanged."""
-    monkeypatch.setattr(F, "_POWER_BLOCK", block)
+    monkeypatch.setattr(R, "_POWER_BLOCK", block)
     rng = random.Random(block)
     a = [complex(rng.random() - 0.5, rng.random() - 0.5) for _ in range(40)]
     a += [cmath.rect(0.9999, 6.3 * rng.random()) for _ in range(43)]  # near the unit circle: no underflow
@@ -473,7 +575,7 @@ def test_the_blocked_pointwise_power_is_binary_powering_on_every_block(monkeypat
     ar = np.array([z.real for z in a])
     ai = np.array([z.imag for z in a])
     for k in (1, 3, 77, 1000, 100001):
-        got_r, got_i = F._cpower(ar, ai, k)
+        got_r, got_i = R.cpower(ar, ai, k)
         assert ar.tolist() == [z.real for z in a] and ai.tolist() == [z.imag for z in a]
         for z, gr, gi in zip(a, got_r.tolist(), got_i.tolist()):
             res: tuple[float, float] | None = None
@@ -485,3 +587,75 @@ def test_the_blocked_pointwise_power_is_binary_powering_on_every_block(monkeypat
                 if e:
                     base = mul(base, base)
             assert res == (gr, gi)
+
+
+def _old_separate(zr: np.ndarray, zi: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The separation as first written (np.roll copies of the reversed vectors; docs/pld.md §12.3)."""
+    rr = np.roll(zr[::-1], 1)
+    ri = np.roll(zi[::-1], 1)
+    return (np.add(zr, rr) * 0.5, np.subtract(zi, ri) * 0.5, np.add(zi, ri) * 0.5,  # float ok: halving
+            np.subtract(rr, zr) * 0.5)  # float ok: halving, as in the engine
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8, 1024])
+def test_the_separation_in_place_is_the_rolled_one(n: int) -> None:
+    """``_separate`` reads ``Z_{-j}`` through a reversed view instead of rolled copies: the same floats
+    (docs/pld.md §12.3), signs of zero included, with values that underflow when halved."""
+    rng = np.random.default_rng(n)
+    zr, zi = rng.random(n) - 0.5, rng.random(n) - 0.5
+    zr[::3] *= 2.0 ** -1070  # halving these rounds (underflow): the same rounding either way
+    zi[1::5] = -0.0
+    got, want = F._separate(zr, zi), _old_separate(zr, zi)
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.tobytes()
+
+
+@pytest.mark.parametrize("start", [0, 1, 5, 63, 64, 100, -3, 1000])
+def test_the_one_pass_shift_is_the_scaled_roll(start: int) -> None:
+    """``_shifted(v, 1/n, start)`` is ``np.roll(v / n, -(start mod n))`` bit for bit (the window's
+    first point first; docs/pld.md §12.3)."""
+    rng = np.random.default_rng(start % 7)
+    v = rng.random(64) - 0.25
+    v[::9] = 2.0 ** -1070  # scaled into the subnormals
+    want = np.roll(v * (1.0 / 64), -(start % 64))  # float ok: 1/64 is exact, the engine's scale
+    assert F._shifted(v, 1.0 / 64, start).tobytes() == want.tobytes()  # float ok: as above
+
+
+@pytest.mark.parametrize(("n", "start"), [(1 << 10, 37), (1 << 17, 60_000)])
+def test_power_pair_is_the_textbook_pipeline_bit_for_bit(n: int, start: int) -> None:
+    """``power_pair`` end to end: the textbook FFT of ``x + i y``, the rolled separation, the powers,
+    ``(pr - qi) + i (pi + qr)``, the textbook inverse, scaled by 1/n and rolled to the window: the
+    same floats (docs/pld.md §12.2-§12.3), at a length with fused sweeps (2^17)."""
+    x, y = _random_law(random.Random(n), 300), _random_law(random.Random(n + 1), 200, 30)
+    k = 1000
+    px, py = F.power_pair(x, y, k, n, start)
+    zr, zi = np.zeros(n), np.zeros(n)
+    zr[:300], zi[:200] = x, y
+    tw = F.twiddles(n)
+    ar, ai = _simple_fft(zr, zi, tw, False)
+    xr, xi, yr, yi = _old_separate(ar, ai)
+    pr, pi = R.cpower(xr, xi, k)
+    qr, qi = R.cpower(yr, yi, k)
+    wr, wi = _simple_fft(pr - qi, pi + qr, tw, True)
+    assert px.v.tobytes() == np.roll(wr * (1.0 / n), -start).tobytes()  # float ok: 1/n exact
+    assert py.v.tobytes() == np.roll(wi * (1.0 / n), -start).tobytes()  # float ok: 1/n exact
+
+
+def test_transforms_in_threads_keep_their_floats() -> None:
+    """The transform's work arrays are per thread: four threads transforming different vectors at
+    once (numpy lets go of the GIL inside each ufunc) get the floats of one thread alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = 1 << 16
+    tw = F.twiddles(n)
+    rng = np.random.default_rng(4)
+    inputs = [(rng.random(n) - 0.5, rng.random(n) - 0.5) for _ in range(4)]
+    alone = [F.fft(x, y, tw, inverse=bool(i % 2)) for i, (x, y) in enumerate(inputs)]
+
+    def run(i: int) -> bool:
+        x, y = inputs[i % 4]
+        r, im = F.fft(x, y, tw, inverse=bool(i % 2))
+        return r.tobytes() == alone[i % 4][0].tobytes() and im.tobytes() == alone[i % 4][1].tobytes()
+
+    with ThreadPoolExecutor(4) as ex:
+        assert all(ex.map(run, range(24)))

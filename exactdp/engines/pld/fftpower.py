@@ -5,11 +5,11 @@ drawn from ``t``) the way dp_accounting does (forward FFT, pointwise k-th power,
 every step is a correctly rounded IEEE operation with a proved error bound, and the bound is added
 up in Arb balls and returned as an exact rational (docs/pld.md §12):
 
-- the radix-2 FFT is this module's own (:func:`fft`, one numpy ufunc per real operation, real and
-  imaginary parts as separate float64 arrays), with twiddles computed in Arb and rounded; its error
-  is Higham's Theorem 24.2 (docs/pld.md §12.2);
+- the radix-2 FFT is the project's own (:func:`exactdp.engines.pld.fftradix.fft`, one numpy ufunc
+  per real operation, real and imaginary parts as separate float64 arrays), with twiddles computed
+  in Arb and rounded; its error is Higham's Theorem 24.2 (docs/pld.md §12.2);
 - the pointwise power is binary powering of complex numbers, each product within ``sqrt(5) u``
-  (docs/pld.md §12.3);
+  (:func:`exactdp.engines.pld.fftradix.cpower`, docs/pld.md §12.3);
 - the cyclic wrap-around of the FFT is bounded by a Chernoff bound evaluated in Arb from ``t``
   itself (docs/pld.md §12.4);
 - underflow, which the standard model of floating point leaves out, adds a tiny absolute term
@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from flint import arb, arb_poly, ctx, fmpq
+from flint import arb, arb_poly, ctx
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
+from exactdp.engines.pld.fftradix import SQRT5_UP, UNIT_ROUNDOFF, Twiddles, cpower, fft, twiddle_mu, twiddles
 
 __all__ = [
     "UNIT_ROUNDOFF",
@@ -51,29 +52,10 @@ __all__ = [
     "window_for",
 ]
 
-#: u = 2^-53, the unit roundoff of float64 with rounding to nearest
-UNIT_ROUNDOFF = Fraction(1, 1 << 53)
-#: an upper bound of sqrt(5) (Brent, Percival and Zimmermann's complex product bound, docs/pld.md §12.3)
-_SQRT5_UP = Fraction(22361, 10000)
 _SQRT2_UP = Fraction(141422, 100000)  # an upper bound of sqrt(2) (Higham's Theorem 24.2, docs/pld.md §12.2)
 #: an absolute bound of one float64 operation's underflow error (both components of a complex product)
 _UNDERFLOW = Fraction(1, 1 << 1072)
 _PREC = 128
-
-
-@dataclass(frozen=True)
-class Twiddles:
-    """The N/2 twiddle factors ``w_j = exp(-2 pi i j / N)`` as float64 parts, each within ``mu`` of the
-    exact value (docs/pld.md §12.2)."""
-
-    n: int
-    re: np.ndarray
-    im: np.ndarray
-    mu: Fraction
-
-
-_TWIDDLES: dict[int, Twiddles] = {}
-_BITREV: dict[int, np.ndarray] = {}
 
 
 #: bounds are kept between these (a huge or tiny Arb exponent would make a huge Fraction)
@@ -100,236 +82,6 @@ def lower_fraction(x: arb, floor: Fraction = Fraction(0)) -> Fraction:
         return _CAP
     lo = fraction_of_arb_endpoints(x)[0] if x > arb_of_fraction(_FLOOR) else floor
     return max(lo, floor)
-
-
-def _nearest(x: arb) -> float:  # float ok: round-to-nearest of an Arb midpoint, its error is bounded in mu
-    lo, hi = fraction_of_arb_endpoints(x)
-    return float((lo + hi) / 2)  # float ok: Fraction -> float is correctly rounded (docs/pld.md §12.2)
-
-
-def _unit_roots(count: int, step: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """exp(-2 pi i j step / n) for j < count, in Arb at 96 bits, rounded to the nearest float64."""
-    re = np.empty(count)
-    im = np.empty(count)
-    with ctx.workprec(96):
-        for j in range(count):
-            s, c = arb(fmpq(2 * j * step, n)).sin_cos_pi()
-            if not (s.rad() < arb(2) ** -80 and c.rad() < arb(2) ** -80):
-                raise AssertionError("twiddle ball too wide")  # 96 bits leave radii near 2^-95
-            re[j] = _nearest(c)
-            im[j] = -_nearest(s)
-    return re, im
-
-
-def twiddles(n: int) -> Twiddles:
-    """The twiddles of the size-``n`` FFT (n a power of 2), computed once per n.
-
-    ``w_{aB + b} = c_a f_b`` with ``c_a = w_{aB}`` and ``f_b = w_b`` each computed in Arb and rounded
-    to nearest (error at most ``u + 2^-79`` each), and the product taken in float64 (one complex
-    product, relative error at most ``sqrt(5) u``): ``mu = 2 e + e^2 + sqrt(5) u (1 + e)^2`` with
-    ``e = u + 2^-79`` (docs/pld.md §12.2).  Only about ``2 sqrt(n)`` Arb evaluations.
-    """
-    if n in _TWIDDLES:
-        return _TWIDDLES[n]
-    half = max(n // 2, 1)
-    bits = half.bit_length() - 1
-    b = 1 << ((bits + 1) // 2)
-    a = half // b
-    cr, ci = _unit_roots(a, b, n)
-    fr, fi = _unit_roots(b, 1, n)
-    re = (np.multiply.outer(cr, fr) - np.multiply.outer(ci, fi)).reshape(-1)
-    im = (np.multiply.outer(cr, fi) + np.multiply.outer(ci, fr)).reshape(-1)
-    tw = Twiddles(n, re, im, _mu_of(n))
-    _TWIDDLES[n] = tw
-    return tw
-
-
-def _bit_reversal(n: int) -> np.ndarray:
-    if n not in _BITREV:
-        bits = n.bit_length() - 1
-        idx = np.arange(n)
-        rev = np.zeros(n, dtype=np.int64)
-        for i in range(bits):
-            rev |= ((idx >> i) & 1) << (bits - 1 - i)
-        _BITREV[n] = rev
-    return _BITREV[n]
-
-
-_SCRATCH: dict[int, list[np.ndarray]] = {}
-
-
-def _scratch(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Three work arrays of ``shape`` (views of buffers kept for the last two sizes: a stage's and a
-    piece's; no allocation per stage)."""
-    size = int(np.prod(shape))
-    if size not in _SCRATCH:
-        if len(_SCRATCH) >= 2:
-            _SCRATCH.clear()
-        _SCRATCH[size] = [np.empty(size) for _ in range(3)]
-    a, b, c = (x.reshape(shape) for x in _SCRATCH[size])
-    return a, b, c
-
-
-_STAGE_TW: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _stage_twiddles(tw: Twiddles, step: int, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """The twiddles ``tw[j step]`` (j < m) of one stage: the same floats, copied contiguous once per
-    length and stage (a strided view, re-read for every block of butterflies, costs the middle
-    stages a cache miss per twiddle; docs/pld.md §12.2).  The last stage's (step 1) is a view; the
-    copies of one length hold about n floats, kept for one length at a time."""
-    if step == 1:
-        return tw.re[:m], tw.im[:m]
-    key = (tw.n, m)
-    got = _STAGE_TW.get(key)
-    if got is None:
-        if any(other != tw.n for other, _ in _STAGE_TW):
-            _STAGE_TW.clear()
-        got = _STAGE_TW[key] = (np.ascontiguousarray(tw.re[::step][:m]), np.ascontiguousarray(tw.im[::step][:m]))
-    return got
-
-
-def _stage(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool,
-           shape: tuple[int, ...], lo: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """One stage of butterflies on blocks ``[x1 | x2]`` of axis 1: ``(x1 + w_j x2, x1 - w_j x2)``,
-    ``w_j = tw[j step]`` (j < m, conjugated when ``inverse``) broadcast by ``shape``; in place (x is
-    overwritten and returned).
-
-    Every line is one IEEE-rounded ufunc: ``t = fl(fl(wr x2r) - fl(wi x2i)) + i fl(fl(wr x2i) +
-    fl(wi x2r))``, then ``fl(x1 + t)`` and ``fl(x1 - t)`` (docs/pld.md §12.2).  The conjugate
-    ``wi -> -wi`` is taken by swapping a sum and a difference: ``fl(a - fl(-b x)) = fl(a + fl(b x))``
-    exactly (rounding to nearest is symmetric), the same floats as with a negated table.  ``lo``:
-    x holds the butterflies ``j = lo, lo + 1, ...`` of its blocks only (a chunk)."""
-    wr, wi = _stage_twiddles(tw, step, m)
-    wr, wi = wr[lo:lo + xr.shape[2]].reshape(shape), wi[lo:lo + xr.shape[2]].reshape(shape)
-    er, orr = xr[:, 0], xr[:, 1]
-    ei, oi = xi[:, 0], xi[:, 1]
-    tr, ti, s = _scratch(orr.shape)
-    np.multiply(wr, orr, out=tr)
-    np.multiply(wi, oi, out=s)
-    (np.add if inverse else np.subtract)(tr, s, out=tr)
-    np.multiply(wr, oi, out=ti)
-    np.multiply(wi, orr, out=s)
-    (np.subtract if inverse else np.add)(ti, s, out=ti)
-    np.subtract(er, tr, out=orr)
-    np.add(er, tr, out=er)
-    np.subtract(ei, ti, out=oi)
-    np.add(ei, ti, out=ei)
-    return xr, xi
-
-
-def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The unnormalised DFT ``y_k = sum_j x_j w^{jk}`` (``w = e^{-2 pi i/N}``, or its conjugate when
-    ``inverse``) by radix-2 decimation in time: bit reversal, then log2 N stages of butterflies
-    ``(x1 + w x2, x1 - w x2)``, the product ``w x2`` in the standard way (4 real products, 2 sums).
-    Every line is one IEEE-rounded ufunc, the model of Higham's Theorem 24.2 (docs/pld.md §12.2)."""
-    n = re.shape[0]
-    if n != tw.n or n & (n - 1):
-        raise InvalidParameterError("fft: the length must be the twiddles' power of 2")
-    small = min(6, n.bit_length() - 1)  # the first stages run on a transposed layout (long inner loops)
-    b = 1 << small
-    perm = _bit_reversal(n).reshape(n // b, b).T.reshape(-1)
-    xr = re[perm].reshape(b, n // b)
-    xi = im[perm].reshape(b, n // b)
-    m = 1
-    while m < b:
-        xr, xi = _stage(xr.reshape(b // (2 * m), 2, m, n // b), xi.reshape(b // (2 * m), 2, m, n // b),
-                        tw, n // (2 * m), m, inverse, (m, 1))
-        m *= 2
-    xr = xr.reshape(b, n // b).T.reshape(-1)
-    xi = xi.reshape(b, n // b).T.reshape(-1)
-    if n > _CHUNK and 2 * m <= _CHUNK:
-        # the stages with blocks in 2 _CHUNK points: all on one segment while it is in cache
-        span = 2 * _CHUNK
-        for r0 in range(0, n, span):
-            seg_r, seg_i = xr[r0:r0 + span], xi[r0:r0 + span]
-            mm = m
-            while 2 * mm <= _CHUNK:
-                _stage(seg_r.reshape(-1, 2, mm), seg_i.reshape(-1, 2, mm), tw, n // (2 * mm), mm, inverse, (mm,))
-                mm *= 2
-        while 2 * m <= _CHUNK:
-            m *= 2
-    while m < n:
-        if m * 2 > _CHUNK:
-            _stage_chunked(xr.reshape(-1, 2, m), xi.reshape(-1, 2, m), tw, n // (2 * m), m, inverse)
-        else:
-            xr, xi = _stage(xr.reshape(-1, 2, m), xi.reshape(-1, 2, m), tw, n // (2 * m), m, inverse, (m,))
-        xr, xi = xr.reshape(-1), xi.reshape(-1)
-        m *= 2
-    return xr, xi
-
-
-#: the stages run in pieces of this many butterflies, in cache (the same floats, docs/pld.md §12.2)
-_CHUNK = 1 << 13
-
-
-def _stage_chunked(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, step: int, m: int, inverse: bool) -> None:
-    """:func:`_stage` on blocks ``[x1 | x2]`` of length 2m >= 2 _CHUNK, in place, chunk by chunk of
-    the butterfly index (each butterfly's operations unchanged: the same floats, docs/pld.md §12.2)."""
-    for b in range(xr.shape[0]):
-        for c0 in range(0, m, _CHUNK):
-            piece = (slice(b, b + 1), slice(None), slice(c0, c0 + _CHUNK))
-            _stage(xr[piece], xi[piece], tw, step, m, inverse, (-1,), c0)
-
-
-def _cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s1: np.ndarray,
-               s2: np.ndarray) -> None:
-    """(ar + i ai) <- (ar + i ai)(br + i bi) in place, the standard product (four real products, two
-    sums, each one IEEE-rounded ufunc: ``fl(fl(ar br) - fl(ai bi))``, ``fl(fl(ar bi) + fl(ai br))``);
-    b may be a itself (a square)."""
-    np.multiply(ar, br, out=s1)
-    np.multiply(ai, bi, out=s2)
-    np.subtract(s1, s2, out=s1)
-    np.multiply(ar, bi, out=s2)
-    np.multiply(ai, br, out=ai)
-    np.add(s2, ai, out=ai)
-    ar[...] = s1
-
-
-def _csquare_into(ar: np.ndarray, ai: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> None:
-    """(ar + i ai) <- (ar + i ai)^2 in place, bit for bit the standard product of a with itself:
-    ``fl(ar ai) = fl(ai ar)`` (IEEE products commute) and ``fl(p + p) = 2p`` exactly, so the
-    imaginary part needs one product and one sum (docs/pld.md §12.3)."""
-    np.multiply(ar, ar, out=s1)
-    np.multiply(ai, ai, out=s2)
-    np.multiply(ar, ai, out=ai)
-    np.subtract(s1, s2, out=ar)
-    np.add(ai, ai, out=ai)
-
-
-#: the pointwise power runs block by block, each block's whole binary powering while it is in cache
-_POWER_BLOCK = 1 << 13
-
-
-def _cpower(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """(ar + i ai)^k pointwise by binary powering (k - 1 complex products in the expanded tree), block
-    by block of the index (each coefficient's operations are the same, in the same order); the input
-    is left unchanged."""
-    n = ar.shape[0]
-    rr, ri = np.empty_like(ar), np.empty_like(ai)
-    size = min(n, _POWER_BLOCK)
-    br, bi, s1, s2 = (np.empty(size) for _ in range(4))
-    for c0 in range(0, n, size):
-        c1 = min(c0 + size, n)
-        w = c1 - c0
-        xr, xi, t1, t2 = br[:w], bi[:w], s1[:w], s2[:w]
-        xr[...] = ar[c0:c1]
-        xi[...] = ai[c0:c1]
-        yr, yi = rr[c0:c1], ri[c0:c1]
-        first = True
-        e = k
-        while e:
-            if e & 1:
-                if first:
-                    yr[...] = xr
-                    yi[...] = xi
-                    first = False
-                else:
-                    _cmul_into(yr, yi, xr, xi, t1, t2)
-            e >>= 1
-            if e:
-                _csquare_into(xr, xi, t1, t2)
-    return rr, ri
 
 
 def fft_factor(n: int, mu: Fraction) -> Fraction:
@@ -369,7 +121,7 @@ def power_bound(n: int, k: int, s: Fraction, sq: Fraction) -> Fraction:
     powers; the inverse FFT adds ``c (s^{k-1} A + E2)`` and its own underflow, and the l1 norm is at
     most ``sqrt(n)`` times the l2 norm of the output (scaled by 1/n).
     """
-    c = fft_factor(n, _mu_of(n))
+    c = fft_factor(n, twiddle_mu(n))
     logn = n.bit_length() - 1
     with ctx.workprec(_PREC):
         N = arb(n)
@@ -381,19 +133,13 @@ def power_bound(n: int, k: int, s: Fraction, sq: Fraction) -> Fraction:
         e1 = ca * A + u_fft
         r = arb_of_fraction(s) + e1
         rk1 = r ** (k - 1)
-        rel = (1 + arb_of_fraction(_SQRT5_UP * UNIT_ROUNDOFF)) ** (k - 1) - 1
+        rel = (1 + arb_of_fraction(SQRT5_UP * UNIT_ROUNDOFF)) ** (k - 1) - 1
         # an underflow in the powering is an absolute perturbation, amplified by at most k max(R, 1)^(k-1)
         u_pow = arb(2 * k.bit_length() + 1) * kk * (rk1 + 1) * N.sqrt() * uf
         e2 = kk * rk1 * e1 + rel * rk1 * (A + e1) + u_pow
         sk1 = arb_of_fraction(s) ** (k - 1)
         out = e2 + ca * (sk1 * A + e2) + u_fft / N.sqrt() + N * uf
         return upper_fraction(out)
-
-
-def _mu_of(n: int) -> Fraction:
-    """The twiddle error bound of :func:`twiddles` (docs/pld.md §12.2)."""
-    e = UNIT_ROUNDOFF + Fraction(1, 1 << 79)
-    return 2 * e + e * e + _SQRT5_UP * UNIT_ROUNDOFF * (1 + e) ** 2
 
 
 def _moments(t: np.ndarray) -> tuple[float, float]:  # float ok: heuristics that only choose windows
@@ -575,14 +321,13 @@ def power_parts(t: np.ndarray, k: int, n: int, start: int, *, keep: bool = False
     xr = np.zeros(n)
     xr[: t.shape[0]] = t
     ar, ai = fft(xr, np.zeros(n), tw)
-    pr, pi = _cpower(ar, ai, k)
+    pr, pi = cpower(ar, ai, k)
     vr, _ = fft(pr, pi, tw, inverse=True)
-    v = vr * (1.0 / n)  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
     s, sq = _sum_up(t)
     l1 = power_bound(n, k, s, sq)
     with ctx.workprec(_PREC):
         l2 = upper_fraction(arb_of_fraction(l1) / arb(n).sqrt())
-    v = np.roll(v, -(start % n))
+    v = _shifted(vr, 1.0 / n, start)  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
     if keep:
         return Power(v, start, l2, None, t, k)
     return Power(v, start, l2, outside_mass(t, k, start, n))
@@ -591,14 +336,33 @@ def power_parts(t: np.ndarray, k: int, n: int, start: int, *, keep: bool = False
 def _separate(zr: np.ndarray, zi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The transforms X, Y of two real vectors x, y from ``Z = F(x + i y)``: ``X_j = (Z_j + conj
     Z_{-j}) / 2``, ``Y_j = (Z_j - conj Z_{-j}) / (2 i)``; each real part is one IEEE-rounded sum or
-    difference, halved exactly (docs/pld.md §12.3)."""
-    rr = np.roll(zr[::-1], 1)  # Z_{-j}: index -j mod n
-    ri = np.roll(zi[::-1], 1)
-    xr = np.add(zr, rr) * 0.5  # float ok: one rounded sum, halved exactly (but for underflow, bounded)
-    xi = np.subtract(zi, ri) * 0.5  # float ok: as above
-    yr = np.add(zi, ri) * 0.5  # float ok: as above
-    yi = np.subtract(rr, zr) * 0.5  # float ok: as above
-    return xr, xi, yr, yi
+    difference, halved exactly (docs/pld.md §12.3).  ``Z_{-j}`` is read through a reversed view
+    (index ``n - j`` for j >= 1, index 0 for j = 0), and each sum is halved in place: no copies."""
+    n = zr.shape[0]
+    out = []
+    # (Z part, op, mirrored operand first): X = (zr + Mzr, zi - Mzi) / 2, Y = (zi + Mzi, Mzr - zr) / 2
+    for z, op, mirror_first in ((zr, np.add, False), (zi, np.subtract, False), (zi, np.add, False),
+                                (zr, np.subtract, True)):
+        o = np.empty(n)
+        op(z[:1], z[:1], out=o[:1])  # j = 0: Z_{-0} = Z_0
+        direct, mirror = z[1:], z[:0:-1]  # mirror[j - 1] = z[n - j]
+        if mirror_first:
+            op(mirror, direct, out=o[1:])
+        else:
+            op(direct, mirror, out=o[1:])
+        np.multiply(o, 0.5, out=o)  # float ok: one rounded sum, halved exactly (but for underflow, bounded)
+        out.append(o)
+    return out[0], out[1], out[2], out[3]
+
+
+def _shifted(v: np.ndarray, scale: float, start: int) -> np.ndarray:  # float ok: scale is 1/n, a power of 2
+    """``np.roll(v * scale, -(start mod n))`` in one pass: ``out[i] = fl(v[(i + start) mod n] scale)``."""
+    n = v.shape[0]
+    s = start % n
+    out = np.empty(n)
+    np.multiply(v[s:], scale, out=out[:n - s])
+    np.multiply(v[:s], scale, out=out[n - s:])
+    return out
 
 
 def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, Fraction]) -> Fraction:
@@ -613,7 +377,7 @@ def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, 
     errs by ``u (||P|| + ||Q||)`` in its input and ``c (1 + u) (||P|| + ||Q||)`` in the transform,
     and the real and imaginary parts each carry both powers' errors: the l1 bound of each output is
     ``E2_x + E2_y + (u + c (1 + u)) (||P|| + ||Q||)`` plus the underflow terms."""
-    c = fft_factor(n, _mu_of(n))
+    c = fft_factor(n, twiddle_mu(n))
     logn = n.bit_length() - 1
     with ctx.workprec(_PREC):
         N = arb(n)
@@ -623,7 +387,7 @@ def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, 
         u_fft = arb(max(logn, 1)) * N ** arb(1.5) * uf  # float ok: 1.5 is exact, an Arb exponent
         ca = arb_of_fraction(c)
         ez = ca * (N * arb_of_fraction(x[1] + y[1])).sqrt() + u_fft
-        rel = (1 + arb_of_fraction(_SQRT5_UP * UNIT_ROUNDOFF)) ** (k - 1) - 1
+        rel = (1 + arb_of_fraction(SQRT5_UP * UNIT_ROUNDOFF)) ** (k - 1) - 1
         e2s = arb(0)
         norms = arb(0)
         for s, sq in (x, y):
@@ -664,8 +428,8 @@ def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tupl
     ar, ai = fft(zr, zi, tw)
     xr, xi, yr, yi = _separate(ar, ai)
     del ar, ai
-    pr, pi = _cpower(xr, xi, k)
-    qr, qi = _cpower(yr, yi, k)
+    pr, pi = cpower(xr, xi, k)
+    qr, qi = cpower(yr, yi, k)
     np.subtract(pr, qi, out=pr)  # P + i Q = (pr - qi) + i (pi + qr): one rounding each
     np.add(pi, qr, out=pi)
     del qr, qi
@@ -674,9 +438,8 @@ def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tupl
     l1 = pair_bound(n, k, _sum_up(x), _sum_up(y))
     with ctx.workprec(_PREC):
         l2 = upper_fraction(arb_of_fraction(l1) / arb(n).sqrt())
-    shift = -(start % n)
-    return (Power(np.roll(wr * scale, shift), start, l2, None, x, k),
-            Power(np.roll(wi * scale, shift), start, l2, None, y, k))
+    return (Power(_shifted(wr, scale, start), start, l2, None, x, k),
+            Power(_shifted(wi, scale, start), start, l2, None, y, k))
 
 
 def power_tilted(t: np.ndarray, k: int, n: int, *, start: int | None = None) -> tuple[np.ndarray, Fraction]:
