@@ -141,7 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
             s.add_argument("--mechanism", metavar="SPEC", required=True,
                            help="the mechanism: 'E[,D]' (generic (E, D)-DP), 'gaussian:sigma=S[,sensitivity=D][,q=Q]', "
                                 "'laplace:scale=B[,sensitivity=D][,q=Q]', 'rr:eps=E[,categories=K][,q=Q]', "
-                                "'dlaplace:noise=A[,sensitivity=D][,q=Q]', 'dgaussian:sigma=S[,sensitivity=D][,q=Q]'")
+                                "'dlaplace:noise=A[,sensitivity=D][,q=Q]', 'dgaussian:sigma=S[,sensitivity=D][,q=Q]', "
+                                "'mog:sigma=S,sensitivities=S1/S2/...,probs=P1/P2/...[,q=Q]'; a Gaussian also by "
+                                "'gaussian:mu2=M' or 'gaussian:rho=R'; any kind also takes relation=add-remove|replace-one "
+                                "and sample=M,of=N (as --mechanism of 'exactdp epsilon')")
         if what in ("eps", "k"):
             s.add_argument("--after", metavar="SPEC", action="append",
                            help="a mechanism already spent (as --mechanism of 'exactdp epsilon'), repeatable")

@@ -117,6 +117,7 @@ def test_zero_or_negative_eps_at_large_delta_is_unsound() -> None:
     assert abs(float(lo) - float(ref)) < 1e-12 and abs(float(hi) - float(ref)) < 1e-12
 
 
+@pytest.mark.slow  # about 33 s: in the slow step (CI time)
 def test_k_fixed_batches_are_judged_against_both_ends() -> None:
     """One fixed-size batch is tight (Thm 9.3): 0 at delta_g = 1e-5 is unsound, since its delta at
     eps = 0 is its total variation g (2 Phi(1/(2 sigma)) - 1) > 1e-5.  For k > 1 batches the optimum lies

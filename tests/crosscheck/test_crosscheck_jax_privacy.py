@@ -102,6 +102,7 @@ def test_poisson_dpsgd_is_handed_over_as_a_training_run(monkeypatch) -> None:
     assert fake.calls[0][1]["num_updates"] == 1000
 
 
+@pytest.mark.slow  # about 18 s: in the slow step (CI time)
 def test_fixed_batches_under_replace_one(monkeypatch) -> None:
     """A batch of 60 of 6000 (replace-one) is FIXED_BATCH_SIZE with noise multiplier 2 (the replace-one
     sensitivity is two clipping norms): one run is tight, so 0 at delta_g = 1e-5 is unsound (its delta

@@ -175,6 +175,7 @@ def test_subsampled_gaussian_two_steps_against_quadrature(sigma: str, q: str, ep
     assert enc.relative_width() <= Fraction(1, 10**6)
 
 
+@pytest.mark.slow  # about 30 s in all: in the slow step (CI time)
 @pytest.mark.parametrize("sigma,q,eps", [("1", "0.1", "0.2"), ("0.8", "0.125", "0.05"), ("2", "0.3", "0.1")])
 def test_subsampled_gaussian_add_order_alone_against_quadrature(sigma: str, q: str, eps: str) -> None:
     """The add order on its own, one and two steps: the reference is a probability (it returned
