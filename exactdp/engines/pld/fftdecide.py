@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from exactdp.core import memory, progress
 from exactdp.core.errors import TimeBudgetError
-from exactdp.engines.pld.fftcost import FFT_BYTES
+from exactdp.engines.pld.fftcost import FFT_BYTES, log_target
 from exactdp.engines.pld.fftquery import copies, fft_enabled, fft_groups, first_grid
 from exactdp.engines.pld.models import LossModel
 from exactdp.engines.pld.plan import BYTES_A, BYTES_B, Plan, plan, prec_for, tau_for
@@ -300,8 +300,8 @@ def _order_at(group: tuple[LossModel, int], h: Fraction, tau: Fraction, prec: in
     if hit is None:
         t0 = time.monotonic()
         up, low = step_laws(model, h, tau, prec)
-        log_target = max(min(log_aim * math.log(10) - 10.0, -23.0), -40.0)  # float ok: as in _orders
-        hit = _AT_CLAIM[key] = (order_of_side(up, low, k, h, hint, side, log_target), time.monotonic() - t0)
+        lt = log_target(10.0 ** log_aim)  # the windows' tail, as the eps and delta queries choose it
+        hit = _AT_CLAIM[key] = (order_of_side(up, low, k, h, hint, side, lt), time.monotonic() - t0)
         while len(_AT_CLAIM) > AT_CLAIM_KEEP:
             _AT_CLAIM.popitem(last=False)
     _AT_CLAIM.move_to_end(key)
