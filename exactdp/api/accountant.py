@@ -12,6 +12,15 @@ never a float that might sit on the wrong side of it (docs/interop.md).
 [4.37717809, 4.3771781]
 >>> print(Accountant().compose("laplace:scale=10", count=3).get_delta(1))
 0
+
+The methods named after dp_accounting's and Opacus's (``get_epsilon``, ``get_delta``, ``step``) take
+Python floats as those libraries do, each at its exact binary value (as :func:`from_dp_event`
+reads an event's floats; docs/contracts.md §1.1), so code written for them runs unchanged:
+
+>>> acc = Accountant()
+>>> acc.step(noise_multiplier=2.0, sample_rate=0.25)
+>>> print(acc.get_epsilon(1e-5, digits=6))
+[0.802054, 0.802055]
 """
 
 from __future__ import annotations
@@ -22,7 +31,15 @@ from typing import Any
 from exactdp.api.optimal import optimal_delta, optimal_epsilon
 from exactdp.core.enclosure import Enclosure
 from exactdp.core.errors import InvalidParameterError
-from exactdp.core.numbers import DEFAULT_DIGITS, CountInput, ExactInput, parse_digits, parse_k
+from exactdp.core.numbers import (
+    DEFAULT_DIGITS,
+    CountInput,
+    ExactInput,
+    float_as_exact,
+    parse_digits,
+    parse_k,
+    parse_rational,
+)
 from exactdp.model.composition import Composition
 from exactdp.model.dp_event import NonPrivateEvent, from_accountant, from_dp_event, is_accountant, is_dp_event
 from exactdp.model.mechanisms import (
@@ -95,6 +112,25 @@ class Accountant:
         self._groups.extend((self._under_relation(m), c * n) for m, c in comp.groups)
         return self
 
+    def step(self, *, noise_multiplier: ExactInput | float, sample_rate: ExactInput | float) -> None:
+        """Opacus's ``accountant.step(noise_multiplier=, sample_rate=)``: one DP-SGD step, a Gaussian
+        of that noise multiplier (sensitivity 1) on a Poisson subsample of that rate, composed under
+        the accountant's relation.  Floats are read at their exact binary value, as Opacus computes
+        with them; a noise multiplier 0 is a step without noise (eps = +inf), a rate 0 samples
+        nothing (nothing is composed), as :func:`~exactdp.model.dp_event.from_opacus_history` reads
+        an Opacus ``history`` entry."""
+        nm = parse_rational(float_as_exact(noise_multiplier), "noise_multiplier")
+        q = parse_rational(float_as_exact(sample_rate), "sample_rate")
+        if nm < 0:
+            raise InvalidParameterError(f"noise_multiplier={noise_multiplier!r} must be >= 0")
+        if not 0 <= q <= 1:
+            raise InvalidParameterError(f"sample_rate={sample_rate!r} must be in [0, 1]")
+        if q == 0:
+            return
+        leaf: Any = Gaussian(nm) if nm > 0 else NonPrivate()
+        self.compose(PoissonSampled(leaf, q, self.relation if self.relation != "replace-special" else "add-remove")
+                     if q < 1 else leaf)
+
     def _under_relation(self, m: Any) -> Any:
         """``m`` accounted for under the accountant's relation (a Poisson subsample takes it)."""
         if self.relation == "replace-special":
@@ -125,29 +161,30 @@ class Accountant:
             return Composition.homogeneous(0, 0, 1)
         return Composition(tuple(self._groups))
 
-    def get_epsilon(self, delta: ExactInput | None = None, *, digits: CountInput = DEFAULT_DIGITS,
-                    max_seconds: ExactInput | float | None = None, target_delta: ExactInput | None = None) -> Enclosure:
+    def get_epsilon(self, delta: ExactInput | float | None = None, *, digits: CountInput = DEFAULT_DIGITS,
+                    max_seconds: ExactInput | float | None = None, target_delta: ExactInput | float | None = None) -> Enclosure:
         """The optimal eps of the ledger at total ``delta`` (certified; ``+inf`` when none works);
-        ``target_delta=`` is dp_accounting's name for it."""
-        delta = _one_of(delta, target_delta, "delta", "target_delta")
+        ``target_delta=`` is dp_accounting's name for it.  A float ``delta`` is its exact binary value."""
+        d: Any = float_as_exact(_one_of(delta, target_delta, "delta", "target_delta"))
         if self.non_private:
             return Enclosure.infinite(parse_digits(digits))
-        return optimal_epsilon(self.composition, delta, digits=digits, max_seconds=max_seconds)
+        return optimal_epsilon(self.composition, d, digits=digits, max_seconds=max_seconds)
 
-    def get_delta(self, epsilon: ExactInput | None = None, *, digits: CountInput = DEFAULT_DIGITS,
-                  max_seconds: ExactInput | float | None = None, target_epsilon: ExactInput | None = None) -> Enclosure:
+    def get_delta(self, epsilon: ExactInput | float | None = None, *, digits: CountInput = DEFAULT_DIGITS,
+                  max_seconds: ExactInput | float | None = None, target_epsilon: ExactInput | float | None = None) -> Enclosure:
         """The optimal total delta of the ledger at ``epsilon`` (certified; below 0 too);
-        ``target_epsilon=`` is dp_accounting's name for it."""
-        epsilon = _one_of(epsilon, target_epsilon, "epsilon", "target_epsilon")
+        ``target_epsilon=`` is dp_accounting's name for it.  A float ``epsilon`` is its exact binary value."""
+        e: Any = float_as_exact(_one_of(epsilon, target_epsilon, "epsilon", "target_epsilon"))
         if self.non_private:
             return Enclosure.exact_value(Fraction(1), parse_digits(digits))
-        return optimal_delta(self.composition, epsilon, digits=digits, max_seconds=max_seconds)
+        return optimal_delta(self.composition, e, digits=digits, max_seconds=max_seconds)
 
     def __repr__(self) -> str:
         return f"Accountant(relation={self.relation!r}, composition={str(self.composition)!r})"
 
 
-def _one_of(ours: ExactInput | None, theirs: ExactInput | None, name: str, their_name: str) -> ExactInput:
+def _one_of(ours: ExactInput | float | None, theirs: ExactInput | float | None, name: str,
+            their_name: str) -> ExactInput | float:
     """The value given as ``name`` or as dp_accounting's ``their_name``: exactly one of them."""
     if (ours is None) == (theirs is None):
         raise InvalidParameterError(f"give {name}= or {their_name}= (dp_accounting's name), exactly one of them")

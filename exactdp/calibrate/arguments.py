@@ -76,11 +76,11 @@ def parse_positive(x: object, name: str) -> Fraction:
     return v
 
 
-def parse_rate(x: object, name: str = "q") -> Fraction:
-    """A sampling rate 0 < q <= 1."""
+def parse_rate(x: object, name: str = "q", *, zero: bool = False) -> Fraction:
+    """A sampling rate 0 < q <= 1 (0 <= q <= 1 with ``zero``: a calibration that answers q = 0)."""
     v = parse_rational(x, name)
-    if not 0 < v <= 1:
-        raise InvalidParameterError(f"{name}={x!r} must satisfy 0 < {name} <= 1")
+    if not (0 <= v <= 1 if zero else 0 < v <= 1):
+        raise InvalidParameterError(f"{name}={x!r} must satisfy {'0 <=' if zero else '0 <'} {name} <= 1")
     return v
 
 

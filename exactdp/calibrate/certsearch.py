@@ -76,8 +76,8 @@ class Proof:
         with the bound's ``value`` the ends are printed with enough digits to show the comparison."""
         rel = {"meets": "<=", "fails": ">"}.get(self.verdict, "contains")
         if self.quantity and self.lower is not None and self.upper is not None:
-            if self.lower == self.upper and "/" not in _dec(self.lower, "down", 40):
-                rng, sep = _dec(self.lower, "down", 40), " = "
+            if self.lower == self.upper and _dec(self.lower, "down", 40) == _dec(self.lower, "up", 40):
+                rng, sep = _dec(self.lower, "down", 40), " = "  # exactly that decimal (not a rounding of it)
             else:
                 sep = " in "
                 for d in range(6, 41, 2):

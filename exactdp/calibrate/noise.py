@@ -9,6 +9,7 @@ it, and for Laplace noise, a search with PLD-bracket decisions.
 from __future__ import annotations
 
 import math
+import time
 from fractions import Fraction
 from typing import Any
 
@@ -24,7 +25,7 @@ from exactdp.calibrate.arguments import (
     parse_target,
     relation_record,
 )
-from exactdp.calibrate.certsearch import InfeasibleTargetError, search, shortest_decimal_in
+from exactdp.calibrate.certsearch import InfeasibleTargetError, Outcome, Proof, search, shortest_decimal_in
 from exactdp.calibrate.driver import (
     DEFAULT_GAP_EXACT,
     DEFAULT_GAP_PLD,
@@ -43,9 +44,11 @@ from exactdp.core.numbers import (
     ExactInput,
     arb_of_fraction,
     decimal_string,
+    float_as_exact,
     format_fraction,
     fraction_of_arb_endpoints,
     parse_k,
+    parse_rational,
 )
 from exactdp.model.composition import Composition
 
@@ -73,9 +76,14 @@ def calibrate_sigma(k: ExactInput, target_eps: ExactInput, target_delta: ExactIn
     """
     k = parse_k(k, "k")
     eps_g, delta_g = parse_target(target_eps, target_delta)
-    qq = parse_rate(q)
+    qq = parse_rate(q, zero=True)
     s = parse_positive(sensitivity, "sensitivity")
     rel, bnd = parse_relation_reading(relation, bounded)
+    if bnd and qq == 1:
+        raise InvalidParameterError("bounded=True (dp_accounting's bounded-records reading, docs/mathematics.md §9, "
+                                    "Theorem 9.8) is a reading of Poisson-subsampled Gaussian steps: give q < 1")
+    if qq == 0:  # nothing is ever sampled: every sigma, 0 included, meets every target (eps_g >= 0)
+        return _unsampled_sigma(inputs_record(eps_g, delta_g, k=k, q=qq, sensitivity=s, **relation_record(rel, bnd)))
     from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     def comp_of(x: Fraction) -> Composition:
@@ -141,11 +149,16 @@ def calibrate_q(sigma: ExactInput, k: ExactInput, target_eps: ExactInput, target
     >>> r.value_str, r.fails_at, r.value_proof.how
     ('1', None, 'Gaussian closed form')
     """
-    sig = parse_positive(sigma, "sigma")
+    sig = parse_rational(sigma, "sigma")
+    if sig < 0:
+        raise InvalidParameterError(f"sigma={sigma!r} must be >= 0")
     k = parse_k(k, "k")
     eps_g, delta_g = parse_target(target_eps, target_delta)
     s = parse_positive(sensitivity, "sensitivity")
     rel, bnd = parse_relation_reading(relation, bounded)
+    if sig == 0:  # no noise: a closed form
+        return _noiseless_q(k, delta_g, parse_gap(gap, DEFAULT_GAP_EXACT),
+                            inputs_record(eps_g, delta_g, sigma=sig, k=k, sensitivity=s, **relation_record(rel, bnd)))
     from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     def comp_of(x: Fraction) -> Composition:
@@ -266,8 +279,66 @@ def _scale_of_eps(s: Fraction, eps: Fraction, q: Fraction) -> Fraction:
         return fraction_of_arb_endpoints(arb_of_fraction(s) / t)[1]
 
 
-def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput, sample_rate: ExactInput,
-                         steps: CountInput | None = None, epochs: ExactInput | None = None,
+def _unsampled_sigma(inputs: dict[str, Any]) -> Calibration:
+    """The answer at q = 0: no record is ever sampled, so the outputs on neighbouring datasets are one
+    law and delta(eps) = 0 at every eps >= 0 (docs/calibration.md §2.3); the smallest sigma is 0."""
+    t0 = time.monotonic()
+    proof = Proof("meets", "q = 0: no record is ever sampled, so both outputs are one law at every sigma >= 0",
+                  "delta(eps_g)", Fraction(0), Fraction(0))
+    return Calibration("sigma", "smallest", Fraction(0), None, proof, None, None, True, inputs, "exact", 0,
+                       time.monotonic() - t0)
+
+
+def _noiseless_delta(q: Fraction, k: int) -> tuple[Fraction, Fraction]:
+    """Exact rationals enclosing 1 - (1-q)^k: delta(eps) at every eps >= 0 of k Poisson-subsampled
+    steps without noise (docs/calibration.md §2.3), under either relation."""
+    base = 1 - q
+    if k * (base.numerator.bit_length() + base.denominator.bit_length()) <= 1 << 16:  # small: exactly
+        exact = 1 - base ** k
+        return exact, exact
+    for prec in (128, 512, 4096):
+        with ctx.workprec(prec):
+            lo, hi = fraction_of_arb_endpoints(1 - arb_of_fraction(1 - q) ** k)
+        if hi - lo <= hi * Fraction(1, 10**20) or prec == 4096:
+            return max(lo, Fraction(0)), min(hi, Fraction(1))
+    raise AssertionError("unreachable")
+
+
+def _noiseless_q(k: int, delta_g: Fraction, g: Fraction, inputs: dict[str, Any]) -> Calibration:
+    """The largest rate q at sigma = 0: k steps without noise on Poisson subsamples have
+    delta(eps) = 1 - (1-q)^k at every eps >= 0 (docs/calibration.md §2.3), so the boundary is
+    q* = 1 - (1 - delta_g)^(1/k); both ends are decided by that closed form in Arb."""
+    t0 = time.monotonic()
+    if delta_g == 0:
+        raise InfeasibleTargetError("no sampling rate q > 0 meets delta_g = 0 without noise: a step that samples the "
+                                    "record reveals it (delta(eps) = 1 - (1-q)^k > 0)")
+    how = "closed form without noise: delta = 1 - (1-q)^k"
+
+    def probe(x: Fraction) -> Outcome:
+        lo, hi = _noiseless_delta(x, k)
+        verdict = "meets" if hi <= delta_g else "fails" if lo > delta_g else "undecided"
+        return Outcome(verdict, None, Proof(verdict, how, "delta(eps_g)", lo, hi))
+
+    if delta_g >= 1:
+        return Calibration("q", "largest", Fraction(1), None, probe(Fraction(1)).proof, None, None, True, inputs,
+                           "closed-form", 1, time.monotonic() - t0)
+    if k == 1:  # delta = q exactly: q = delta_g is the optimum itself
+        fail = shortest_decimal_in(delta_g * (1 + g / 2), delta_g * (1 + g))
+        return Calibration("q", "largest", delta_g, fail, probe(delta_g).proof, probe(fail).proof, (fail - delta_g) / delta_g,
+                           False, inputs, "closed-form", 2, time.monotonic() - t0, g)
+    with ctx.workprec(200):
+        lo, hi = fraction_of_arb_endpoints(1 - (arb_of_fraction(1 - delta_g).log() / k).exp())
+    res = closed_form_pair(probe, max(lo, Fraction(0)), hi, True, g)
+    if res.safe is None or res.fail is None:  # the ends are g/6 from the root: only a tie at 4096 bits
+        raise InfeasibleTargetError("the noiseless closed form could not separate the ends (not expected)")
+    return Calibration("q", "largest", res.safe, res.fail, res.safe_proof, res.fail_proof,  # type: ignore[arg-type]
+                       abs(Fraction(res.fail) - Fraction(res.safe)) / Fraction(res.safe), False, inputs,
+                       "closed-form", res.probes, time.monotonic() - t0, g)
+
+
+def get_noise_multiplier(*, target_epsilon: ExactInput | float, target_delta: ExactInput | float,
+                         sample_rate: ExactInput | float, steps: CountInput | None = None,
+                         epochs: ExactInput | float | None = None,
                          gap: ExactInput | None = None, max_seconds: ExactInput | None = None,
                          relation: object = "add-remove", bounded: object = False, accountant: object = "rdp",
                          epsilon_tolerance: object = None) -> Calibration:
@@ -279,7 +350,9 @@ def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput
     as in :func:`calibrate_sigma`.
 
     ``epochs`` instead of ``steps`` means ``floor(epochs / sample_rate)`` steps, as Opacus counts
-    them.  The result's float is the certified-safe sigma rounded up (``Calibration.__float__``).
+    them.  Floats (``target_epsilon``, ``target_delta``, ``sample_rate``, ``epochs``), as Opacus's
+    callers pass them, are read at their exact binary values (docs/contracts.md §1.1): the question
+    the calling program holds.  The result's float is the certified-safe sigma rounded up (``Calibration.__float__``).
     Opacus's ``accountant`` (``"rdp"``, ``"prv"`` or ``"gdp"``) and ``epsilon_tolerance`` are taken
     so that a call written for Opacus runs unchanged; neither changes the answer, the smallest sigma
     certified to meet the target by the optimal accounting (any accountant's eps at it is an upper
@@ -289,6 +362,9 @@ def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput
     >>> r.value_str, float(r) >= r.value  # float ok: a doctest of the float rounding
     ('37.306326', True)
     """
+    # Opacus's callers pass floats: each is read at its exact binary value (docs/contracts.md §1.1)
+    exact: list[Any] = [float_as_exact(x) for x in (target_epsilon, target_delta, sample_rate, epochs)]
+    t_eps, t_delta, rate, n_epochs = exact
     if not isinstance(accountant, str) or accountant not in ("rdp", "prv", "gdp"):
         raise InvalidParameterError(f"accountant={accountant!r} must be one of Opacus's names 'rdp', 'prv' or 'gdp' "
                                     "(exactdp answers the optimal accounting whichever is named)")
@@ -296,14 +372,14 @@ def get_noise_multiplier(*, target_epsilon: ExactInput, target_delta: ExactInput
                                               and not isinstance(epsilon_tolerance, bool)):
         raise InvalidParameterError(f"epsilon_tolerance={epsilon_tolerance!r} must be a number (Opacus's tolerance; "
                                     "exactdp's precision is gap=)")
-    q = parse_rate(sample_rate)
-    if (steps is None) == (epochs is None):
+    q = parse_rate(rate, "sample_rate")
+    if (steps is None) == (n_epochs is None):
         raise InvalidParameterError("give either steps or epochs (Opacus's get_noise_multiplier takes one of them)")
-    if epochs is not None:
-        n = math.floor(parse_positive(epochs, "epochs") / q)
+    if n_epochs is not None:
+        n = math.floor(parse_positive(n_epochs, "epochs") / q)
         if n < 1:
             raise InvalidParameterError(f"epochs={epochs!r} at sample_rate={sample_rate!r} is less than one step")
     else:
         n = parse_k(steps, "steps")
-    return calibrate_sigma(n, target_epsilon, target_delta, q=q, gap=gap, max_seconds=max_seconds, relation=relation,
+    return calibrate_sigma(n, t_eps, t_delta, q=q, gap=gap, max_seconds=max_seconds, relation=relation,
                            bounded=bounded)

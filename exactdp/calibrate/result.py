@@ -149,7 +149,9 @@ def human(r: Calibration) -> str:
             lines.append(f"  nearly optimal: the optimum lies between them, a relative distance of at most "
                          f"{gap_text(r.relative_gap)} ({r.probes} probes, {r.seconds:.1f} s)")
     elif r.exact:
-        lines.append(f"  ({v(r.value)} is the end of the range searched: every value up to it meets the target)")
+        lines.append(f"  ({v(r.value)} is the end of the range searched: every value "
+                     f"{'up to' if r.direction == 'largest' else 'from'} it {'' if r.direction == 'largest' else 'up '}"
+                     "meets the target)")
     else:
         lines.append("  (no value beyond it was certified to miss the target within the budget)")
     for label, val in r.comparison:

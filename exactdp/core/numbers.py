@@ -41,6 +41,7 @@ __all__ = [
     "directed_float",
     "exact_floats",
     "exact_floats_enabled",
+    "float_as_exact",
     "format_fraction",
     "fraction_of_arb_endpoints",
     "fraction_of_decimal_string",
@@ -111,6 +112,17 @@ def from_float(x: float) -> Fraction:
     if not isinstance(x, float) or not math.isfinite(x):
         raise InvalidParameterError(f"{x=} must be a finite float")
     return Fraction(x)
+
+
+def float_as_exact(x: object) -> object:
+    """``x`` itself, or for a ``float`` its exact binary value (:func:`from_float`): the reading of
+    the functions named after a float library's (``Accountant.get_epsilon``, ``get_noise_multiplier``,
+    docs/contracts.md §1.1), whose callers pass floats; everything else is parsed as usual after it.
+
+    >>> float_as_exact(0.5), float_as_exact("0.1")
+    (Fraction(1, 2), '0.1')
+    """
+    return from_float(x) if isinstance(x, float) else x
 
 
 _EXACT_FLOATS: ContextVar[bool] = ContextVar("exactdp_exact_floats", default=False)

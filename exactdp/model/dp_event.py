@@ -501,10 +501,14 @@ def _as_subsampled_mixture(m: MixtureOfGaussians) -> tuple[Fraction, MixtureOfGa
     return q, MixtureOfGaussians(m.sigma, list(m.sensitivities[1:]), inner)
 
 
-def to_dp_event(comp: CompositionInput, relation: object = "add-remove", *, direction: str | None = None) -> Any:
+def to_dp_event(comp: CompositionInput, relation: object = None, *, direction: str | None = None) -> Any:
     """The dp_accounting ``DpEvent`` of a composition (needs the ``peers`` extra: dp_accounting),
     for an accountant under ``relation`` (under replace-one a Gaussian's or Laplace's noise
     multiplier is taken relative to half its sensitivity, as :func:`from_dp_event` reads it back).
+
+    ``comp`` may also be an accountant (an :class:`exactdp.Accountant`, or a dp_accounting or Opacus
+    one, read by :func:`from_accountant`): its ledger is written under its own relation (``relation``,
+    if given, must agree with it); for a composition ``relation`` defaults to add-remove.
 
     A DpEvent has no direction: a mechanism taken in one order (a Poisson subsample or a mixture of
     Gaussians with ``direction=remove|add``) is written as the event of its pair only when
@@ -523,8 +527,13 @@ def to_dp_event(comp: CompositionInput, relation: object = "add-remove", *, dire
     """
     from exactdp.core.files import require_extra
 
-    c = Composition.of(comp)
-    rel = parse_relation(relation, special=True)
+    if is_accountant(comp) and not is_dp_event(comp):
+        c = from_accountant(comp, relation)
+        own = getattr(comp, "relation", None) or getattr(comp, "neighboring_relation", None)
+        rel = parse_relation(own if own is not None else "add-remove", special=True)
+    else:
+        c = Composition.of(comp)
+        rel = parse_relation("add-remove" if relation is None else relation, special=True)
     half = 2 if rel == "replace-one" else 1
     want = "max" if direction is None else parse_direction(direction)
     for m, _ in c.groups:

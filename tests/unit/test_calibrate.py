@@ -316,7 +316,7 @@ def test_budget_gives_the_best_certified_bracket() -> None:
 
 
 @pytest.mark.parametrize("bad", [dict(gap="0"), dict(gap="1"), dict(round_to="-1"), dict(max_seconds="0"),
-                                 dict(q="0"), dict(q="1.5"), dict(sensitivity="0")])
+                                 dict(q="-0.5"), dict(q="1.5"), dict(sensitivity="0")])  # q = 0 is answered: test_calibrate_degenerate
 def test_bad_arguments(bad: dict) -> None:
     with pytest.raises(ExactDPError):
         calibrate_sigma(10, "1", "1e-5", **bad)

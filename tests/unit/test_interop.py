@@ -179,8 +179,13 @@ def test_the_docs_page_examples_run() -> None:
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "interop.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
-    assert len(blocks) == 5
+    assert len(blocks) == 7
+    import importlib.util
+
+    have_peer = importlib.util.find_spec("dp_accounting") is not None
     for code in blocks:
+        if "to_dp_event" in code and not have_peer:
+            continue  # writing a DpEvent needs dp_accounting (the peers extra)
         exec(compile(code, "docs/interop.md", "exec"), {})  # noqa: S102 - the page's own examples
 
 
