@@ -83,7 +83,7 @@ def calibrate_sigma(k: ExactInput, target_eps: ExactInput, target_delta: ExactIn
         raise InvalidParameterError("bounded=True (dp_accounting's bounded-records reading, docs/mathematics.md §9, "
                                     "Theorem 9.8) is a reading of Poisson-subsampled Gaussian steps: give q < 1")
     if qq == 0:  # nothing is ever sampled: every sigma, 0 included, meets every target (eps_g >= 0)
-        return _unsampled_sigma(inputs_record(eps_g, delta_g, k=k, q=qq, sensitivity=s, **relation_record(rel, bnd)))
+        return _unsampled("sigma", inputs_record(eps_g, delta_g, k=k, q=qq, sensitivity=s, **relation_record(rel, bnd)))
     from exactdp.model.mechanisms import Gaussian, PoissonSampled
 
     def comp_of(x: Fraction) -> Composition:
@@ -210,12 +210,15 @@ def calibrate_laplace_scale(k: ExactInput, target_eps: ExactInput, target_delta:
     """
     k = parse_k(k, "k")
     eps_g, delta_g = parse_target(target_eps, target_delta)
-    qq = parse_rate(q)
+    qq = parse_rate(q, zero=True)
     s = parse_positive(sensitivity, "sensitivity")
     rel, bnd = parse_relation_reading(relation, bounded)
     if bnd and qq == 1:
         raise InvalidParameterError("bounded=True (dp_accounting's bounded-records reading, docs/mathematics.md §9, "
                                     "Theorem 9.9) is a reading of Poisson-subsampled Laplace steps: give q < 1")
+    if qq == 0:  # nothing is ever sampled: every scale, 0 included, meets every target (eps_g >= 0)
+        return _unsampled("laplace-scale", inputs_record(eps_g, delta_g, k=k, q=qq, sensitivity=s,
+                                                         **relation_record(rel, bnd)))
     from exactdp.model.mechanisms import Laplace, PoissonSampled
 
     def comp_of(x: Fraction) -> Composition:
@@ -279,13 +282,15 @@ def _scale_of_eps(s: Fraction, eps: Fraction, q: Fraction) -> Fraction:
         return fraction_of_arb_endpoints(arb_of_fraction(s) / t)[1]
 
 
-def _unsampled_sigma(inputs: dict[str, Any]) -> Calibration:
+def _unsampled(parameter: str, inputs: dict[str, Any]) -> Calibration:
     """The answer at q = 0: no record is ever sampled, so the outputs on neighbouring datasets are one
-    law and delta(eps) = 0 at every eps >= 0 (docs/calibration.md §2.3); the smallest sigma is 0."""
+    law and delta(eps) = 0 at every eps >= 0 (docs/calibration.md §2.3); the smallest noise
+    (``parameter``: ``"sigma"`` or ``"laplace-scale"``) is 0."""
     t0 = time.monotonic()
-    proof = Proof("meets", "q = 0: no record is ever sampled, so both outputs are one law at every sigma >= 0",
+    name = "sigma" if parameter == "sigma" else "b"
+    proof = Proof("meets", f"q = 0: no record is ever sampled, so both outputs are one law at every {name} >= 0",
                   "delta(eps_g)", Fraction(0), Fraction(0))
-    return Calibration("sigma", "smallest", Fraction(0), None, proof, None, None, True, inputs, "exact", 0,
+    return Calibration(parameter, "smallest", Fraction(0), None, proof, None, None, True, inputs, "exact", 0,
                        time.monotonic() - t0)
 
 

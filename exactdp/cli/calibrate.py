@@ -150,11 +150,11 @@ def build_parser() -> argparse.ArgumentParser:
                            help="a mechanism already spent (as --mechanism of 'exactdp epsilon'), repeatable")
             s.add_argument("--after-file", metavar="FILE", help="mechanisms already spent, one per line (CSV or SPEC)")
         if what == "q":
-            s.add_argument("--sigma", metavar="S", required=True, help="the Gaussian noise sigma")
+            s.add_argument("--sigma", metavar="S", required=True, help="the Gaussian noise sigma (0: no noise, answered by the closed form 1 - (1-q)^k)")
         if what in ("sigma", "laplace-scale", "q"):
             s.add_argument("--sensitivity", metavar="S", default="1", help="the query's sensitivity (default 1)")
         if what in ("sigma", "laplace-scale"):
-            s.add_argument("--q", metavar="Q", default="1", help="Poisson sampling rate (default 1: none)")
+            s.add_argument("--q", metavar="Q", default="1", help="Poisson sampling rate (default 1: none; 0: nothing is sampled, and the answer is 0)")
         if what in ("sigma", "q", "laplace-scale"):
             s.add_argument("--relation", metavar="R", default="add-remove",
                            help="the neighbouring relation: add-remove (default) or replace-one (docs/mathematics.md "

@@ -17,7 +17,7 @@ import mpmath
 import pytest
 
 from exactdp.calibrate.certsearch import InfeasibleTargetError, Proof
-from exactdp.calibrate.noise import calibrate_q, calibrate_sigma, get_noise_multiplier
+from exactdp.calibrate.noise import calibrate_laplace_scale, calibrate_q, calibrate_sigma, get_noise_multiplier
 from exactdp.core.errors import InvalidParameterError
 
 EXE = str(Path(sys.executable).parent / "exactdp")
@@ -87,6 +87,12 @@ def test_calibrate_sigma_at_q_zero_is_zero(relation: str, bounded: bool) -> None
     assert r.value == 0 and r.fails_at is None and r.exact and r.gap_reached
     assert r.value_proof.verdict == "meets" and r.value_proof.upper == 0
     assert "from it up" in str(r) and float(r) == 0.0  # float ok: the certified-safe float of 0
+
+
+def test_calibrate_laplace_scale_at_q_zero_is_zero() -> None:
+    r = calibrate_laplace_scale(10, "0", "0", q="0")
+    assert r.value == 0 and r.fails_at is None and r.exact and r.parameter == "laplace-scale"
+    assert "b = 0 " in str(r)
 
 
 def test_bounded_without_subsampling_is_refused_as_the_spec_refuses_it() -> None:
