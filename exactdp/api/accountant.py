@@ -20,7 +20,7 @@ reads an event's floats; docs/contracts.md §1.1), so code written for them runs
 >>> acc = Accountant()
 >>> acc.step(noise_multiplier=2.0, sample_rate=0.25)
 >>> print(acc.get_epsilon(1e-5, digits=6))
-[0.802054, 0.802055]
+[0.8300994, 0.8300995]
 """
 
 from __future__ import annotations
