@@ -126,7 +126,7 @@ def test_the_fine_grid_fits_its_window_under_the_power_of_2(monkeypatch) -> None
 def test_the_next_grids_memory_is_predicted_for_the_live_orders_alone(monkeypatch) -> None:
     """After the pre-pass drops the add order, every finer grid composes the remove order alone, and its
     memory is predicted for that one order (``grid_cost(..., n_orders)``).  Before, the refinement's next
-    grid was predicted for both orders, twice the bytes: here (width 1e-7), under a 1.2 GB bound, the first fine grid
+    grid was predicted for both orders, twice the bytes: here (width 1e-7), under a bound 1 GB above what the process holds, the first fine grid
     (1/40802, width 3.5e-7) was the last (the next, 1/89872, predicted 1.3 GB instead of 0.66 GB); 10^5
     steps at a width of 2e-8 stopped at a 14 GB bound with the bracket 1.48e-7 wide (the next grid
     predicted 25.6 GB; for one order 12.8 GB, and it ran in 9.2 GB)."""
@@ -146,7 +146,8 @@ def test_the_next_grids_memory_is_predicted_for_the_live_orders_alone(monkeypatc
     monkeypatch.setattr(fq, "grid_cost", recording)
     width = Fraction("1e-7")
     STOPPED_BY.set("time")
-    with memory.bounded("1200MB"), progress.task("t", max_seconds=120, stream=None):
+    bound = memory.resident() + 1000 * 2**20  # past one order's next grid (0.66 GB), short of two (1.3 GB)
+    with memory.bounded(bound), progress.task("t", max_seconds=120, stream=None):
         e = pld_epsilon(Composition.of([SPEC]), DG, digits=8, rel_width=width)
     assert STOPPED_BY.get() != "memory"
     fine = sorted({h for h, kind in seen if kind == "poisson"})
