@@ -120,3 +120,40 @@ def test_the_fine_grid_fits_its_window_under_the_power_of_2(monkeypatch) -> None
     assert max(sizes) == 1 << 21, sizes
     # inside the 4-digit bracket of `exactdp epsilon --digits 4` (a coarser grid): [25.5726, 25.5741]
     assert Fraction("25.5726") <= e.lower < e.upper <= Fraction("25.5741")
+
+
+
+def test_the_next_grids_memory_is_predicted_for_the_live_orders_alone(monkeypatch) -> None:
+    """After the pre-pass drops the add order, every finer grid composes the remove order alone, and its
+    memory is predicted for that one order (``grid_cost(..., n_orders)``).  Before, the refinement's next
+    grid was predicted for both orders, twice the bytes: here (width 1e-7), under a bound 1 GB above what the process holds, the first fine grid
+    (1/40802, width 3.5e-7) was the last (the next, 1/89872, predicted 1.3 GB instead of 0.66 GB); 10^5
+    steps at a width of 2e-8 stopped at a 14 GB bound with the bracket 1.48e-7 wide (the next grid
+    predicted 25.6 GB; for one order 12.8 GB, and it ran in 9.2 GB)."""
+    import exactdp.engines.pld.fftquery as fq
+    from exactdp.core import memory
+    from exactdp.engines.pld.refine import STOPPED_BY
+
+    seen = _record(monkeypatch)
+    asked: list[tuple[Fraction, int | None]] = []
+    orig = fq.grid_cost
+
+    def recording(pl, h, prec, aim=1e-6, last=None, n_orders=None):
+        if last is not None:  # the grids predicted from a measured window: after the pre-pass
+            asked.append((h, n_orders))
+        return orig(pl, h, prec, aim, last, n_orders)
+
+    monkeypatch.setattr(fq, "grid_cost", recording)
+    width = Fraction("1e-7")
+    STOPPED_BY.set("time")
+    bound = memory.resident() + 1000 * 2**20  # past one order's next grid (0.66 GB), short of two (1.3 GB)
+    with memory.bounded(bound), progress.task("t", max_seconds=120, stream=None):
+        e = pld_epsilon(Composition.of([SPEC]), DG, digits=8, rel_width=width)
+    assert STOPPED_BY.get() != "memory"
+    fine = sorted({h for h, kind in seen if kind == "poisson"})
+    assert len(fine) >= 3, fine  # the pre-pass, the first fine grid, and at least one refinement
+    assert all(kind == "poisson" for h, kind in seen if h < fine[-1])  # the remove order alone
+    assert len(asked) >= 2 and all(n == 1 for _, n in asked), asked
+    assert e.upper - e.lower <= width * e.lower
+    ref = _exact_eps(SPEC)
+    assert e.lower <= ref.upper and ref.lower <= e.upper

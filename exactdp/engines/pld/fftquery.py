@@ -428,16 +428,17 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
             h = _after_pre(pl, h_fine, h_pre, prec, aim, _width(lo, hi), len(live), deadline)
             h_pre = None
             continue
-        h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline)
+        h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline, len(live))
         if h_next is None:
             return lo, hi
         h = h_next
 
 
 def _next_grid(pl: Plan, h: Fraction, prec: int, lo: Fraction, hi: Fraction | None, aim: float,  # float ok: a target
-               t0: float, deadline: float) -> Fraction | None:  # float ok: clock times
+               t0: float, deadline: float, n_live: int) -> Fraction | None:  # float ok: clock times
     """The next, finer grid of a refinement, from the width reached (docs/pld.md §6: second order in h),
-    or None when it is predicted past the deadline or past the memory bound (``STOPPED_BY`` says so)."""
+    or None when it is predicted past the deadline or past the memory bound (``STOPPED_BY`` says so);
+    the memory predicted for the ``n_live`` orders still composed (:func:`retire`)."""
     cost = time.monotonic() - t0
     width = float((hi - lo) / lo) if hi is not None and lo > 0 else None  # float ok: a prediction
     factor = min(max(0.85 * math.sqrt(aim / width) if width else 0.5, 1 / 8), 0.7)  # float ok: a grid choice
@@ -446,7 +447,7 @@ def _next_grid(pl: Plan, h: Fraction, prec: int, lo: Fraction, hi: Fraction | No
     h_next = Fraction(1, math.ceil(1 / (h * Fraction(factor).limit_denominator(1000))))
     from exactdp.engines.pld.fftpower import taken_windows
 
-    if grid_cost(pl, h_next, prec, aim, (h, taken_windows()))[1] > memory.available():
+    if grid_cost(pl, h_next, prec, aim, (h, taken_windows()), n_live)[1] > memory.available():
         STOPPED_BY.set("memory")
         return None
     return h_next
@@ -493,7 +494,7 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
             h = _after_pre(pl, h_fine, h_pre, prec, aim, _width(lo, hi), len(live), deadline)
             h_pre = None
             continue
-        h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline)
+        h_next = _next_grid(pl, h, prec, lo, hi, aim, t0, deadline, len(live))
         if h_next is None:
             return lo, hi
         h = h_next
