@@ -211,6 +211,7 @@ CORE: dict[str, tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = {
     "Tradeoff": (Tradeoff, ((Fraction(1, 2),), (Enclosure(Fraction(1, 4), Fraction(1, 3)),), Enclosure.infinite()), {}),
     "Tradeoff.to_json": (tradeoff("gaussian:sigma=1", ["0.5"], digits=5).to_json, (5,), {}),
     "Accountant.compose": (Accountant().compose, ("gaussian:sigma=1", 2), {}),
+    "Accountant.step": (Accountant().step, (), {"noise_multiplier": "1", "sample_rate": "0.1"}),
     "Accountant.get_epsilon": (Accountant().compose("gaussian:sigma=1").get_epsilon, ("0.1",),
                                {"digits": 5, "max_seconds": "20"}),
     "Accountant.get_delta": (Accountant().compose("gaussian:sigma=1").get_delta, ("1",),
