@@ -402,11 +402,12 @@ def taylor_bins(model: LossModel, h: Fraction, jmin: int, jmax: int
 # -- the same masses as float64 enclosures, without a ball per bin (docs/pld.md §12.11) ---------------
 
 #: the float path's blocks (docs/pld.md §12.11): the same degree, blocks up to 2049 bins, and a block is
-#: used when its remainder is at most 2^-70 of its values at both ends (the float evaluation's own
-#: rounding is at least 2^-53 of them: the remainder adds at most 2^-17 of it)
+#: used when its remainder is at most 2^-FLOAT_TIGHT = 2^-64 of its values at both ends (a tightness
+#: choice only, the remainder is always added: the float evaluation's own bound is at least 2^-53 of
+#: them, so the remainder adds at most 2^-11 of it; about half the blocks of the 2^-(prec - 8) rule)
 FLOAT_DEGREE = 26
 _FLOAT_WIDEST = 1024
-FLOAT_TIGHT = 0
+FLOAT_TIGHT = 64
 
 _MONOMIALS: dict[tuple[Fraction, int, int], tuple[arb_mat, arb_mat, arb_mat]] = {}
 
