@@ -120,3 +120,36 @@ def test_the_fine_grid_fits_its_window_under_the_power_of_2(monkeypatch) -> None
     assert max(sizes) == 1 << 21, sizes
     # inside the 4-digit bracket of `exactdp epsilon --digits 4` (a coarser grid): [25.5726, 25.5741]
     assert Fraction("25.5726") <= e.lower < e.upper <= Fraction("25.5741")
+
+
+def test_the_pre_pass_cuts_its_tails_shorter_and_still_retires_the_add_order(monkeypatch) -> None:
+    """The pre-pass's single-step laws are truncated at ``pre_tau`` (delta_g 10^-6 / (k n)), far coarser
+    than the query's tau: a shorter loss range (fewer Taylor blocks), docs/pld.md §12.7.  The add order is
+    still retired there, and the bracket holds the exact-product engine's (an independent route)."""
+    seen: list[tuple[Fraction, Fraction, str, int]] = []
+    orig = fc.step_laws
+
+    def recording(model, h, tau, prec):
+        up, low = orig(model, h, tau, prec)
+        seen.append((h, tau, model.key()[0], up.length))
+        return up, low
+
+    monkeypatch.setattr(fc, "step_laws", recording)
+    with progress.task("t", max_seconds=120, stream=None):
+        e = pld_epsilon(Composition.of([SPEC]), DG, digits=8, rel_width=Fraction("1e-5"))
+    finest = min(h for h, *_ in seen)
+    pre = [(h, tau, kind, n) for h, tau, kind, n in seen if h != finest]
+    fine = [(h, tau, kind, n) for h, tau, kind, n in seen if h == finest]
+    assert {kind for _, _, kind, _ in pre} == {"poisson", "reversed"} and [x[2] for x in fine] == ["poisson"]
+    tau_fine, tau_pre = fine[0][1], pre[0][1]
+    assert tau_pre == DG / 10**6 / (1000 * 2) and tau_pre >= 10**4 * tau_fine
+    # the remove order's law on the pre-pass grid: about 30 % shorter than at the query's tau
+    h_pre = pre[0][0]
+    with progress.task("t", max_seconds=120, stream=None):
+        model = fft_groups(Composition.of([SPEC]))[0][0]
+        full, _ = orig(model, h_pre, tau_fine, prec_for(8, DG))
+    n_pre = next(n for _, _, kind, n in pre if kind == "poisson")
+    assert n_pre <= 0.8 * full.length, (n_pre, full.length)
+    ref = _exact_eps(SPEC)
+    assert e.lower <= ref.upper and ref.lower <= e.upper
+    assert e.upper - e.lower <= Fraction("1e-5") * e.lower
