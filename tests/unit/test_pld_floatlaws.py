@@ -422,3 +422,29 @@ def test_the_float_paths_looser_remainder_rule_takes_about_half_the_blocks() -> 
                     b = vec[i]
                     if b is not None:
                         assert arb(float(lo[i])) <= b.lower() and arb(float(hi[i])) >= b.upper(), (i, b)
+
+
+@pytest.mark.parametrize("n_wide", [0, 3, 5000])
+def test_ball_poly_holds_every_float_enclosure_exactly(n_wide: int) -> None:
+    """Every coefficient of ``ball_poly(lo, hi)`` holds both exact floats lo_i and hi_i (Arb's exact
+    comparison): enclosures about 2^-50 of their masses (the relative balls m (1 +- 2^-49)), and
+    ``n_wide`` of them wider than 2^-49 relative, zero, subnormal or beyond (set one by one, or, when
+    many, the midpoint-radius construction for all), docs/pld.md §12.11; the narrow ones' balls stay
+    within 2^-46 of their masses."""
+    rng = np.random.default_rng(7)
+    n = 20000
+    mid = np.exp(rng.uniform(-700, 0, n))
+    lo = mid * (1 - rng.uniform(0, 2.0 ** -50, n))
+    hi = mid * (1 + rng.uniform(0, 2.0 ** -50, n))
+    wide = rng.choice(n, n_wide, replace=False)
+    kinds = [(0.0, 1e-300), (0.0, 0.0), (5e-324, 1e-320), (0.5, 0.75), (1e-280, 1e-280 * (1 + 2.0 ** -46))]
+    for j, i in enumerate(wide):
+        lo[i], hi[i] = kinds[j % len(kinds)]
+    with ctx.workprec(103):
+        p = floatlaws.ball_poly(lo, hi)
+    c = p.coeffs()
+    assert len(c) == n
+    for i in list(range(0, n, 7)) + wide.tolist():
+        assert c[i].contains(arb(float(lo[i]))) and c[i].contains(arb(float(hi[i]))), (i, lo[i], hi[i], c[i])
+    narrow = np.setdiff1d(np.arange(0, n, 7), wide)
+    assert all(c[i].rad() <= arb(float(mid[i])) * arb(2) ** -46 for i in narrow)

@@ -25,7 +25,7 @@ from flint import arb, arb_mat, arb_poly, ctx
 
 from exactdp.core.numbers import arb_of_fraction
 
-__all__ = ["RUNNING_U", "ball_floats", "ball_poly", "bounds_of", "directed_floats", "horner_bounds", "horner_gamma", "mid_rad",
+__all__ = ["REL_BITS", "RUNNING_U", "ball_floats", "ball_poly", "bounds_of", "directed_floats", "horner_bounds", "horner_gamma", "mid_rad",
            "remember", "split_floats", "tilted"]
 
 #: the relative margins that absorb earlier roundings: 1 +- 2^-51 = 1 +- 4u (exact floats)
@@ -253,9 +253,17 @@ def tilted(x: np.ndarray, rate: Fraction, lam: Fraction, up: bool, prec: int = 1
     return np.maximum(np.where(y >= _SMALL, y, _down2(y)), 0.0)
 
 
+#: the relative radius of :func:`ball_poly`'s balls where every float enclosure is that narrow (2^-49:
+#: the float laws' enclosures are about 2^-50 of their masses, docs/pld.md §12.11)
+REL_BITS = 49
+_REL = 2.0 ** -REL_BITS
+
+
 def ball_poly(lo: np.ndarray, hi: np.ndarray) -> arb_poly:  # float ok: balls around float enclosures
     """An ``arb_poly`` whose coefficient i is a ball holding ``[lo_i, hi_i]`` (midpoint the float
-    ``(lo + hi)/2``, radius ``max(hi - m, m - lo)`` rounded up; Arb's sum and product round outward).
+    ``m = (lo + hi)/2``, radius ``max(hi - m, m - lo)`` rounded up; Arb's sum and product round outward).
+    Where that radius is at most ``2^-REL_BITS |m|`` the ball is ``m (1 +- 2^-REL_BITS)`` (one Arb
+    product for all of them: a law's balls cost one conversion of floats, not two and a sum).
 
     >>> p = ball_poly(np.array([0.25, 1.0]), np.array([0.5, 1.0]))
     >>> [bool(c.contains(arb(a)) and c.contains(arb(b))) for c, a, b in zip(p.coeffs(), [0.25, 1.0], [0.5, 1.0])]
@@ -264,7 +272,18 @@ def ball_poly(lo: np.ndarray, hi: np.ndarray) -> arb_poly:  # float ok: balls ar
     m = lo * 0.5 + hi * 0.5
     d = np.maximum(hi - m, m - lo)
     rad = _up2(d * _UP4)
-    return arb_poly(m.tolist()) + arb_poly(rad.tolist()) * arb(0, 1)
+    # where every radius is at most |m| 2^-REL_BITS (an exact float product: |m| >= 2^-900 keeps it
+    # normal), one relative ball for all: m (1 +- 2^-REL_BITS) holds m +- rad; the others one by one
+    # (docs/pld.md §12.11)
+    am = np.abs(m)
+    wide = np.nonzero(~((rad <= am * _REL) & (am >= 2.0 ** -900)))[0]
+    if wide.shape[0] > m.shape[0] // 16:
+        return arb_poly(m.tolist()) + arb_poly(rad.tolist()) * arb(0, 1)
+    p = arb_poly(m.tolist()) * arb(1, _REL)
+    one = arb(0, 1)
+    for i, mi, ri in zip(wide.tolist(), m[wide].tolist(), rad[wide].tolist()):
+        p[i] = arb(mi) + arb(ri) * one
+    return p
 
 
 _FLOATS: dict[int, tuple[arb_poly, np.ndarray, np.ndarray]] = {}
