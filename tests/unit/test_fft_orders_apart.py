@@ -18,7 +18,7 @@ import exactdp.engines.pld.fftcompose as fc
 from exactdp import Composition
 from exactdp.core import progress
 from exactdp.engines.pld.engine import pld_delta, pld_epsilon
-from exactdp.engines.pld.fftquery import _orders, fft_groups, fft_path, retire  # noqa: PLC2701
+from exactdp.engines.pld.fftquery import PRE_TIGHT, _orders, fft_groups, fft_path, retire  # noqa: PLC2701
 from exactdp.engines.pld.plan import prec_for, tau_for
 
 DG = Fraction(1, 10**5)
@@ -29,9 +29,9 @@ def _record(monkeypatch) -> list[tuple[Fraction, str]]:
     seen: list[tuple[Fraction, str]] = []
     orig = fc.step_laws
 
-    def counting(model, h, tau, prec):
+    def counting(model, h, tau, prec, tight=0):
         seen.append((h, model.key()[0]))
-        return orig(model, h, tau, prec)
+        return orig(model, h, tau, prec, tight)
 
     monkeypatch.setattr(fc, "step_laws", counting)
     return seen
@@ -124,14 +124,17 @@ def test_the_fine_grid_fits_its_window_under_the_power_of_2(monkeypatch) -> None
 
 def test_the_pre_pass_cuts_its_tails_shorter_and_still_retires_the_add_order(monkeypatch) -> None:
     """The pre-pass's single-step laws are truncated at ``pre_tau`` (delta_g 10^-6 / (k n)), far coarser
-    than the query's tau: a shorter loss range (fewer Taylor blocks), docs/pld.md §12.7.  The add order is
+    than the query's tau, and their float blocks taken at a remainder of 2^-PRE_TIGHT: a shorter loss
+    range and wider blocks (fewer Taylor blocks), docs/pld.md §12.7.  The add order is
     still retired there, and the bracket holds the exact-product engine's (an independent route)."""
     seen: list[tuple[Fraction, Fraction, str, int]] = []
+    tights: list[tuple[Fraction, int]] = []
     orig = fc.step_laws
 
-    def recording(model, h, tau, prec):
-        up, low = orig(model, h, tau, prec)
+    def recording(model, h, tau, prec, tight=0):
+        up, low = orig(model, h, tau, prec, tight)
         seen.append((h, tau, model.key()[0], up.length))
+        tights.append((h, tight))
         return up, low
 
     monkeypatch.setattr(fc, "step_laws", recording)
@@ -143,6 +146,8 @@ def test_the_pre_pass_cuts_its_tails_shorter_and_still_retires_the_add_order(mon
     assert {kind for _, _, kind, _ in pre} == {"poisson", "reversed"} and [x[2] for x in fine] == ["poisson"]
     tau_fine, tau_pre = fine[0][1], pre[0][1]
     assert tau_pre == DG / 10**6 / (1000 * 2) and tau_pre >= 10**4 * tau_fine
+    # and its float blocks at the pre-pass's remainder rule (2^-40), the fine grid's at the default
+    assert {t for h, t in tights if h != finest} == {PRE_TIGHT} and {t for h, t in tights if h == finest} == {0}
     # the remove order's law on the pre-pass grid: about 30 % shorter than at the query's tau
     h_pre = pre[0][0]
     with progress.task("t", max_seconds=120, stream=None):

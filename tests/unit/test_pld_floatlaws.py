@@ -448,3 +448,29 @@ def test_ball_poly_holds_every_float_enclosure_exactly(n_wide: int) -> None:
         assert c[i].contains(arb(float(lo[i]))) and c[i].contains(arb(float(hi[i]))), (i, lo[i], hi[i], c[i])
     narrow = np.setdiff1d(np.arange(0, n, 7), wide)
     assert all(c[i].rad() <= arb(float(mid[i])) * arb(2) ** -46 for i in narrow)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_the_pre_passs_looser_blocks_hold_the_edges(reverse: bool) -> None:
+    """The pre-pass's float blocks (``tight`` = fftquery.PRE_TIGHT = 40, docs/pld.md §12.7) on the
+    1000-step DP-SGD step at its pre-pass grid 1/817: fewer blocks than at FLOAT_TIGHT, and every bin
+    served (each 11th, and the first and last 30) is enclosed: its three floats hold the masses computed
+    from the model's edges at 192 bits (:func:`_edge_bins`), within 2^-36 of them."""
+    from exactdp.engines.pld.fftquery import PRE_TIGHT
+
+    m = _model(Fraction(1), Fraction(1, 100), reverse)
+    h = Fraction(1, 817)
+    jmin, jmax = discrete.tail_range(m, h, Fraction(1, 2 * 10**14))
+    with ctx.workprec(103):
+        loose, _ = taylor._bin_groups(m, h, jmin, jmax, taylor.FLOAT_DEGREE, taylor._FLOAT_WIDEST, PRE_TIGHT)
+        strict, _ = taylor._bin_groups(m, h, jmin, jmax, taylor.FLOAT_DEGREE, taylor._FLOAT_WIDEST,
+                                       taylor.FLOAT_TIGHT)
+        served, *floats = taylor.taylor_bins_floats(m, h, jmin, jmax, PRE_TIGHT)
+    assert sum(map(len, loose.values())) <= 0.8 * sum(map(len, strict.values()))
+    idx = np.nonzero(served)[0]
+    assert idx.shape[0] > 0.9 * (jmax - jmin)
+    for i in np.concatenate([idx[::11], idx[:30], idx[-30:]]):
+        for k, (lo, hi) in enumerate(floats):
+            b = _edge_bins(m, h, jmin + int(i))[k]
+            assert arb(float(lo[i])) <= b.lower() and arb(float(hi[i])) >= b.upper(), (i, k, b, lo[i], hi[i])
+            assert hi[i] - lo[i] <= 2.0 ** -36 * abs(float(b.mid())) + 2.0 ** -1000

@@ -297,6 +297,10 @@ def pre_grid(pl: Plan, h: Fraction, aim: float, n_orders: int) -> Fraction | Non
     return hc if hc >= PRE_MIN_RATIO * h else None
 
 
+#: the pre-pass's float blocks are used at a remainder of 2^-PRE_TIGHT of their end values (instead of
+#: ``taylor.FLOAT_TIGHT``): the k-fold power's relative error from the single-step enclosures, about k
+#: 2^-40, stays below 10^-3 of the pre-pass's aim up to k = 10^6 (a tightness choice, docs/pld.md §12.7)
+PRE_TIGHT = 40
 #: the mass the pre-pass's truncations may move to +inf, in all k steps of all orders together: a share
 #: of delta_g (1/1000 of the pre-pass's aim ``PRE_AIM``), docs/pld.md §12.7
 PRE_MOVED = Fraction(1, 10**6)
@@ -421,7 +425,8 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
         progress.tick(f"float FFT grid 1/{float(1 / h):.4g}")  # float ok: a message
         grp = [groups[i] for i in live]
         try:
-            laws = [step_laws(m, h, tau if h_pre is None else tau_pre, prec) for m, _ in grp]
+            laws = ([step_laws(m, h, tau, prec) for m, _ in grp] if h_pre is None
+                    else [step_laws(m, h, tau_pre, prec, PRE_TIGHT) for m, _ in grp])
         except TimeBudgetError:
             if hi is None:
                 raise

@@ -450,7 +450,7 @@ def monomial_weights(h: Fraction, d: int) -> tuple[arb_mat, arb_mat, arb_mat]:
     return out
 
 
-def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
+def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int, tight: int = 0
                        ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray],
                                   tuple[np.ndarray, np.ndarray]]:  # float ok: directed, proved
     """(served, Pb, Qt, p): :func:`taylor_bins` as float64 enclosures (lo, hi) of the same masses, no
@@ -459,8 +459,10 @@ def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
     ``g_k`` to floats with a radius, and every block is evaluated at its points by float Horner with
     the proved bound of :func:`exactdp.engines.pld.floatlaws.horner_bounds`, plus its remainder E.
     ``served[i]`` says whether a block served bin jmin + i (the others read (0, 0): the caller
-    computes them from edges).  At the working precision; raises OverflowError where a value leaves
-    float64 (the caller then takes the balls).
+    computes them from edges).  ``tight``: a block is used when its remainder is at most 2^-tight of its
+    values at both ends (0: ``FLOAT_TIGHT``; a tightness choice only, the remainder is always added).
+    At the working precision; raises OverflowError where a value leaves float64 (the caller then takes
+    the balls).
     """
     import numpy as np  # deferred: the exact engines never load numpy
 
@@ -470,7 +472,7 @@ def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
     d = FLOAT_DEGREE
     served = np.zeros(n, dtype=bool)
     outs = [(np.zeros(n), np.zeros(n)) for _ in range(3)]
-    groups, centres = _bin_groups(model, h, jmin, jmax, d, _FLOAT_WIDEST, FLOAT_TIGHT)
+    groups, centres = _bin_groups(model, h, jmin, jmax, d, _FLOAT_WIDEST, tight or FLOAT_TIGHT)
     mats = monomial_weights(h, d)
     for r, blocks in groups.items():
         m = 2 * r + 1
