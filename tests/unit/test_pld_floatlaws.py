@@ -452,11 +452,11 @@ def test_ball_poly_holds_every_float_enclosure_exactly(n_wide: int) -> None:
 
 @pytest.mark.parametrize("reverse", [False, True])
 def test_the_pre_passs_looser_blocks_hold_the_edges(reverse: bool) -> None:
-    """The pre-pass's float blocks (``tight`` = fftquery.PRE_TIGHT = 40, docs/pld.md §12.7) on the
+    """The pre-pass's float blocks (``tight`` = fftquery.LEAST_TIGHT = 40, docs/pld.md §12.7) on the
     1000-step DP-SGD step at its pre-pass grid 1/817: fewer blocks than at FLOAT_TIGHT, and every bin
     served (each 11th, and the first and last 30) is enclosed: its three floats hold the masses computed
     from the model's edges at 192 bits (:func:`_edge_bins`), within 2^-36 of them."""
-    from exactdp.engines.pld.fftquery import PRE_TIGHT
+    from exactdp.engines.pld.fftquery import LEAST_TIGHT as PRE_TIGHT
 
     m = _model(Fraction(1), Fraction(1, 100), reverse)
     h = Fraction(1, 817)
