@@ -315,6 +315,7 @@ def float_tight(k: int, aim: float) -> int:  # float ok: a target
 
     return max(LEAST_TIGHT, min(FLOAT_TIGHT, math.ceil(math.log2(k / aim)) + 11))  # float ok: a tightness choice
 
+
 #: the mass the pre-pass's truncations may move to +inf, in all k steps of all orders together: a share
 #: of delta_g (1/1000 of the pre-pass's aim ``PRE_AIM``), docs/pld.md §12.7
 PRE_MOVED = Fraction(1, 10**6)
