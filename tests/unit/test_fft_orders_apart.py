@@ -18,7 +18,7 @@ import exactdp.engines.pld.fftcompose as fc
 from exactdp import Composition
 from exactdp.core import progress
 from exactdp.engines.pld.engine import pld_delta, pld_epsilon
-from exactdp.engines.pld.fftquery import _orders, fft_groups, fft_path, retire  # noqa: PLC2701
+from exactdp.engines.pld.fftquery import _orders, fft_groups, fft_path, float_tight, retire  # noqa: PLC2701
 from exactdp.engines.pld.plan import prec_for, tau_for
 
 DG = Fraction(1, 10**5)
@@ -29,9 +29,9 @@ def _record(monkeypatch) -> list[tuple[Fraction, str]]:
     seen: list[tuple[Fraction, str]] = []
     orig = fc.step_laws
 
-    def counting(model, h, tau, prec):
+    def counting(model, h, tau, prec, tight=0):
         seen.append((h, model.key()[0]))
-        return orig(model, h, tau, prec)
+        return orig(model, h, tau, prec, tight)
 
     monkeypatch.setattr(fc, "step_laws", counting)
     return seen
@@ -122,7 +122,6 @@ def test_the_fine_grid_fits_its_window_under_the_power_of_2(monkeypatch) -> None
     assert Fraction("25.5726") <= e.lower < e.upper <= Fraction("25.5741")
 
 
-
 def test_the_next_grids_memory_is_predicted_for_the_live_orders_alone(monkeypatch) -> None:
     """After the pre-pass drops the add order, every finer grid composes the remove order alone, and its
     memory is predicted for that one order (``grid_cost(..., n_orders)``).  Before, the refinement's next
@@ -157,3 +156,68 @@ def test_the_next_grids_memory_is_predicted_for_the_live_orders_alone(monkeypatc
     assert e.upper - e.lower <= width * e.lower
     ref = _exact_eps(SPEC)
     assert e.lower <= ref.upper and ref.lower <= e.upper
+
+
+def test_the_pre_pass_cuts_its_tails_shorter_and_still_retires_the_add_order(monkeypatch) -> None:
+    """The pre-pass's single-step laws are truncated at ``pre_tau`` (delta_g 10^-6 / (k n)), far coarser
+    than the query's tau, and their float blocks taken at a remainder of 2^-40 (``float_tight``): a shorter loss
+    range and wider blocks (fewer Taylor blocks), docs/pld.md §12.7.  The add order is
+    still retired there, and the bracket holds the exact-product engine's (an independent route)."""
+    seen: list[tuple[Fraction, Fraction, str, int]] = []
+    tights: list[tuple[Fraction, int]] = []
+    orig = fc.step_laws
+
+    def recording(model, h, tau, prec, tight=0):
+        up, low = orig(model, h, tau, prec, tight)
+        seen.append((h, tau, model.key()[0], up.length))
+        tights.append((h, tight))
+        return up, low
+
+    monkeypatch.setattr(fc, "step_laws", recording)
+    with progress.task("t", max_seconds=120, stream=None):
+        e = pld_epsilon(Composition.of([SPEC]), DG, digits=8, rel_width=Fraction("1e-5"))
+    finest = min(h for h, *_ in seen)
+    pre = [(h, tau, kind, n) for h, tau, kind, n in seen if h != finest]
+    fine = [(h, tau, kind, n) for h, tau, kind, n in seen if h == finest]
+    assert {kind for _, _, kind, _ in pre} == {"poisson", "reversed"} and [x[2] for x in fine] == ["poisson"]
+    tau_fine, tau_pre = fine[0][1], pre[0][1]
+    assert tau_pre == DG / 10**6 / (1000 * 2) and tau_pre >= 10**4 * tau_fine
+    # and its float blocks at the pre-pass's remainder rule (2^-40), the fine grid's at its aim's (also
+    # 2^-40 at 1000 steps and 1e-5: log2(1000 / 1e-5) + 11 < 40)
+    assert {t for h, t in tights} == {40} == {float_tight(1000, 1e-3), float_tight(1000, 1e-5)}
+    # the remove order's law on the pre-pass grid: about 30 % shorter than at the query's tau
+    h_pre = pre[0][0]
+    with progress.task("t", max_seconds=120, stream=None):
+        model = fft_groups(Composition.of([SPEC]))[0][0]
+        full, _ = orig(model, h_pre, tau_fine, prec_for(8, DG))
+    n_pre = next(n for _, _, kind, n in pre if kind == "poisson")
+    assert n_pre <= 0.8 * full.length, (n_pre, full.length)
+    ref = _exact_eps(SPEC)
+    assert e.lower <= ref.upper and ref.lower <= e.upper
+    assert e.upper - e.lower <= Fraction("1e-5") * e.lower
+
+
+def test_the_aims_float_blocks_move_the_delta_bounds_by_at_most_k_2_to_the_1_minus_t() -> None:
+    """The 1000-step row's fine grid with its float blocks at the aim's rule (``float_tight``: 2^-40)
+    and at the default 2^-64: the certified delta bounds at eps 1.8282 (near the answer) differ by at
+    most ``k 2^-(T-1)`` of themselves (the enclosures' share, docs/pld.md §12.7), and both brackets
+    hold the delta of the exact products (an independent route)."""
+    groups = fft_groups(Composition.of([SPEC]))
+    assert groups is not None
+    model, k = groups[0]
+    h, eps = Fraction(1, 13416), Fraction(18282, 10000)
+    prec, tau = prec_for(8, DG), tau_for(8, DG, 8)
+    t = float_tight(k, 3.7e-6)
+    assert t == 40
+    with progress.task("t", max_seconds=120, stream=None):
+        bounds = []
+        for tight in (t, 64):
+            up, low = fc.step_laws(model, h, tau, prec, tight)
+            bounds.append(fc.order_delta_bounds(fc.order_of_laws(up, low, k, h, eps), eps))
+        with fft_path(False):
+            ref = pld_delta(Composition.of([SPEC]), eps, digits=2)
+    (lo_a, hi_a), (lo_b, hi_b) = bounds
+    share = Fraction(k, 2 ** (t - 1))
+    assert abs(hi_a - hi_b) <= share * hi_b and abs(lo_a - lo_b) <= share * lo_b, (bounds, float(share))
+    for lo, hi in bounds:
+        assert lo <= ref.upper and ref.lower <= hi

@@ -129,7 +129,9 @@ CASES = [(Fraction(1), Fraction(1, 100), Fraction(1, 25936)), (Fraction(2), Frac
 def test_float_bins_hold_the_arb_balls(sigma: Fraction, q: Fraction | None, h: Fraction, reverse: bool) -> None:
     """Every bin a block serves: the float enclosure holds the §12.9 route's Arb ball (the reference,
     itself checked against mpmath in test_pld_taylor.py) and is tight (2^-40 relative), for the three
-    vectors, over the whole tail range down to 1e-15 (extreme tails)."""
+    vectors, over the whole tail range down to 1e-15 (extreme tails).  A bin the float path's looser
+    remainder rule serves and §12.9's does not (docs/pld.md §12.11) is checked against the masses from
+    the model's edges at 192 bits (:func:`_edge_bins`)."""
     m = _model(sigma, q, reverse)
     jmin, jmax = discrete.tail_range(m, h, Fraction(1, 10**15))
     with ctx.workprec(128):
@@ -137,13 +139,31 @@ def test_float_bins_hold_the_arb_balls(sigma: Fraction, q: Fraction | None, h: F
         served, *floats = taylor.taylor_bins_floats(m, h, jmin, jmax)
     assert served.sum() > 0.9 * (jmax - jmin)
     idx = np.nonzero(served)[0]
-    for vec, (lo, hi) in zip(balls, floats):
-        assert all(vec[i] is None for i in np.nonzero(~served)[0])
+    for k, (vec, (lo, hi)) in enumerate(zip(balls, floats)):
+        # (the two rules cut the range into different blocks: a bin either serves may be left by the other)
         for i in np.concatenate([idx[::97], idx[:40], idx[-40:]]):
-            b = vec[i]
-            assert b is not None
+            b = vec[i] if vec[i] is not None else _edge_bins(m, h, jmin + int(i))[k]
             assert arb(float(lo[i])) <= b.lower() and arb(float(hi[i])) >= b.upper(), (i, b, lo[i], hi[i])
             assert hi[i] - lo[i] <= 2.0 ** -40 * abs(float(b.mid())) + 2.0 ** -1000
+
+
+def _edge_bins(m: LossModel, h: Fraction, j: int) -> tuple[arb, arb, arb]:
+    """(P(B_j), e^{jh} Q(B_j), p_j) of the bin ``(j h, (j+1) h]`` and the grid point j from the model's
+    distribution functions at the edges (j-1) h, j h, (j+1) h, at 192 bits (the definitions of
+    docs/pld.md §2, §3: p_j the interior connect-the-dots mass ``(e^h G_{j-1} - G_j) / e_+ + Qt_j``,
+    ``G = P(B) - Qt``), each difference taken on the smaller side."""
+    with ctx.workprec(192):
+        hb = arb(h.numerator) / h.denominator
+        quads = [m.cdf(hb * t) for t in (j - 1, j, j + 1)]
+
+        def bin_(t: int) -> tuple[arb, arb]:
+            (pf0, ps0, qf0, qs0), (pf1, ps1, qf1, qs1) = quads[t], quads[t + 1]
+            pb = pf1 - pf0 if pf1 < arb(1) / 2 else ps0 - ps1
+            qb = qf1 - qf0 if qf1 < arb(1) / 2 else qs0 - qs1
+            return pb, qb * (hb * (j - 1 + t)).exp()
+
+        (pa, qa), (pb, qb) = bin_(0), bin_(1)
+        return pb, qb, (hb.exp() * (pa - qa) - (pb - qb)) / hb.expm1() + qb
 
 
 def _truth(sigma: Fraction, q: Fraction, h: Fraction, j: int) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -217,10 +237,9 @@ def test_float_bins_of_a_mixture_hold_the_arb_balls(reverse: bool) -> None:
         served, *floats = taylor.taylor_bins_floats(m, h, jmin, jmax)
     idx = np.nonzero(served)[0]
     assert idx.shape[0] > 0.5 * (jmax - jmin)
-    for vec, (lo, hi) in zip(balls, floats):
+    for k, (vec, (lo, hi)) in enumerate(zip(balls, floats)):
         for i in idx[::41]:
-            b = vec[i]
-            assert b is not None
+            b = vec[i] if vec[i] is not None else _edge_bins(m, h, jmin + int(i))[k]
             assert arb(float(lo[i])) <= b.lower() and arb(float(hi[i])) >= b.upper(), (i, b, lo[i], hi[i])
 
 
@@ -377,3 +396,82 @@ def test_a_repeated_grid_reuses_its_float_laws() -> None:
     lo, hi = b
     for i, x in enumerate(ref[0].P.coeffs()):
         assert arb(float(lo[i])) <= x.lower() and arb(float(hi[i])) >= x.upper(), i
+
+
+def test_the_float_paths_looser_remainder_rule_takes_about_half_the_blocks() -> None:
+    """The float path's blocks are used at a remainder of 2^-FLOAT_TIGHT = 2^-64 of their end values, not
+    §12.9's 2^-(prec - 8) (docs/pld.md §12.11, a tightness choice only): on the 1000-step DP-SGD step at
+    both of its grids (1/817, 1/13416) both orders take at most 60 % of the blocks, and every block's
+    float enclosures still hold the §12.9 balls (checked against mpmath in test_pld_taylor.py)."""
+    assert taylor.FLOAT_TIGHT and taylor.FLOAT_TIGHT <= 103 - 8 - 20
+    for h in (Fraction(1, 817), Fraction(1, 13416)):
+        for reverse in (False, True):
+            m = _model(Fraction(1), Fraction(1, 100), reverse)
+            jmin, jmax = discrete.tail_range(m, h, Fraction(1, 10**19))
+            with ctx.workprec(103):
+                loose, _ = taylor._bin_groups(m, h, jmin, jmax, taylor.FLOAT_DEGREE, taylor._FLOAT_WIDEST,
+                                              taylor.FLOAT_TIGHT)
+                strict, _ = taylor._bin_groups(m, h, jmin, jmax, taylor.FLOAT_DEGREE, taylor._FLOAT_WIDEST, 0)
+                served, *floats = taylor.taylor_bins_floats(m, h, jmin, jmax)
+                balls = taylor.taylor_bins(m, h, jmin, jmax)
+            n_loose, n_strict = sum(map(len, loose.values())), sum(map(len, strict.values()))
+            assert n_loose <= 0.6 * n_strict, (h, reverse, n_loose, n_strict)
+            idx = np.nonzero(served)[0]
+            for vec, (lo, hi) in zip(balls, floats):
+                for i in idx[::53]:
+                    b = vec[i]
+                    if b is not None:
+                        assert arb(float(lo[i])) <= b.lower() and arb(float(hi[i])) >= b.upper(), (i, b)
+
+
+@pytest.mark.parametrize("n_wide,rel", [(0, 2.0 ** -50), (3, 2.0 ** -50), (5000, 2.0 ** -50), (0, 2.0 ** -40),
+                                        (200, 2.0 ** -40), (0, 0.0)])
+def test_ball_poly_holds_every_float_enclosure_exactly(n_wide: int, rel: float) -> None:
+    """Every coefficient of ``ball_poly(lo, hi)`` holds both exact floats lo_i and hi_i (Arb's exact
+    comparison): enclosures up to ``rel`` of their masses (2^-50, 2^-40, or points: the relative balls
+    m (1 +- rho), rho 2^-49, 2^-40), and ``n_wide`` of them wider, zero, subnormal or beyond (set one by
+    one, or, when many, the midpoint-radius construction for all), docs/pld.md §12.11; the narrow ones'
+    balls stay within 4 max(rel, 2^-49) of their masses."""
+    rng = np.random.default_rng(7)
+    n = 20000
+    mid = np.exp(rng.uniform(-700, 0, n))
+    lo = mid * (1 - rng.uniform(0, rel, n))
+    hi = mid * (1 + rng.uniform(0, rel, n))
+    wide = rng.choice(n, n_wide, replace=False)
+    kinds = [(0.0, 1e-300), (0.0, 0.0), (5e-324, 1e-320), (0.5, 0.75), (1e-280, 1e-280 * (1 + 2.0 ** -46))]
+    for j, i in enumerate(wide):
+        lo[i], hi[i] = kinds[j % len(kinds)]
+    with ctx.workprec(103):
+        p = floatlaws.ball_poly(lo, hi)
+    c = p.coeffs()
+    assert len(c) == n
+    for i in list(range(0, n, 7)) + wide.tolist():
+        assert c[i].contains(arb(float(lo[i]))) and c[i].contains(arb(float(hi[i]))), (i, lo[i], hi[i], c[i])
+    narrow = np.setdiff1d(np.arange(0, n, 7), wide)
+    assert all(c[i].rad() <= arb(float(mid[i])) * 4 * max(rel, 2.0 ** -49) for i in narrow)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_the_pre_passs_looser_blocks_hold_the_edges(reverse: bool) -> None:
+    """The pre-pass's float blocks (``tight`` = fftquery.LEAST_TIGHT = 40, docs/pld.md §12.7) on the
+    1000-step DP-SGD step at its pre-pass grid 1/817: fewer blocks than at FLOAT_TIGHT, and every bin
+    served (each 11th, and the first and last 30) is enclosed: its three floats hold the masses computed
+    from the model's edges at 192 bits (:func:`_edge_bins`), within 2^-36 of them."""
+    from exactdp.engines.pld.fftquery import LEAST_TIGHT as PRE_TIGHT
+
+    m = _model(Fraction(1), Fraction(1, 100), reverse)
+    h = Fraction(1, 817)
+    jmin, jmax = discrete.tail_range(m, h, Fraction(1, 2 * 10**14))
+    with ctx.workprec(103):
+        loose, _ = taylor._bin_groups(m, h, jmin, jmax, taylor.FLOAT_DEGREE, taylor._FLOAT_WIDEST, PRE_TIGHT)
+        strict, _ = taylor._bin_groups(m, h, jmin, jmax, taylor.FLOAT_DEGREE, taylor._FLOAT_WIDEST,
+                                       taylor.FLOAT_TIGHT)
+        served, *floats = taylor.taylor_bins_floats(m, h, jmin, jmax, PRE_TIGHT)
+    assert sum(map(len, loose.values())) <= 0.8 * sum(map(len, strict.values()))
+    idx = np.nonzero(served)[0]
+    assert idx.shape[0] > 0.9 * (jmax - jmin)
+    for i in np.concatenate([idx[::11], idx[:30], idx[-30:]]):
+        for k, (lo, hi) in enumerate(floats):
+            b = _edge_bins(m, h, jmin + int(i))[k]
+            assert arb(float(lo[i])) <= b.lower() and arb(float(hi[i])) >= b.upper(), (i, k, b, lo[i], hi[i])
+            assert hi[i] - lo[i] <= 2.0 ** -36 * abs(float(b.mid())) + 2.0 ** -1000

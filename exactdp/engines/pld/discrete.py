@@ -156,13 +156,14 @@ BLOCK_BINS_MIN = 2048
 
 
 def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int,
-               taylor: bool = False, floats: bool = False) -> tuple[Law, Law]:
+               taylor: bool = False, floats: bool = False, float_tight: int = 0) -> tuple[Law, Law]:
     """(upper, lower) laws of ``model`` on the grid ``h``, indices [jmin, jmax] (docs/pld.md §2-§3);
     ``taylor``: the edges from certified Taylor models (:func:`edge_quads`, docs/pld.md §12.8), and
     for a model without atoms the bin masses from Taylor models of blocks of bins (docs/pld.md §12.9);
     ``floats`` (with ``taylor``): those blocks evaluated in float64 with a proved bound, the laws'
     balls built around the float enclosures, which the float-FFT path reads back
-    (:func:`exactdp.engines.pld.floatlaws.bounds_of`, docs/pld.md §12.11).
+    (:func:`exactdp.engines.pld.floatlaws.bounds_of`, docs/pld.md §12.11); ``float_tight``: those
+    blocks' remainder rule (0: :data:`exactdp.engines.pld.taylor.FLOAT_TIGHT`; a tightness choice only).
 
     Upper, connect-the-dots, with B_j = (jh, (j+1)h], G_j = P(B_j) - e^{jh} Q(B_j) >= 0 and
     D_j = e^{(j+1)h} - e^{jh}:
@@ -199,12 +200,12 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
         if cont and taylor and not atoms and n_bins >= BLOCK_BINS_MIN:
             # no atoms: every mass from Taylor models of blocks of bins (docs/pld.md §12.9)
             if floats:
-                key = (model.key(), h, jmin, jmax, prec)
+                key = (model.key(), h, jmin, jmax, prec, float_tight)
                 hit = _recall(key)
                 if hit is not None:
                     return hit
                 try:
-                    laws = _float_laws(model, h, jmin, jmax)
+                    laws = _float_laws(model, h, jmin, jmax, float_tight)
                 except OverflowError:
                     pass  # a value beyond float64: the balls as in §12.9
                 else:
@@ -326,7 +327,8 @@ def _ball(lo: float, hi: float) -> arb:  # float ok: an exact ball around two fl
     return arb(lo).union(arb(hi))
 
 
-def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[Law, Law]:  # float ok: proved
+def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int,  # float ok: proved
+                tight: int = 0) -> tuple[Law, Law]:
     """:func:`_taylor_laws` with the blocks' masses as float64 enclosures
     (:func:`exactdp.engines.pld.taylor.taylor_bins_floats`, docs/pld.md §12.11): the bins no block
     serves and the two ends of the upper law from balls as in §12.9 (each turned into floats by
@@ -338,22 +340,18 @@ def _float_laws(model: LossModel, h: Fraction, jmin: int, jmax: int) -> tuple[La
 
     n_bins = jmax - jmin
     hb = arb_of_fraction(h)
-    served, (pb_lo, pb_hi), (qt_lo, qt_hi), (pc_lo, pc_hi) = taylor_bins_floats(model, h, jmin, jmax)
+    served, (pb_lo, pb_hi), (qt_lo, qt_hi), (pc_lo, pc_hi) = taylor_bins_floats(model, h, jmin, jmax, tight)
     half = arb(1) / 2
     balls: dict[int, tuple[arb, arb]] = {}
-    unserved: list[int] = []
+    # the bins no block served, and their runs [i, k) (found by numpy: no Python step per bin)
+    un = np.flatnonzero(~served)
+    unserved: list[int] = un.tolist()
     runs: list[tuple[int, int]] = []
-    i = 0
-    while i < n_bins:  # the bins no block served (a run at a time)
-        if served[i]:
-            i += 1
-            continue
-        k = i
-        while k < n_bins and not served[k]:
-            k += 1
-        unserved.extend(range(i, k))
-        runs.append((max(i - 1, 0), min(k + 1, n_bins)))
-        i = k
+    if un.shape[0]:
+        cut = np.flatnonzero(np.diff(un) > 1)
+        starts = [unserved[0]] + un[cut + 1].tolist()
+        stops = (un[cut] + 1).tolist() + [unserved[-1] + 1]
+        runs = [(max(i - 1, 0), min(k + 1, n_bins)) for i, k in zip(starts, stops)]
     # each run from its edges, with one bin more either side: p_t of an unserved bin reads bin t - 1
     # (and bin t + 1 reads t), whose ball from the edges is tighter than one around a block's floats
     # once the difference is divided by e_+ (docs/pld.md §12.11); likewise the two end bins

@@ -276,12 +276,13 @@ class FftOrder:
     p_inf_low: arb
 
 
-def step_laws(model: LossModel, h: Fraction, tau: Fraction, prec: int) -> tuple[Law, Law]:
+def step_laws(model: LossModel, h: Fraction, tau: Fraction, prec: int, tight: int = 0) -> tuple[Law, Law]:
     """The engine's single-step (upper, lower) laws of ``model`` on the grid h, tails beyond ``tau``
-    moved or dropped as docs/pld.md §2, §3, §5 say."""
+    moved or dropped as docs/pld.md §2, §3, §5 say; ``tight``: the float blocks' remainder rule
+    (0: the default, :data:`exactdp.engines.pld.taylor.FLOAT_TIGHT`; docs/pld.md §12.11)."""
     jmin, jmax = tail_range(model, h, tau)
     with ctx.workprec(prec):
-        return discretize(model, h, jmin, jmax, prec=prec, taylor=True, floats=True)
+        return discretize(model, h, jmin, jmax, prec=prec, taylor=True, floats=True, float_tight=tight)
 
 
 def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fraction, prec: int) -> FftOrder:

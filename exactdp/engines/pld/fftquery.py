@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # numpy is imported only when the path runs (exactdp stays li
     from exactdp.engines.pld.fftcompose import FftOrder
 
 __all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "copies", "fft_delta", "fft_enabled", "fft_epsilon", "fft_groups", "fft_path",
-           "first_grid", "gaussian_steps"]
+           "first_grid", "float_tight", "gaussian_steps"]
 
 ALGORITHM_FFT = "pld-fft"
 #: the least number of copies the FFT path takes: below it the exact products are cheap
@@ -297,6 +297,44 @@ def pre_grid(pl: Plan, h: Fraction, aim: float, n_orders: int) -> Fraction | Non
     return hc if hc >= PRE_MIN_RATIO * h else None
 
 
+#: the least remainder rule of the queries' float blocks (:func:`float_tight`): below it they gain little
+LEAST_TIGHT = 40
+
+
+def float_tight(k: int, aim: float) -> int:  # float ok: a target
+    """The float blocks' remainder rule (2^-T of their end values, docs/pld.md §12.7, §12.11) for k steps
+    and a relative width ``aim``: ``T = ceil(log2(k / aim)) + 11``, within [LEAST_TIGHT, FLOAT_TIGHT].
+    A single-step mass is then enclosed within about 2^-(T-1) of itself, and the k-fold power's relative
+    error from those enclosures, about ``k 2^-(T-1)``, is at most ``2^-10 aim`` (a tightness choice only:
+    the remainder is always added to the bounds).
+
+    >>> float_tight(1000, 1e-3), float_tight(1000, 3.7e-6), float_tight(10**5, 5.2e-6), float_tight(10**6, 1e-10)
+    (40, 40, 46, 64)
+    """
+    from exactdp.engines.pld.taylor import FLOAT_TIGHT
+
+    return max(LEAST_TIGHT, min(FLOAT_TIGHT, math.ceil(math.log2(k / aim)) + 11))  # float ok: a tightness choice
+
+
+#: the mass the pre-pass's truncations may move to +inf, in all k steps of all orders together: a share
+#: of delta_g (1/1000 of the pre-pass's aim ``PRE_AIM``), docs/pld.md §12.7
+PRE_MOVED = Fraction(1, 10**6)
+
+
+def pre_tau(tau: Fraction, scale: Fraction, groups: list[tuple[LossModel, int]]) -> Fraction:
+    """The pre-pass's tail mass per truncation: ``scale PRE_MOVED / (k n)`` (k the largest count, n the
+    orders), or the query's ``tau`` where that is larger; a choice only, every tau is sound (docs/pld.md
+    §5, §12.7): the pre-pass's single-step laws cover a shorter loss range (its time is the Taylor blocks
+    of that range) while its upper laws' k-fold mass moved to +inf stays far below its aim.
+
+    >>> from exactdp.engines.pld.models import GaussianPair
+    >>> pre_tau(Fraction(1, 10**20), Fraction(1, 10**5), [(GaussianPair(Fraction(1)), 1000)] * 2)
+    Fraction(1, 200000000000000)
+    """
+    k = max(c for _, c in groups)
+    return max(tau, scale * PRE_MOVED / (k * len(groups)))
+
+
 #: a fine grid is made coarser by at most this factor to fit its windows in the power of 2 below
 FIT_MAX = 1.15
 #: ... and only when the width predicted there is at most this share of the aim
@@ -389,6 +427,7 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
     scale = max(delta_g, Fraction(1, 10**300))
     prec = prec_for(digits, scale)
     tau = tau_for(digits, scale, 4 * len(groups))
+    tau_pre = pre_tau(tau, scale, groups)
     h, h_pre = _grids(pl, aim, prec, len(groups), deadline)
     h_fine = h
     if h_pre is not None:
@@ -401,7 +440,8 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
         progress.tick(f"float FFT grid 1/{float(1 / h):.4g}")  # float ok: a message
         grp = [groups[i] for i in live]
         try:
-            laws = [step_laws(m, h, tau, prec) for m, _ in grp]
+            laws = ([step_laws(m, h, tau, prec, float_tight(k, aim)) for m, k in grp] if h_pre is None
+                    else [step_laws(m, h, tau_pre, prec, float_tight(k, PRE_AIM)) for m, k in grp])
         except TimeBudgetError:
             if hi is None:
                 raise

@@ -18,6 +18,7 @@ rounded elementwise ``+ - *`` of numpy and ``nextafter`` are used):
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -25,7 +26,7 @@ from flint import arb, arb_mat, arb_poly, ctx
 
 from exactdp.core.numbers import arb_of_fraction
 
-__all__ = ["RUNNING_U", "ball_floats", "ball_poly", "bounds_of", "directed_floats", "horner_bounds", "horner_gamma", "mid_rad",
+__all__ = ["REL_BITS", "RUNNING_U", "ball_floats", "ball_poly", "bounds_of", "directed_floats", "horner_bounds", "horner_gamma", "mid_rad",
            "remember", "split_floats", "tilted"]
 
 #: the relative margins that absorb earlier roundings: 1 +- 2^-51 = 1 +- 4u (exact floats)
@@ -253,9 +254,18 @@ def tilted(x: np.ndarray, rate: Fraction, lam: Fraction, up: bool, prec: int = 1
     return np.maximum(np.where(y >= _SMALL, y, _down2(y)), 0.0)
 
 
+#: the least relative radius of :func:`ball_poly`'s relative balls (2^-49: the float laws' enclosures
+#: are about 2^-50 of their masses at the default blocks, docs/pld.md §12.11), and the largest (2^-30)
+REL_BITS = 49
+_REL_MAX = 2.0 ** -30
+
+
 def ball_poly(lo: np.ndarray, hi: np.ndarray) -> arb_poly:  # float ok: balls around float enclosures
     """An ``arb_poly`` whose coefficient i is a ball holding ``[lo_i, hi_i]`` (midpoint the float
-    ``(lo + hi)/2``, radius ``max(hi - m, m - lo)`` rounded up; Arb's sum and product round outward).
+    ``m = (lo + hi)/2``, radius ``max(hi - m, m - lo)`` rounded up; Arb's sum and product round outward).
+    Where that radius is at most ``rho |m|`` the ball is ``m (1 +- rho)``, rho a power of 2 in
+    [2^-REL_BITS, 2^-30] chosen from the radii (one Arb product for all of them: a law's balls cost one
+    conversion of floats, not two and a sum).
 
     >>> p = ball_poly(np.array([0.25, 1.0]), np.array([0.5, 1.0]))
     >>> [bool(c.contains(arb(a)) and c.contains(arb(b))) for c, a, b in zip(p.coeffs(), [0.25, 1.0], [0.5, 1.0])]
@@ -264,7 +274,28 @@ def ball_poly(lo: np.ndarray, hi: np.ndarray) -> arb_poly:  # float ok: balls ar
     m = lo * 0.5 + hi * 0.5
     d = np.maximum(hi - m, m - lo)
     rad = _up2(d * _UP4)
-    return arb_poly(m.tolist()) + arb_poly(rad.tolist()) * arb(0, 1)
+    # one relative ball m (1 +- rho) for every mass whose radius is at most |m| rho (checked exactly:
+    # rho a power of 2, |m| >= 2^-900 keeps |m| rho a normal, exact product), rho the least power of 2
+    # of at least 2^-REL_BITS above all but 1/64 of the relative radii (a choice), at most 2^-30; the
+    # others one by one; all of them as two polynomials when more than 1/16 are left (docs/pld.md §12.11)
+    n = m.shape[0]
+    am = np.abs(m)
+    normal = am >= 2.0 ** -900
+    if n:
+        rel = np.where(normal, rad / np.where(normal, am, 1.0), np.inf)  # float ok: rho's choice only
+        cut = n - n // 64 - 1
+        q = float(np.partition(rel, cut)[cut])  # float ok: rho's choice only
+    if not (n and q <= _REL_MAX):
+        return arb_poly(m.tolist()) + arb_poly(rad.tolist()) * arb(0, 1)
+    rho = 2.0 ** max(math.frexp(q)[1] if q > 0 else -REL_BITS, -REL_BITS)  # q < 2^e, at least 2^-REL_BITS
+    wide = np.nonzero(~((rad <= am * rho) & normal))[0]
+    if wide.shape[0] > n // 16:
+        return arb_poly(m.tolist()) + arb_poly(rad.tolist()) * arb(0, 1)
+    p = arb_poly(m.tolist()) * arb(1, rho)
+    one = arb(0, 1)
+    for i, mi, ri in zip(wide.tolist(), m[wide].tolist(), rad[wide].tolist()):
+        p[i] = arb(mi) + arb(ri) * one
+    return p
 
 
 _FLOATS: dict[int, tuple[arb_poly, np.ndarray, np.ndarray]] = {}

@@ -402,11 +402,12 @@ def taylor_bins(model: LossModel, h: Fraction, jmin: int, jmax: int
 # -- the same masses as float64 enclosures, without a ball per bin (docs/pld.md §12.11) ---------------
 
 #: the float path's blocks (docs/pld.md §12.11): the same degree, blocks up to 2049 bins, and a block is
-#: used when its remainder is at most 2^-70 of its values at both ends (the float evaluation's own
-#: rounding is at least 2^-53 of them: the remainder adds at most 2^-17 of it)
+#: used when its remainder is at most 2^-FLOAT_TIGHT = 2^-64 of its values at both ends (a tightness
+#: choice only, the remainder is always added: the float evaluation's own bound is at least 2^-53 of
+#: them, so the remainder adds at most 2^-11 of it; about half the blocks of the 2^-(prec - 8) rule)
 FLOAT_DEGREE = 26
 _FLOAT_WIDEST = 1024
-FLOAT_TIGHT = 0
+FLOAT_TIGHT = 64
 
 _MONOMIALS: dict[tuple[Fraction, int, int], tuple[arb_mat, arb_mat, arb_mat]] = {}
 
@@ -449,7 +450,7 @@ def monomial_weights(h: Fraction, d: int) -> tuple[arb_mat, arb_mat, arb_mat]:
     return out
 
 
-def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
+def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int, tight: int = 0
                        ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray],
                                   tuple[np.ndarray, np.ndarray]]:  # float ok: directed, proved
     """(served, Pb, Qt, p): :func:`taylor_bins` as float64 enclosures (lo, hi) of the same masses, no
@@ -458,8 +459,10 @@ def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
     ``g_k`` to floats with a radius, and every block is evaluated at its points by float Horner with
     the proved bound of :func:`exactdp.engines.pld.floatlaws.horner_bounds`, plus its remainder E.
     ``served[i]`` says whether a block served bin jmin + i (the others read (0, 0): the caller
-    computes them from edges).  At the working precision; raises OverflowError where a value leaves
-    float64 (the caller then takes the balls).
+    computes them from edges).  ``tight``: a block is used when its remainder is at most 2^-tight of its
+    values at both ends (0: ``FLOAT_TIGHT``; a tightness choice only, the remainder is always added).
+    At the working precision; raises OverflowError where a value leaves float64 (the caller then takes
+    the balls).
     """
     import numpy as np  # deferred: the exact engines never load numpy
 
@@ -469,7 +472,7 @@ def taylor_bins_floats(model: LossModel, h: Fraction, jmin: int, jmax: int
     d = FLOAT_DEGREE
     served = np.zeros(n, dtype=bool)
     outs = [(np.zeros(n), np.zeros(n)) for _ in range(3)]
-    groups, centres = _bin_groups(model, h, jmin, jmax, d, _FLOAT_WIDEST, FLOAT_TIGHT)
+    groups, centres = _bin_groups(model, h, jmin, jmax, d, _FLOAT_WIDEST, tight or FLOAT_TIGHT)
     mats = monomial_weights(h, d)
     for r, blocks in groups.items():
         m = 2 * r + 1
