@@ -182,7 +182,7 @@ def test_count_two_delta_contains_the_two_dimensional_quadrature() -> None:
     assert _in(enc, ref, "1e-9"), (enc, ref)
 
 
-@pytest.mark.parametrize("count", [1, 5])
+@pytest.mark.parametrize("count", [1, pytest.param(5, marks=pytest.mark.slow)])  # count 5: about 12 s
 def test_between_the_remove_order_at_half_the_sensitivity_and_the_diluted_pair(count: int) -> None:
     """Below the diluted pair (Theorem 9.2 dominates every replace-one pair, this one included: proved) and
     above the remove order of records D/2 against 0 (a bounded record pair: the assumption, checked here)."""
@@ -262,6 +262,7 @@ def test_to_dp_event_writes_it_for_a_replace_one_accountant_only() -> None:
 
 
 @pytest.mark.peers
+@pytest.mark.slow  # about 15 s (CI time: the main step)
 def test_dp_accountings_replace_one_poisson_answer_is_judged_against_the_pair() -> None:
     """PLDAccountant(REPLACE_ONE) on a Poisson-sampled Gaussian: judged against the pair (its pessimistic
     estimate sound, inside or above); the same number lowered by 1% judged unsound."""

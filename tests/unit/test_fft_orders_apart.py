@@ -83,6 +83,7 @@ def test_retire_keeps_an_order_that_can_still_exceed_delta() -> None:
     assert retire(orders, [0, 1], Fraction(add.lower), DG) == [0, 1]  # delta_add(lo) > delta_g there
 
 
+@pytest.mark.slow  # about 15 s (CI time: the main step)
 def test_delta_drops_the_smaller_order_too(monkeypatch) -> None:
     seen = _record(monkeypatch)
     comp = Composition.of([SPEC])
