@@ -243,6 +243,7 @@ def test_autodp_calibrators_judged_against_the_closed_form() -> None:
     assert by["calibrator_zoo.eps_delta_calibrator"].verdict in ("sound", "loose", "unsound", "unsound-fp")
 
 
+@pytest.mark.slow  # 8-12 s (CI time: the main step)
 @pytest.mark.peers
 @pytest.mark.skipif(not _installed("dp_accounting"), reason="dp_accounting is not installed")
 def test_dp_accounting_on_the_last_mechanisms_and_relations() -> None:

@@ -61,6 +61,7 @@ def test_off_lattice_groups_bracket_the_exact_optimum() -> None:
     assert (br.upper - br.lower) / br.lower < F(1, 10**5)
 
 
+@pytest.mark.slow  # 8-12 s (CI time: the main step)
 def test_huge_counts_off_the_lattice_answer_with_digits() -> None:
     """Five values with 10^7 copies each: the lattice is too large, the grid path answers."""
     five = [F(13, 1000), F(27, 1000), F(41, 1000), F(66, 1000), F(1, 10)]
@@ -140,6 +141,7 @@ def test_the_grids_of_a_refinement_share_a_group_s_binomial_window(monkeypatch: 
         assert len(calls) == 2 and other[1].P.length() >= 1
 
 
+@pytest.mark.slow  # 8-12 s (CI time: the main step)
 def test_a_first_grid_that_runs_past_its_cap_hands_over_to_the_default_grid(monkeypatch: pytest.MonkeyPatch) -> None:
     """The first grid predicted from the composition (finer than the default) gets a share of the
     budget; on a loaded machine that share can run out before any bracket exists, and the coarser

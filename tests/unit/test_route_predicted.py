@@ -83,6 +83,7 @@ def test_the_lattice_memory_is_predicted_in_fixed_point() -> None:
     assert 10 << 20 < lattice_bytes(pl, prec) < 100 << 20
 
 
+@pytest.mark.slow  # 8-12 s (CI time: the main step)
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the peak from /proc")
 def test_a_lattice_that_fits_in_fixed_point_is_composed_under_the_memory_bound(tmp_path: Path) -> None:
     (tmp_path / "l.csv").write_text("".join(f"{e.numerator / e.denominator},0,{c}\n" for e, _, c in MEMORY_LATTICE))
