@@ -41,7 +41,14 @@ from exactdp.core.numbers import (
     parse_rational,
 )
 from exactdp.model.composition import Composition
-from exactdp.model.dp_event import NonPrivateEvent, from_accountant, from_dp_event, is_accountant, is_dp_event
+from exactdp.model.dp_event import (
+    NonPrivateEvent,
+    from_accountant,
+    from_dp_event,
+    from_opacus_history,
+    is_accountant,
+    is_dp_event,
+)
 from exactdp.model.mechanisms import (
     RELATIONS,
     Gaussian,
@@ -126,10 +133,8 @@ class Accountant:
         if not 0 <= q <= 1:
             raise InvalidParameterError(f"sample_rate={sample_rate!r} must be in [0, 1]")
         if q == 0:
-            return
-        leaf: Any = Gaussian(nm) if nm > 0 else NonPrivate()
-        self.compose(PoissonSampled(leaf, q, self.relation if self.relation != "replace-special" else "add-remove")
-                     if q < 1 else leaf)
+            return  # nothing composed (an Opacus history entry at rate 0 reads the same)
+        self.compose(from_opacus_history([(nm, q, 1)]))  # its relation becomes ours (_under_relation)
 
     def _under_relation(self, m: Any) -> Any:
         """``m`` accounted for under the accountant's relation (a Poisson subsample takes it)."""

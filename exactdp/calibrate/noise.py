@@ -38,7 +38,7 @@ from exactdp.calibrate.eps import calibrate_eps
 from exactdp.calibrate.probes import probe_for
 from exactdp.calibrate.result import Calibration
 from exactdp.core import progress
-from exactdp.core.errors import InvalidParameterError
+from exactdp.core.errors import InvalidParameterError, PrecisionError
 from exactdp.core.numbers import (
     CountInput,
     ExactInput,
@@ -335,7 +335,8 @@ def _noiseless_q(k: int, delta_g: Fraction, g: Fraction, inputs: dict[str, Any])
         lo, hi = fraction_of_arb_endpoints(1 - (arb_of_fraction(1 - delta_g).log() / k).exp())
     res = closed_form_pair(probe, max(lo, Fraction(0)), hi, True, g)
     if res.safe is None or res.fail is None:  # the ends are g/6 from the root: only a tie at 4096 bits
-        raise InfeasibleTargetError("the noiseless closed form could not separate the ends (not expected)")
+        raise PrecisionError("the noiseless closed form could not separate the ends at 4096 bits (not expected: "
+                             "they lie a sixth of the gap from the root)")
     return Calibration("q", "largest", res.safe, res.fail, res.safe_proof, res.fail_proof,  # type: ignore[arg-type]
                        abs(Fraction(res.fail) - Fraction(res.safe)) / Fraction(res.safe), False, inputs,
                        "closed-form", res.probes, time.monotonic() - t0, g)
