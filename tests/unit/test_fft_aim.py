@@ -105,13 +105,16 @@ def _old_window_for(t: np.ndarray, k: int, log_target: float, rate: float) -> tu
         mean = float((w * jj).sum())
         var = max(float((w * (jj - mean) ** 2).sum()), 1e-300)
         i_ref = max(int(k * mean - math.sqrt(k * var) / 2), 0)
-        reach = min(a_hi, i_ref + math.ceil(-log_target / rate))
-        if max(a_hi - i_ref, reach - a_lo) < need and a_lo <= i_ref:
-            need, weighted = max(a_hi - i_ref, reach - a_lo), True
+        # the wrapped bottom's reach (issue 26, stop 40): e^{-rate n + rate i_ref} T(e^-rate)^k <= e^{log_target}
+        terms = [math.log(float(t[i])) - rate * i for i in range(t.shape[0]) if t[i] > 0]
+        top_term = max(terms)
+        log_w = k * (top_term + math.log(math.fsum(math.exp(x - top_term) for x in terms))) + rate * i_ref
+        n_wrap = math.ceil((-log_target + max(log_w, 0.0)) / rate)
+        if max(a_hi - i_ref, n_wrap) < need and a_lo <= i_ref:
+            need, weighted = max(a_hi - i_ref, n_wrap), True
     n = 1 << max(need, t.shape[0] - 1, 1).bit_length()
     if weighted:
-        lo_s = max(reach - n, 0)
-        start = (lo_s + max(min(a_lo, i_ref), lo_s)) // 2
+        start = (max(a_hi - n, 0) + i_ref) // 2
     else:
         start = a_lo - (n - (a_hi - a_lo)) // 2
     return n, int(min(max(start, 0), max(top - n + 1, 0)))
@@ -188,3 +191,44 @@ def test_choose_theta_takes_the_log_of_the_law_once(monkeypatch: pytest.MonkeyPa
     theta = C.choose_theta(p, 1000, Fraction(1, 64), 3 * 1000 * float((p * np.arange(p.shape[0])).sum()) / 64)
     assert theta > 0
     assert counting.logs == 1
+
+
+def _wrapped_relative(spec: str, h: Fraction, hint: Fraction) -> list[float]:
+    """Each powered vector's four wrapped parts (``fftwrap.wrap_terms``, relative to the weight at the
+    query's first index) summed, for the windows ``order_of_laws`` picks with the tilt aimed at ``hint``:
+    the upper law, the binned P and the tilted Q (its queries weigh at (theta + 1) h)."""
+    from exactdp.engines.pld.fftwrap import wrap_terms
+
+    model, k = plan_of(Composition.of([spec])).orders[0][0]
+    with ctx.workprec(128):
+        up, low = C.step_laws(model, h, Fraction(1, 10**20), 128)
+        fo = C.order_of_laws(up, low, k, h, hint)
+    out = []
+    for tl, extra, i0 in ((fo.up, 0, C._first_index(fo.up, hint, True)),
+                          (fo.low_p, 0, C._crossing(fo, hint)), (fo.low_q, 1, C._crossing(fo, hint))):
+        pw = tl.power
+        parts = wrap_terms(pw.t, pw.k, pw.start, pw.v.shape[0], i0, (tl.theta + extra) * tl.h)
+        out.append(float(sum(parts, Fraction(0))))
+    return out
+
+
+@pytest.mark.parametrize("spec,h,hint", [("gaussian:sigma=1,q=0.01,count=1000", Fraction(1, 512), Fraction(183, 100)),
+                                         ("gaussian:sigma=1,q=0.01,count=100000", Fraction(1, 512), Fraction(2557, 100)),
+                                         ("gaussian:sigma=1,q=0.01,count=1000000", Fraction(1, 1300), Fraction(13903, 100))])
+def test_the_windows_keep_the_wrapped_mass_at_the_target(spec: str, h: Fraction, hint: Fraction) -> None:
+    """The windows need not hold the lower tail (docs/pld.md §12.4, issue 26): the wrapped bottom is
+    charged with weights ``e^{-rate (n + J - i0)}``, at most ``e^{-23}`` in all from ``_wrap_reach``'s
+    n on, for each law at the rate its queries weigh at.  Every wrapped part, bounded in Arb by
+    Chernoff at the query's own index, is then a few ``e^{-23}`` at most."""
+    for rel in _wrapped_relative(spec, h, hint):
+        assert rel <= 4 * math.exp(-23.0), rel
+
+
+def test_a_window_short_of_the_wrap_reach_wraps_too_much(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same windows without the reach of the wrapped bottom (the upper tail's alone): the tilted Q,
+    whose queries weigh at (theta + 1) h, gets far more than e^-23 of wrapped mass.  The rule is needed."""
+    import exactdp.engines.pld.fftpower as fp
+
+    monkeypatch.setattr(fp, "_wrap_reach", lambda *a, **k: 0)
+    rel = _wrapped_relative("gaussian:sigma=1,q=0.01,count=1000000", Fraction(1, 1300), Fraction(13903, 100))
+    assert rel[2] > 1e3 * math.exp(-23.0), rel  # measured 7.9e9 e^-23 (0.8 e^-23 with the rule)

@@ -184,7 +184,9 @@ def tilted_pair(p_coeffs: list[arb] | arb_poly, q_coeffs: list[arb] | arb_poly, 
     docs/pld.md §12.3, §12.6)."""
     tp, lp = _tilted_floats(p_coeffs, h, k, theta, False, mids)
     tq, lq = _tilted_floats(q_coeffs, h, k, theta, True, None)
-    n, start = window_for(tp, k, log_target, float(theta * h))  # float ok: the window's choice only
+    rate = float(theta * h)  # float ok: the window's choice only
+    # the Q-law's queries weigh at rate (theta + 1) h (docs/pld.md §12.6): its wrapped bottom too
+    n, start = window_for(tp, k, log_target, rate, also=((tq, rate + float(h)),))  # float ok: a choice
     progress.tick(f"a float FFT of length {n:,} ({k} steps, two laws)")
     pp, pq = power_pair(tp, tq, k, n, start)
     return Tilted(theta, h, k * offset, lp, pp), Tilted(theta, h, k * offset, lq, pq)

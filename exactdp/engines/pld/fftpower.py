@@ -222,15 +222,32 @@ def taken_windows() -> int:
     return need
 
 
+def _wrap_reach(t: np.ndarray, k: int, rate: float, i_ref: int, log_target: float) -> int:  # float ok: a choice
+    """The least n at which the k-fold power of t, wrapped n up and weighted ``e^{-rate (I - i_ref)}``,
+    is at most ``e^{log_target}`` in all: it is at most ``e^{-rate n} sum_J e^{-rate (J - i_ref)} L_J =
+    e^{-rate n + rate i_ref} T(e^-rate)^k`` (docs/pld.md §12.4; in floats, a choice only: the wrapped
+    mass is bounded in Arb whatever the window)."""
+    nz = np.nonzero(t > 0)[0]
+    if nz.shape[0] == 0 or not rate > 0:
+        return 0
+    zb = np.log(t[nz]) - rate * nz.astype(np.float64)
+    zm = float(zb.max())  # float ok: a choice only
+    log_w = k * (zm + math.log(float(np.exp(zb - zm).sum()))) + rate * i_ref  # float ok: a choice only
+    return math.ceil((-log_target + max(log_w, 0.0)) / rate)  # float ok: a choice only
+
+
 def window_for(t: np.ndarray, k: int, log_target: float = -23.0,  # float ok: a choice
-               rate: float = 0.0) -> tuple[int, int]:  # float ok: a choice
+               rate: float = 0.0,  # float ok: a choice
+               also: tuple[tuple[np.ndarray, float], ...] = ()) -> tuple[int, int]:  # float ok: a choice
     """(n, start): a power-of-2 window for the k-fold power of ``t``, found along the saddle points
     ``a(lam) = k E_lam[j]`` in floats (a choice only: the bounds are then evaluated in Arb, whatever
     the window).  With ``rate = 0``: both Chernoff tails about ``e^{log_target}`` or less, for
     :func:`outside_mass`.  With ``rate > 0`` (queries near the k-fold mean with weights
-    ``e^{-rate I}``, :func:`wrapped_mass`): the window only needs to hold the lower tail, to reach
-    ``-log_target / rate`` past the query, and to be longer than the upper tail's reach beyond the
-    query (docs/pld.md §12.4)."""
+    ``e^{-rate I}``, :func:`wrapped_mass`): the window need not hold the lower tail, only be longer
+    than the upper tail's reach beyond the query and long enough that the bottom, wrapped n up, gets
+    weights that make it about ``e^{log_target}`` or less (:func:`_wrap_reach`, for t at ``rate`` and
+    for each ``(vector, rate)`` of ``also``: the other vectors on the same window and the rates their
+    queries weigh at), docs/pld.md §12.4."""
     top = k * (t.shape[0] - 1)
     nz = np.nonzero(t > 0)[0]
     lt = np.log(t[nz])
@@ -269,14 +286,16 @@ def window_for(t: np.ndarray, k: int, log_target: float = -23.0,  # float ok: a 
         mean, var = _moments(t)
         # the queries: near the k-fold mean (the tilt is aimed there), a little below it allowed for
         i_ref = max(int(k * mean - math.sqrt(k * var) / 2), 0)  # float ok: a choice only
-        reach = min(a_hi, i_ref + math.ceil(-log_target / rate))  # float ok: a choice only
-        if max(a_hi - i_ref, reach - a_lo) < need and a_lo <= i_ref:
-            need, weighted = max(a_hi - i_ref, reach - a_lo), True
+        # the bottom wrapped n up weighs at most e^{-rate (n + J - i0)}: all of it together is at most
+        # e^{-rate n} sum_J e^{-rate (J - i_ref)} L_J = e^{-rate n + rate i_ref} T(e^-rate)^k
+        # (docs/pld.md §12.4), at most e^{log_target} from this n on
+        n_wrap = max(_wrap_reach(v, k, r, i_ref, log_target) for v, r in ((t, rate), *also))
+        if max(a_hi - i_ref, n_wrap) < need and a_lo <= i_ref:
+            need, weighted = max(a_hi - i_ref, n_wrap), True
     _NEEDS[0] = max(_NEEDS[0], need, t.shape[0] - 1)
     n = 1 << max(need, t.shape[0] - 1, 1).bit_length()
-    if weighted:  # reach past the query, hold the lower tail, start below the query
-        lo_s = max(reach - n, 0)
-        start = (lo_s + max(min(a_lo, i_ref), lo_s)) // 2
+    if weighted:  # hold the upper tail, start below the query: half of the room left on each side
+        start = (max(a_hi - n, 0) + i_ref) // 2
     else:
         start = a_lo - (n - (a_hi - a_lo)) // 2
     start = int(min(max(start, 0), max(top - n + 1, 0)))

@@ -138,37 +138,65 @@ def _bracketing(f, a: float, b: float, level: float) -> tuple[float, float]:  # 
     return a, b
 
 
+def _slope(f, x: float, d: float) -> float:  # float ok: a step's size only
+    """-f'(x) of the decreasing float curve f, by a central difference over 2d (at least a tiny
+    positive number: a step's size only)."""
+    return max((f(max(x - d, 0.0)) - f(x + d)) / (2 * d), 1e-300)
+
+
+#: the certified steps' margin over the shift the float slope predicts (a choice only, docs/pld.md §12.7)
+STEP_MARGIN = 1.1
+#: at most this many certified steps per end; each failing step at least doubles the last shift
+STEPS = 12
+
+
 def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # float ok: a search start
                  span: float) -> tuple[Fraction, Fraction | None, float]:  # float ok: the next hint
     """(lower, upper, float estimate) of the optimal eps from one set of powered orders: float
-    roots of each order's curves, then outward steps until certified (docs/pld.md §8, §12.6)."""
+    roots of each order's curves, then outward steps until certified (docs/pld.md §8, §12.7).
+
+    Each step's shift is predicted from the certified bound it missed: the excess of the certified
+    delta over delta_g (the error terms the float curve leaves out) divided by the curve's float
+    slope, times ``STEP_MARGIN``; a step that fails again at least doubles the shift.  Only a choice:
+    every end returned is certified."""
     from exactdp.engines.pld.fftcompose import delta_curves, order_delta_bounds
 
     dg = float(delta_g)  # float ok: root finding only
     a, b = max(guess - span, 0.0), guess + span
-    ups, lows = [], []
+    ups, lows, curves = [], [], []
     for fo in orders:
         up_f, low_f = delta_curves(fo, a, b)
+        curves.append((up_f, low_f))
         ups.append(_root(up_f, *_bracketing(up_f, a, b, dg), dg))
         lows.append(_root(low_f, *_bracketing(low_f, a, b, dg), dg))
     est = max(ups)
+    d = max(4 * float(orders[0].h), 1e-9 * (1 + est))  # float ok: a difference step, a choice only
     hi: Fraction | None = None
-    slack = 1e-12 * (1 + est)
-    for _ in range(12):
-        cand = Fraction(max(ups) + slack)
-        if all(order_delta_bounds(fo, cand, "upper")[1] <= delta_g for fo in orders):
+    shift = 1e-12 * (1 + est)
+    for _ in range(STEPS):
+        cand = Fraction(est + shift)
+        excess = 0.0
+        for fo, (up_f, _) in zip(orders, curves):
+            u = order_delta_bounds(fo, cand, "upper")[1]
+            if not u <= delta_g:
+                excess = max(excess, float(u - delta_g) / _slope(up_f, float(cand), d))  # float ok: a step
+        if excess == 0:
             hi = cand
             break
-        slack *= 16
+        shift = max(shift + STEP_MARGIN * excess, 2 * shift)
     lo = Fraction(0)
     best = max(range(len(orders)), key=lambda i: lows[i])
-    slack = 1e-12 * (1 + est)
-    for _ in range(12):
-        cand = Fraction(max(lows[best] - slack, 0.0))
-        if order_delta_bounds(orders[best], cand, "lower")[0] > delta_g:
+    slope_f = curves[best][0]  # the upper curve's slope: the lower curve's cut moves in steps
+    shift = 1e-12 * (1 + est)
+    for _ in range(STEPS):
+        cand = Fraction(max(lows[best] - shift, 0.0))
+        got = order_delta_bounds(orders[best], cand, "lower")[0]
+        if got > delta_g:
             lo = cand
             break
-        slack *= 16
+        if cand == 0:
+            break
+        shift = max(shift + STEP_MARGIN * float(delta_g - got) / _slope(slope_f, float(cand), d), 2 * shift)  # float ok
     return lo, hi, est
 
 
@@ -212,10 +240,11 @@ def few_sampled(comp: Composition) -> bool:
     return isinstance(m, PoissonSampled) and m.q * k < MIN_SAMPLED
 
 
-#: the first grid's k-correction: at a fixed h the relative width of the FFT path's bracket grows about
-#: as k^0.2 (DP-SGD sigma 1, q 0.01 at h = 1/25936: 9.3e-7, 1.26e-6, 1.59e-6, 3.9e-6 at 10^3-10^6 steps,
-#: where ``predicted_grid`` does not depend on k), so the grid is made finer by ``(k / 1000)^-0.1``
-FIRST_GRID_K_POWER = 0.1
+#: the first grid's k-correction: at a fixed h the relative width of the FFT path's bracket grows with k
+#: (DP-SGD sigma 1, q 0.01 at h = 1/25936: 9.3e-7, 1.26e-6, 1.59e-6, 3.9e-6 at 10^3-10^6 steps, where
+#: ``predicted_grid`` does not depend on k; the last inflated by the outward steps of then), so the grid
+#: is made finer by ``(k / 1000)^-0.05``; with a pre-pass the fine grid comes from its width (``_after_pre``)
+FIRST_GRID_K_POWER = 0.05
 
 
 def _sd_correction(pl: Plan) -> float:  # float ok: a grid choice only
@@ -339,6 +368,8 @@ def pre_tau(tau: Fraction, scale: Fraction, groups: list[tuple[LossModel, int]])
 FIT_MAX = 1.15
 #: ... and only when the width predicted there is at most this share of the aim
 FIT_WIDTH_SHARE = 0.8
+#: a window with room is filled by a grid at most 1 / FILL_MIN times finer (a choice, docs/pld.md §12.7)
+FILL_MIN = 0.87
 
 
 def _width(lo: Fraction, hi: Fraction | None) -> float | None:  # float ok: a prediction only
@@ -350,8 +381,10 @@ def fit_window(h: Fraction, h_pre: Fraction, need_pre: int, width_pre: float | N
     """The fine grid h, or one at most ``FIT_MAX`` times coarser whose windows fit in half the power
     of 2 that h's would take (docs/pld.md §12.7): a window holds a loss range, so its points scale as
     1/h from the pre-pass's (``need_pre`` points at ``h_pre``), and the width as h^2 from the
-    pre-pass's (§6); only where that predicted width is at most ``FIT_WIDTH_SHARE`` of the aim.  A
-    choice only: every grid is sound.
+    pre-pass's (§6); only where that predicted width is at most ``FIT_WIDTH_SHARE`` of the aim.
+    Otherwise, where the window taken has room (its points predicted at least ``FILL_MIN`` of 97 % of
+    it), the finer grid that fills it: a narrower bracket for the same transforms.  A choice only:
+    every grid is sound.
 
     >>> fit_window(Fraction(1, 1000), Fraction(1, 100), 900, 1e-3, 1e-4)    # 9000 points: 2^14 -> 2^13
     Fraction(1, 882)
@@ -359,18 +392,22 @@ def fit_window(h: Fraction, h_pre: Fraction, need_pre: int, width_pre: float | N
     Fraction(1, 1000)
     >>> fit_window(Fraction(1, 1000), Fraction(1, 100), 900, 1e-1, 1e-4)    # too wide there
     Fraction(1, 1000)
+    >>> fit_window(Fraction(1, 1000), Fraction(1, 100), 1500, 1e-3, 1e-4)   # 15000 of 2^14: a finer grid fills it
+    Fraction(1, 1060)
     """
     if width_pre is None or need_pre <= 0:
         return h
     need = need_pre * float(h_pre / h)  # float ok: a prediction only
     half = (1 << int(need).bit_length()) // 2
     ratio = need / (0.97 * half)  # a 3 % margin under the half
-    if not 1 < ratio <= FIT_MAX:
-        return h
-    h_fit = Fraction(1, math.floor(1 / (h * Fraction(ratio).limit_denominator(10**6))))
-    if width_pre * float(h_fit / h_pre) ** 2 > FIT_WIDTH_SHARE * aim:  # float ok: a prediction only
-        return h
-    return h_fit
+    if 1 < ratio <= FIT_MAX:
+        h_fit = Fraction(1, math.floor(1 / (h * Fraction(ratio).limit_denominator(10**6))))
+        if width_pre * float(h_fit / h_pre) ** 2 <= FIT_WIDTH_SHARE * aim:  # float ok: a prediction only
+            return h_fit
+    fill = ratio / 2  # the points over 97 % of the window they take: below 1, it holds a finer grid
+    if FILL_MIN <= fill < 1:
+        return Fraction(1, math.ceil(1 / (h * Fraction(fill).limit_denominator(10**6))))
+    return h
 
 
 def _grids(pl: Plan, aim: float, prec: int, n_orders: int,  # float ok: a target
@@ -384,6 +421,15 @@ def _grids(pl: Plan, aim: float, prec: int, n_orders: int,  # float ok: a target
     return h, h_pre
 
 
+#: the first grid after the pre-pass is the one where the pre-pass's width, scaled as h^2 (§6), is this
+#: share of the aim (measured: the width reached is 1.00, 1.00, 1.02 and 1.09 times the one so predicted,
+#: DP-SGD sigma 1, q 0.01 at 10^3, 10^4, 10^5 and 10^6 steps, pre-pass grids 1/817-1/1629), within a
+#: factor 2 of the grid predicted before (:func:`first_grid`); a choice only: every grid is sound
+PRE_WIDTH_SHARE = 0.85
+#: ... made finer than the first grid only when that grid's width so predicted is above this share of the aim
+PRE_KEEP_SHARE = 0.9
+
+
 def _after_pre(pl: Plan, h: Fraction, h_pre: Fraction, prec: int, aim: float,  # float ok: a target
                width: float | None, n_live: int, deadline: float) -> Fraction:  # float ok: a prediction
     """The first grid after the pre-pass: fitted to half the time left for the orders still live, its
@@ -393,6 +439,11 @@ def _after_pre(pl: Plan, h: Fraction, h_pre: Fraction, prec: int, aim: float,  #
 
     need = taken_windows()
     last = (h_pre, need) if need > 0 else None
+    if width is not None and width > 0:  # the grid the pre-pass's width predicts (second order, §6)
+        h_w = h_pre * Fraction(math.sqrt(PRE_WIDTH_SHARE * aim / width)).limit_denominator(10**6)  # float ok: a choice
+        if width * float(h / h_pre) ** 2 <= PRE_KEEP_SHARE * aim:  # float ok: a prediction only
+            h_w = max(h_w, h)  # the first grid is predicted fine enough: only coarser
+        h = Fraction(1, math.ceil(1 / min(max(h_w, h / 2), 2 * h)))
     h = time_fit(pl, h, prec, aim, deadline - time.monotonic(), last, n_live)
     return fit_window(h, h_pre, need, width, aim)
 
