@@ -232,3 +232,34 @@ def test_a_window_short_of_the_wrap_reach_wraps_too_much(monkeypatch: pytest.Mon
     monkeypatch.setattr(fp, "_wrap_reach", lambda *a, **k: 0)
     rel = _wrapped_relative("gaussian:sigma=1,q=0.01,count=1000000", Fraction(1, 1300), Fraction(13903, 100))
     assert rel[2] > 1e3 * math.exp(-23.0), rel  # measured 7.9e9 e^-23 (0.8 e^-23 with the rule)
+
+
+def _scanned_crossing(fo, eps_f: Fraction) -> int:
+    """The crossing as it was found before (issue 26, stop 40): a scan of the k + 4 candidate indices."""
+    tp = fo.low_p
+    i_eps = C._first_index(tp, eps_f, False)
+    ratio = C._log_ratio(fo)
+    lo = max(i_eps - fo.k - 2 - tp.power.start, 0)
+    hi = max(min(i_eps + 2 - tp.power.start, ratio.shape[0]), lo)
+    pos = np.nonzero(ratio[lo:hi] >= float(eps_f))[0]
+    return int(tp.power.start + lo + pos[0]) if pos.shape[0] else i_eps
+
+
+def test_the_crossing_is_the_scanned_one() -> None:
+    """``_crossing`` finds the first index at or above eps through the running maximum of the log-ratio
+    (a binary search) where that index lies in the candidates' range, and scans otherwise: the same cut
+    as the scan, at many eps, and with a spike planted before the range (the scan's branch)."""
+    model, k = plan_of(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])).orders[0][0]
+    h = Fraction(1, 512)
+    with ctx.workprec(128):
+        up, low = C.step_laws(model, h, Fraction(1, 10**20), 128)
+        fo = C.order_of_laws(up, low, k, h, Fraction(183, 100))
+    eps = [Fraction(x, 1000) for x in range(-500, 6000, 37)]
+    assert [C._crossing(fo, e) for e in eps] == [_scanned_crossing(fo, e) for e in eps]
+    ratio = C._log_ratio(fo)  # the cached array: a spike at its start moves the running maximum up
+    i = int(np.nonzero(np.isfinite(ratio))[0][0])
+    ratio[i] = 50.0
+    C._RUNS.clear()
+    assert [C._crossing(fo, e) for e in eps] == [_scanned_crossing(fo, e) for e in eps]
+    C._RUNS.clear()
+    C._RATIOS.clear()

@@ -363,6 +363,21 @@ def _log_ratio(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
     return ratio
 
 
+_RUNS: dict[int, tuple[FftOrder, np.ndarray]] = {}
+
+
+def _running_max(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
+    """The running maximum of :func:`_log_ratio` (-inf where it is not defined; cached like it)."""
+    hit = _RUNS.get(id(fo))
+    if hit is not None and hit[0] is fo:
+        return hit[1]
+    run = np.maximum.accumulate(_log_ratio(fo))
+    if len(_RUNS) > 4:
+        _RUNS.clear()
+    _RUNS[id(fo)] = (fo, run)
+    return run
+
+
 def _crossing(fo: FftOrder, eps_f: Fraction) -> int:  # a cut's choice only, from floats
     """The first power index where the binned pair's ``P_I - e^eps Q_I`` turns positive (in floats:
     only where the cuts are tried; each cut is certified, docs/pld.md §3)."""
@@ -370,11 +385,17 @@ def _crossing(fo: FftOrder, eps_f: Fraction) -> int:  # a cut's choice only, fro
     i_eps = _first_index(tp, eps_f, False)
     if tp.power.start != tq.power.start or tp.power.v.shape != tq.power.v.shape:
         return i_eps
-    ratio = _log_ratio(fo)
+    ratio, run = _log_ratio(fo), _running_max(fo)
     # a binned index sum J has its loss in (J h, (J + k) h]: the crossing lies in [i_eps - k, i_eps]
     lo = max(i_eps - fo.k - 2 - tp.power.start, 0)
     hi = max(min(i_eps + 2 - tp.power.start, ratio.shape[0]), lo)
-    pos = np.nonzero(ratio[lo:hi] >= float(eps_f))[0]  # float ok: a choice only
+    e = float(eps_f)  # float ok: a choice only
+    # the first index of the whole vector with ratio >= e (the running maximum is non-decreasing): when
+    # it is at lo or beyond, it is the first in [lo, hi) too, without a scan of the k + 4 indices
+    first = int(np.searchsorted(run, e, side="left"))
+    if first >= lo:
+        return int(tp.power.start + first) if first < hi else i_eps
+    pos = np.nonzero(ratio[lo:hi] >= e)[0]
     return int(tp.power.start + lo + pos[0]) if pos.shape[0] else i_eps
 
 
