@@ -30,7 +30,7 @@ from flint import arb, arb_poly, ctx
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
-from exactdp.engines.pld.fftradix import SQRT5_UP, UNIT_ROUNDOFF, Twiddles, cpower, fft, twiddle_mu, twiddles
+from exactdp.engines.pld.fftradix import SQRT5_UP, UNIT_ROUNDOFF, Twiddles, cpower, fft, separate, twiddle_mu, twiddles
 
 __all__ = [
     "UNIT_ROUNDOFF",
@@ -333,28 +333,6 @@ def power_parts(t: np.ndarray, k: int, n: int, start: int, *, keep: bool = False
     return Power(v, start, l2, outside_mass(t, k, start, n))
 
 
-def _separate(zr: np.ndarray, zi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The transforms X, Y of two real vectors x, y from ``Z = F(x + i y)``: ``X_j = (Z_j + conj
-    Z_{-j}) / 2``, ``Y_j = (Z_j - conj Z_{-j}) / (2 i)``; each real part is one IEEE-rounded sum or
-    difference, halved exactly (docs/pld.md §12.3).  ``Z_{-j}`` is read through a reversed view
-    (index ``n - j`` for j >= 1, index 0 for j = 0), and each sum is halved in place: no copies."""
-    n = zr.shape[0]
-    out = []
-    # (Z part, op, mirrored operand first): X = (zr + Mzr, zi - Mzi) / 2, Y = (zi + Mzi, Mzr - zr) / 2
-    for z, op, mirror_first in ((zr, np.add, False), (zi, np.subtract, False), (zi, np.add, False),
-                                (zr, np.subtract, True)):
-        o = np.empty(n)
-        op(z[:1], z[:1], out=o[:1])  # j = 0: Z_{-0} = Z_0
-        direct, mirror = z[1:], z[:0:-1]  # mirror[j - 1] = z[n - j]
-        if mirror_first:
-            op(mirror, direct, out=o[1:])
-        else:
-            op(direct, mirror, out=o[1:])
-        np.multiply(o, 0.5, out=o)  # float ok: one rounded sum, halved exactly (but for underflow, bounded)
-        out.append(o)
-    return out[0], out[1], out[2], out[3]
-
-
 def _shifted(v: np.ndarray, scale: float, start: int) -> np.ndarray:  # float ok: scale is 1/n, a power of 2
     """``np.roll(v * scale, -(start mod n))`` in one pass: ``out[i] = fl(v[(i + start) mod n] scale)``."""
     n = v.shape[0]
@@ -402,10 +380,29 @@ def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, 
         return upper_fraction(out)
 
 
+def _pair_powers(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``G = P + i Q`` on the whole circle from ``Z = F(x + i y)``: X, Y (:func:`separate`) and their
+    k-th powers P, Q only at ``j <= n/2``, ``G_j = (pr - qi) + i (pi + qr)`` there (one rounding
+    each), and ``G_{n-j} = (pr + qi) + i (qr - pi)`` from the same ``j``: the floats of separating and
+    powering at every j, since the separated X, Y of two real vectors are conjugate symmetric and
+    the power commutes with conjugation, both to the float (docs/pld.md §12.3, "Half the spectrum")."""
+    n = ar.shape[0]
+    h = n // 2 + 1
+    xr, xi, yr, yi = separate(ar, ai, h)
+    pr, pi = cpower(xr, xi, k)
+    qr, qi = cpower(yr, yi, k)
+    gr, gi = np.empty(n), np.empty(n)
+    np.subtract(pr, qi, out=gr[:h])
+    np.add(pi, qr, out=gi[:h])
+    np.add(pr[1:n - h + 1], qi[1:n - h + 1], out=gr[:h - 1:-1])  # G_{n-j}, j = 1 .. n - h
+    np.subtract(qr[1:n - h + 1], pi[1:n - h + 1], out=gi[:h - 1:-1])
+    return gr, gi
+
+
 def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tuple[Power, Power]:
     """The k-fold powers of two nonnegative float vectors on one window by two transforms instead of
-    four: one forward FFT of ``x + i y`` (separated by conjugate symmetry, :func:`_separate`), the
-    two pointwise powers, one inverse FFT of ``P + i Q`` (real part: x's power, imaginary part:
+    four: one forward FFT of ``x + i y`` (separated by conjugate symmetry, :func:`_pair_powers`), the
+    two pointwise powers on half the spectrum, one inverse FFT of ``P + i Q`` (real part: x's power, imaginary part:
     y's).  Each Power keeps its data for :func:`exactdp.engines.pld.fftwrap.wrapped_mass`; ``l2``
     from :func:`pair_bound` (docs/pld.md §12.3).
 
@@ -426,14 +423,9 @@ def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tupl
     zr[: x.shape[0]] = x
     zi[: y.shape[0]] = y
     ar, ai = fft(zr, zi, tw)
-    xr, xi, yr, yi = _separate(ar, ai)
+    gr, gi = _pair_powers(ar, ai, k)
     del ar, ai
-    pr, pi = cpower(xr, xi, k)
-    qr, qi = cpower(yr, yi, k)
-    np.subtract(pr, qi, out=pr)  # P + i Q = (pr - qi) + i (pi + qr): one rounding each
-    np.add(pi, qr, out=pi)
-    del qr, qi
-    wr, wi = fft(pr, pi, tw, inverse=True)
+    wr, wi = fft(gr, gi, tw, inverse=True)
     scale = 1.0 / n  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
     l1 = pair_bound(n, k, _sum_up(x), _sum_up(y))
     with ctx.workprec(_PREC):
