@@ -464,7 +464,7 @@ def test_pair_error_within_bound(name: str, mx, my, k: int, n: int, start: int) 
     x, y = mx(rng), my(rng)
     px, py = F.power_pair(x, y, k, n, start)
     assert px.l2 == py.l2 and px.t is x and py.t is y
-    l1 = F.pair_bound(n, k, F._sum_up(x), F._sum_up(y))
+    l1 = F.pair_bound(n, k, F.sum_up(x), F.sum_up(y))
     for t, pw in ((x, px), (y, py)):
         err = _cyclic_error(t, k, n, start, pw.v)
         assert err <= l1, (name, float(err), float(l1))
@@ -481,7 +481,7 @@ def test_a_pair_separated_in_single_precision_exceeds_the_bound(monkeypatch: pyt
     rng = random.Random("alike")
     x, y = _random_law(rng, 16), _random_law(rng, 16)
     px, _ = F.power_pair(x, y, 5, 128, 0)
-    assert _cyclic_error(x, 5, 128, 0, px.v) > F.pair_bound(128, 5, F._sum_up(x), F._sum_up(y))
+    assert _cyclic_error(x, 5, 128, 0, px.v) > F.pair_bound(128, 5, F.sum_up(x), F.sum_up(y))
 
 
 def test_a_two_mode_law_gets_a_window_half_as_long() -> None:

@@ -20,8 +20,8 @@ from flint import arb, ctx, fmpq
 
 from exactdp.core.errors import InvalidParameterError
 
-__all__ = ["SQRT5_UP", "UNIT_ROUNDOFF", "Twiddles", "bit_reversal", "cpower", "fft", "separate", "twiddle_mu",
-           "twiddles"]
+__all__ = ["SQRT5_UP", "UNIT_ROUNDOFF", "Twiddles", "bit_reversal", "cmul_into", "cpower", "fft", "separate",
+           "twiddle_mu", "twiddles"]
 
 #: u = 2^-53, the unit roundoff of float64 with rounding to nearest
 UNIT_ROUNDOFF = Fraction(1, 1 << 53)
@@ -319,8 +319,8 @@ def _fused(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, m: int, r: int, inverse
                        wr[:, cut], wi[:, cut], inverse, tmp, mm)
 
 
-def _cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s1: np.ndarray,
-               s2: np.ndarray) -> None:
+def cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s1: np.ndarray,
+              s2: np.ndarray) -> None:
     """(ar + i ai) <- (ar + i ai)(br + i bi) in place, the standard product (four real products, two
     sums, each one IEEE-rounded ufunc: ``fl(fl(ar br) - fl(ai bi))``, ``fl(fl(ar bi) + fl(ai br))``)."""
     np.multiply(ar, br, out=s1)
@@ -407,7 +407,7 @@ def cpower(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarr
                     yi[...] = xi
                     first = False
                 else:
-                    _cmul_into(yr, yi, xr, xi, t1, t2)
+                    cmul_into(yr, yi, xr, xi, t1, t2)
             e >>= 1
             if e:
                 _csquare_into(xr, xi, t1, t2)
