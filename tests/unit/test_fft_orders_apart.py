@@ -104,16 +104,16 @@ def test_the_fine_grid_fits_its_window_under_the_power_of_2(monkeypatch) -> None
     """10^5 steps at width 1e-6: the grid predicted for the width needs a window of about 2.11 million
     points, just past 2^21; the pre-pass's window scaled to the fine grid predicts it, and a grid 0.5 %
     coarser fits 2^21 (``fit_window``), at a width still below the target."""
-    import exactdp.engines.pld.fftpower as fp
+    import exactdp.engines.pld.fftreal as fr
 
     sizes: list[int] = []
-    orig = fp.power_parts
+    orig = fr.real_power
 
     def recording(t, k, n, start, **kw):
         sizes.append(n)
         return orig(t, k, n, start, **kw)
 
-    monkeypatch.setattr(fc, "power_parts", recording)
+    monkeypatch.setattr(fc, "real_power", recording)
     with progress.task("t", max_seconds=300, stream=None):
         e = pld_epsilon(Composition.of(["gaussian:sigma=1,q=0.01,count=100000"]), DG, digits=8,
                         rel_width=Fraction("1e-6"))

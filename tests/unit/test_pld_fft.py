@@ -18,6 +18,7 @@ from exactdp import Composition
 from exactdp.core.numbers import ExactReal
 from exactdp.engines.pld import fftcompose as C
 from exactdp.engines.pld import fftpower as F
+from exactdp.engines.pld import fftreal as R
 from exactdp.engines.pld.engine import pld_delta, pld_epsilon
 from exactdp.engines.pld.fftquery import fft_groups, fft_path
 from exactdp.engines.pld.plan import plan
@@ -118,7 +119,7 @@ def test_a_broken_bound_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     lo, hi = C.order_delta_bounds(C.fft_order(model, k, h, Fraction(1, 10**40), eps, 200), eps)
     assert _inside(lo, hi, truth)
     monkeypatch.setattr(C, "choose_theta", lambda *a: Fraction(0))
-    monkeypatch.setattr(F, "power_bound", lambda *a: Fraction(0))
+    monkeypatch.setattr(R, "real_bound", lambda *a: Fraction(0))  # the upper law's power (docs/pld.md §12.3)
     monkeypatch.setattr(F, "outside_mass", lambda *a: Fraction(0))
     monkeypatch.setattr(C, "wrapped_mass", lambda *a: C.arb(0))
     lo, hi = C.order_delta_bounds(C.fft_order(model, k, h, Fraction(1, 10**40), eps, 200), eps)

@@ -464,7 +464,7 @@ def test_pair_error_within_bound(name: str, mx, my, k: int, n: int, start: int) 
     x, y = mx(rng), my(rng)
     px, py = F.power_pair(x, y, k, n, start)
     assert px.l2 == py.l2 and px.t is x and py.t is y
-    l1 = F.pair_bound(n, k, F._sum_up(x), F._sum_up(y))
+    l1 = F.pair_bound(n, k, F.sum_up(x), F.sum_up(y))
     for t, pw in ((x, px), (y, py)):
         err = _cyclic_error(t, k, n, start, pw.v)
         assert err <= l1, (name, float(err), float(l1))
@@ -472,16 +472,16 @@ def test_pair_error_within_bound(name: str, mx, my, k: int, n: int, start: int) 
 
 def test_a_pair_separated_in_single_precision_exceeds_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     """The separation of X and Y rounded to float32 (a broken variant) is caught by the bound."""
-    orig = F._separate
+    orig = F.separate
 
-    def single(zr: np.ndarray, zi: np.ndarray):
-        return tuple(p.astype(np.float32).astype(np.float64) for p in orig(zr, zi))
+    def single(zr: np.ndarray, zi: np.ndarray, count: int | None = None):
+        return tuple(p.astype(np.float32).astype(np.float64) for p in orig(zr, zi, count))
 
-    monkeypatch.setattr(F, "_separate", single)
+    monkeypatch.setattr(F, "separate", single)
     rng = random.Random("alike")
     x, y = _random_law(rng, 16), _random_law(rng, 16)
     px, _ = F.power_pair(x, y, 5, 128, 0)
-    assert _cyclic_error(x, 5, 128, 0, px.v) > F.pair_bound(128, 5, F._sum_up(x), F._sum_up(y))
+    assert _cyclic_error(x, 5, 128, 0, px.v) > F.pair_bound(128, 5, F.sum_up(x), F.sum_up(y))
 
 
 def test_a_two_mode_law_gets_a_window_half_as_long() -> None:
@@ -599,15 +599,18 @@ def _old_separate(zr: np.ndarray, zi: np.ndarray) -> tuple[np.ndarray, ...]:
 
 @pytest.mark.parametrize("n", [1, 2, 4, 8, 1024])
 def test_the_separation_in_place_is_the_rolled_one(n: int) -> None:
-    """``_separate`` reads ``Z_{-j}`` through a reversed view instead of rolled copies: the same floats
-    (docs/pld.md §12.3), signs of zero included, with values that underflow when halved."""
+    """``separate`` reads ``Z_{-j}`` through a reversed view instead of rolled copies: the same floats
+    (docs/pld.md §12.3), signs of zero included, with values that underflow when halved; with a
+    ``count``, the first ``count`` of them."""
     rng = np.random.default_rng(n)
     zr, zi = rng.random(n) - 0.5, rng.random(n) - 0.5
     zr[::3] *= 2.0 ** -1070  # halving these rounds (underflow): the same rounding either way
     zi[1::5] = -0.0
-    got, want = F._separate(zr, zi), _old_separate(zr, zi)
-    for g, w in zip(got, want):
-        assert g.tobytes() == w.tobytes()
+    want = _old_separate(zr, zi)
+    for count in sorted({1, n // 2 + 1 if n > 1 else 1, n}):
+        got = R.separate(zr, zi, count)
+        for g, w in zip(got, want):
+            assert g.tobytes() == w[:count].tobytes()
 
 
 @pytest.mark.parametrize("start", [0, 1, 5, 63, 64, 100, -3, 1000])
@@ -639,6 +642,46 @@ def test_power_pair_is_the_textbook_pipeline_bit_for_bit(n: int, start: int) -> 
     wr, wi = _simple_fft(pr - qi, pi + qr, tw, True)
     assert px.v.tobytes() == np.roll(wr * (1.0 / n), -start).tobytes()  # float ok: 1/n exact
     assert py.v.tobytes() == np.roll(wi * (1.0 / n), -start).tobytes()  # float ok: 1/n exact
+
+
+def _full_circle_g(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``P + i Q`` as first computed: X, Y separated (rolled copies) and powered at every j."""
+    xr, xi, yr, yi = _old_separate(ar, ai)
+    pr, pi = R.cpower(xr, xi, k)
+    qr, qi = R.cpower(yr, yi, k)
+    return pr - qi, pi + qr
+
+
+HALF_LAWS = [  # (name, x, y): random laws, spikes (exact zeros in the spectrum), flat laws (real spectra)
+    ("random", lambda n, r: _random_law(r, max(n // 3, 1), 40), lambda n, r: _random_law(r, max(n // 2, 1))),
+    ("spikes", lambda n, r: np.eye(1, n, n // 4)[0], lambda n, r: np.eye(1, n, n - 1)[0] / 2),
+    ("flat", lambda n, r: np.full(n, 1.0 / n), lambda n, r: np.zeros(max(n // 2, 1))),
+]
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8, 16, 128, 1 << 12])
+@pytest.mark.parametrize("law", HALF_LAWS, ids=[h[0] for h in HALF_LAWS])
+def test_the_pair_powered_on_half_the_spectrum_is_the_whole_circles(n: int, law) -> None:
+    """docs/pld.md §12.3, "Half the spectrum": separating and powering at ``j <= n/2`` only, and
+    building ``G_{n-j}`` from index j, gives the values of the whole-circle computation (an exact
+    zero may change sign, which no later value sees), and :func:`power_pair` end to end the same
+    floats as before, on several n, k and windows."""
+    _, mx, my = law
+    rng = random.Random(n)
+    x, y = mx(n, rng), my(n, rng)
+    tw = F.twiddles(n)
+    for k in (1, 2, 3, 77, 1000, 100_000):
+        zr, zi = np.zeros(n), np.zeros(n)
+        zr[:x.shape[0]], zi[:y.shape[0]] = x, y
+        ar, ai = F.fft(zr, zi, tw)
+        want = _full_circle_g(ar, ai, k)
+        got = F._pair_powers(ar, ai, k)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        for start in (0, n // 3 + 1, -5):
+            px, py = F.power_pair(x, y, k, n, start)
+            wr, wi = F.fft(*want, tw, inverse=True)
+            assert px.v.tobytes() == np.roll(wr * (1.0 / n), -start).tobytes()  # float ok: 1/n exact
+            assert py.v.tobytes() == np.roll(wi * (1.0 / n), -start).tobytes()  # float ok: 1/n exact
 
 
 def test_transforms_in_threads_keep_their_floats() -> None:

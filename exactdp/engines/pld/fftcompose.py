@@ -4,7 +4,7 @@ For each order of the pair the single-step laws are the engine's own (connect-th
 binned below, :func:`exactdp.engines.pld.discrete.discretize` on the grid ``h``).  Every mass vector
 is *tilted* (``t_i = p_i e^{theta h i} / M``), rounded to float64 in the safe direction (up for the
 upper P-law and the lower law's tilted Q, down for the lower P), powered k times by
-:func:`exactdp.engines.pld.fftpower.power_parts` (the binned pair by one
+:func:`exactdp.engines.pld.fftreal.real_power` (the binned pair by one
 :func:`exactdp.engines.pld.fftpower.power_pair`), and read back through the tilt:
 ``p^{*k}_I = M^k e^{-theta h I} t^{*k}_I``.  Every weight a query puts on a composed mass is at most
 ``e^{-theta h I0}`` beyond the query's first index I0, so the FFT's l2 error and its wrapped mass
@@ -25,7 +25,8 @@ from flint import arb, arb_poly, ctx
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.discrete import discretize, tail_range
-from exactdp.engines.pld.fftpower import Power, lower_fraction, power_pair, power_parts, upper_fraction, window_for
+from exactdp.engines.pld.fftpower import Power, lower_fraction, power_pair, upper_fraction, window_for
+from exactdp.engines.pld.fftreal import real_power
 from exactdp.engines.pld.fftwrap import wrapped_mass
 from exactdp.engines.pld.floatlaws import bounds_of, tilted
 from exactdp.engines.pld.floatsums import power_sum
@@ -173,7 +174,7 @@ def tilted_power(law_coeffs: list[arb] | arb_poly, offset: int, h: Fraction, k: 
     rate = float(theta * h)  # float ok: the window's choice only
     n, start = window_for(t, k, log_target, rate) if window is None else window
     progress.tick(f"a float FFT of length {n:,} ({k} steps)")
-    return Tilted(theta, h, k * offset, log_mk, power_parts(t, k, n, start, keep=True))
+    return Tilted(theta, h, k * offset, log_mk, real_power(t, k, n, start, keep=True))
 
 
 def tilted_pair(p_coeffs: list[arb] | arb_poly, q_coeffs: list[arb] | arb_poly, offset: int, h: Fraction, k: int,

@@ -30,15 +30,17 @@ from flint import arb, arb_poly, ctx
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
-from exactdp.engines.pld.fftradix import SQRT5_UP, UNIT_ROUNDOFF, Twiddles, cpower, fft, twiddle_mu, twiddles
+from exactdp.engines.pld.fftradix import SQRT5_UP, UNIT_ROUNDOFF, Twiddles, cpower, fft, separate, twiddle_mu, twiddles
 
 __all__ = [
+    "UNDERFLOW",
     "UNIT_ROUNDOFF",
     "Power",
     "Twiddles",
     "centred_start",
     "fft",
     "fft_factor",
+    "l2_of",
     "lower_fraction",
     "outside_mass",
     "pair_bound",
@@ -46,7 +48,10 @@ __all__ = [
     "power_pair",
     "power_parts",
     "power_tilted",
+    "powers_error",
+    "sum_up",
     "taken_windows",
+    "transform_underflow",
     "twiddles",
     "upper_fraction",
     "window_for",
@@ -54,7 +59,7 @@ __all__ = [
 
 _SQRT2_UP = Fraction(141422, 100000)  # an upper bound of sqrt(2) (Higham's Theorem 24.2, docs/pld.md §12.2)
 #: an absolute bound of one float64 operation's underflow error (both components of a complex product)
-_UNDERFLOW = Fraction(1, 1 << 1072)
+UNDERFLOW = Fraction(1, 1 << 1072)
 _PREC = 128
 
 
@@ -99,7 +104,7 @@ def fft_factor(n: int, mu: Fraction) -> Fraction:
     return t * eta / (1 - t * eta)
 
 
-def _sum_up(t: np.ndarray) -> tuple[Fraction, Fraction]:
+def sum_up(t: np.ndarray) -> tuple[Fraction, Fraction]:
     """Upper bounds of ``sum t_j`` and ``sum t_j^2`` of nonnegative floats (docs/pld.md §12.1).
 
     ``math.fsum`` is correctly rounded (relative error <= u); a square ``fl(t_j^2) >= t_j^2 (1 - u)``
@@ -122,24 +127,38 @@ def power_bound(n: int, k: int, s: Fraction, sq: Fraction) -> Fraction:
     most ``sqrt(n)`` times the l2 norm of the output (scaled by 1/n).
     """
     c = fft_factor(n, twiddle_mu(n))
-    logn = n.bit_length() - 1
     with ctx.workprec(_PREC):
         N = arb(n)
-        kk = arb(k)
-        uf = arb_of_fraction(_UNDERFLOW)
-        u_fft = arb(max(logn, 1)) * N ** arb(1.5) * uf  # float ok: 1.5 is exact, an Arb exponent
+        uf = arb_of_fraction(UNDERFLOW)
+        u_fft = transform_underflow(n)
         A = (N * arb_of_fraction(sq)).sqrt()
         ca = arb_of_fraction(c)
         e1 = ca * A + u_fft
-        r = arb_of_fraction(s) + e1
-        rk1 = r ** (k - 1)
-        rel = (1 + arb_of_fraction(SQRT5_UP * UNIT_ROUNDOFF)) ** (k - 1) - 1
-        # an underflow in the powering is an absolute perturbation, amplified by at most k max(R, 1)^(k-1)
-        u_pow = arb(2 * k.bit_length() + 1) * kk * (rk1 + 1) * N.sqrt() * uf
-        e2 = kk * rk1 * e1 + rel * rk1 * (A + e1) + u_pow
-        sk1 = arb_of_fraction(s) ** (k - 1)
-        out = e2 + ca * (sk1 * A + e2) + u_fft / N.sqrt() + N * uf
+        e2, norm = powers_error(n, k, s, A, e1)
+        out = e2 + ca * norm + u_fft / N.sqrt() + N * uf
         return upper_fraction(out)
+
+
+def transform_underflow(n: int) -> arb:
+    """The underflow term of one transform of length n, in l2: ``t n^{3/2} 2^-1072`` (t = log2 n, at
+    least 1; docs/pld.md §12.5), in the caller's precision."""
+    return arb(max(n.bit_length() - 1, 1)) * arb(n) ** arb(1.5) * arb_of_fraction(UNDERFLOW)  # float ok: 1.5 is exact
+
+
+def powers_error(n: int, k: int, s: Fraction, a: arb, e1: arb) -> tuple[arb, arb]:
+    """``(E2, ||P^||_2 bound)`` of the k-th powers of n computed coefficients within ``e1`` in l2 of
+    the transform of a nonnegative vector with ``sum t <= s`` and ``||F t||_2 <= a`` (docs/pld.md
+    §12.3): ``R = s + e1`` bounds every modulus, ``E2 = k R^{k-1} e1 + ((1 + sqrt5 u)^{k-1} - 1)
+    R^{k-1} (a + e1) + U_pow``, and the computed powers' norm is at most ``s^{k-1} a + E2``; in the
+    caller's precision."""
+    N = arb(n)
+    kk = arb(k)
+    rk1 = (arb_of_fraction(s) + e1) ** (k - 1)
+    rel = (1 + arb_of_fraction(SQRT5_UP * UNIT_ROUNDOFF)) ** (k - 1) - 1
+    # an underflow in the powering is an absolute perturbation, amplified by at most k max(R, 1)^(k-1)
+    u_pow = arb(2 * k.bit_length() + 1) * kk * (rk1 + 1) * N.sqrt() * arb_of_fraction(UNDERFLOW)
+    e2 = kk * rk1 * e1 + rel * rk1 * (a + e1) + u_pow
+    return e2, arb_of_fraction(s) ** (k - 1) * a + e2
 
 
 def _moments(t: np.ndarray) -> tuple[float, float]:  # float ok: heuristics that only choose windows
@@ -327,6 +346,13 @@ class Power:
     k: int = 0
 
 
+def l2_of(l1: Fraction, n: int) -> Fraction:
+    """The l2 bound ``l1 / sqrt(n)`` (rounded up) of a computed power whose l1 bound was added up as
+    ``sqrt(n)`` times an l2 bound (docs/pld.md §12.3)."""
+    with ctx.workprec(_PREC):
+        return upper_fraction(arb_of_fraction(l1) / arb(n).sqrt())
+
+
 def power_parts(t: np.ndarray, k: int, n: int, start: int, *, keep: bool = False) -> Power:
     """The k-fold power of the nonnegative float vector ``t`` by one FFT of length n, with its error
     split into the FFT's l2 part and the wrapped mass (docs/pld.md §12.1-§12.5).  ``keep``: keep
@@ -342,36 +368,13 @@ def power_parts(t: np.ndarray, k: int, n: int, start: int, *, keep: bool = False
     ar, ai = fft(xr, np.zeros(n), tw)
     pr, pi = cpower(ar, ai, k)
     vr, _ = fft(pr, pi, tw, inverse=True)
-    s, sq = _sum_up(t)
+    s, sq = sum_up(t)
     l1 = power_bound(n, k, s, sq)
-    with ctx.workprec(_PREC):
-        l2 = upper_fraction(arb_of_fraction(l1) / arb(n).sqrt())
+    l2 = l2_of(l1, n)
     v = _shifted(vr, 1.0 / n, start)  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
     if keep:
         return Power(v, start, l2, None, t, k)
     return Power(v, start, l2, outside_mass(t, k, start, n))
-
-
-def _separate(zr: np.ndarray, zi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The transforms X, Y of two real vectors x, y from ``Z = F(x + i y)``: ``X_j = (Z_j + conj
-    Z_{-j}) / 2``, ``Y_j = (Z_j - conj Z_{-j}) / (2 i)``; each real part is one IEEE-rounded sum or
-    difference, halved exactly (docs/pld.md §12.3).  ``Z_{-j}`` is read through a reversed view
-    (index ``n - j`` for j >= 1, index 0 for j = 0), and each sum is halved in place: no copies."""
-    n = zr.shape[0]
-    out = []
-    # (Z part, op, mirrored operand first): X = (zr + Mzr, zi - Mzi) / 2, Y = (zi + Mzi, Mzr - zr) / 2
-    for z, op, mirror_first in ((zr, np.add, False), (zi, np.subtract, False), (zi, np.add, False),
-                                (zr, np.subtract, True)):
-        o = np.empty(n)
-        op(z[:1], z[:1], out=o[:1])  # j = 0: Z_{-0} = Z_0
-        direct, mirror = z[1:], z[:0:-1]  # mirror[j - 1] = z[n - j]
-        if mirror_first:
-            op(mirror, direct, out=o[1:])
-        else:
-            op(direct, mirror, out=o[1:])
-        np.multiply(o, 0.5, out=o)  # float ok: one rounded sum, halved exactly (but for underflow, bounded)
-        out.append(o)
-    return out[0], out[1], out[2], out[3]
 
 
 def _shifted(v: np.ndarray, scale: float, start: int) -> np.ndarray:  # float ok: scale is 1/n, a power of 2
@@ -397,34 +400,48 @@ def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, 
     and the real and imaginary parts each carry both powers' errors: the l1 bound of each output is
     ``E2_x + E2_y + (u + c (1 + u)) (||P|| + ||Q||)`` plus the underflow terms."""
     c = fft_factor(n, twiddle_mu(n))
-    logn = n.bit_length() - 1
     with ctx.workprec(_PREC):
         N = arb(n)
-        kk = arb(k)
-        uf = arb_of_fraction(_UNDERFLOW)
+        uf = arb_of_fraction(UNDERFLOW)
         u = arb_of_fraction(UNIT_ROUNDOFF)
-        u_fft = arb(max(logn, 1)) * N ** arb(1.5) * uf  # float ok: 1.5 is exact, an Arb exponent
+        u_fft = transform_underflow(n)
         ca = arb_of_fraction(c)
         ez = ca * (N * arb_of_fraction(x[1] + y[1])).sqrt() + u_fft
-        rel = (1 + arb_of_fraction(SQRT5_UP * UNIT_ROUNDOFF)) ** (k - 1) - 1
         e2s = arb(0)
         norms = arb(0)
         for s, sq in (x, y):
             A = (N * arb_of_fraction(sq)).sqrt()
             e1 = ez + u * (A + ez) + N.sqrt() * uf
-            rk1 = (arb_of_fraction(s) + e1) ** (k - 1)
-            u_pow = arb(2 * k.bit_length() + 1) * kk * (rk1 + 1) * N.sqrt() * uf
-            e2 = kk * rk1 * e1 + rel * rk1 * (A + e1) + u_pow
+            e2, norm = powers_error(n, k, s, A, e1)
             e2s += e2
-            norms += arb_of_fraction(s) ** (k - 1) * A + e2
+            norms += norm
         out = e2s + (u + ca * (1 + u)) * norms + u_fft / N.sqrt() + N * uf
         return upper_fraction(out)
 
 
+def _pair_powers(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``G = P + i Q`` on the whole circle from ``Z = F(x + i y)``: X, Y (:func:`separate`) and their
+    k-th powers P, Q only at ``j <= n/2``, ``G_j = (pr - qi) + i (pi + qr)`` there (one rounding
+    each), and ``G_{n-j} = (pr + qi) + i (qr - pi)`` from the same ``j``: the floats of separating and
+    powering at every j, since the separated X, Y of two real vectors are conjugate symmetric and
+    the power commutes with conjugation, both to the float (docs/pld.md §12.3, "Half the spectrum")."""
+    n = ar.shape[0]
+    h = n // 2 + 1
+    xr, xi, yr, yi = separate(ar, ai, h)
+    pr, pi = cpower(xr, xi, k)
+    qr, qi = cpower(yr, yi, k)
+    gr, gi = np.empty(n), np.empty(n)
+    np.subtract(pr, qi, out=gr[:h])
+    np.add(pi, qr, out=gi[:h])
+    np.add(pr[1:n - h + 1], qi[1:n - h + 1], out=gr[:h - 1:-1])  # G_{n-j}, j = 1 .. n - h
+    np.subtract(qr[1:n - h + 1], pi[1:n - h + 1], out=gi[:h - 1:-1])
+    return gr, gi
+
+
 def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tuple[Power, Power]:
     """The k-fold powers of two nonnegative float vectors on one window by two transforms instead of
-    four: one forward FFT of ``x + i y`` (separated by conjugate symmetry, :func:`_separate`), the
-    two pointwise powers, one inverse FFT of ``P + i Q`` (real part: x's power, imaginary part:
+    four: one forward FFT of ``x + i y`` (separated by conjugate symmetry, :func:`_pair_powers`), the
+    two pointwise powers on half the spectrum, one inverse FFT of ``P + i Q`` (real part: x's power, imaginary part:
     y's).  Each Power keeps its data for :func:`exactdp.engines.pld.fftwrap.wrapped_mass`; ``l2``
     from :func:`pair_bound` (docs/pld.md §12.3).
 
@@ -445,18 +462,12 @@ def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tupl
     zr[: x.shape[0]] = x
     zi[: y.shape[0]] = y
     ar, ai = fft(zr, zi, tw)
-    xr, xi, yr, yi = _separate(ar, ai)
+    gr, gi = _pair_powers(ar, ai, k)
     del ar, ai
-    pr, pi = cpower(xr, xi, k)
-    qr, qi = cpower(yr, yi, k)
-    np.subtract(pr, qi, out=pr)  # P + i Q = (pr - qi) + i (pi + qr): one rounding each
-    np.add(pi, qr, out=pi)
-    del qr, qi
-    wr, wi = fft(pr, pi, tw, inverse=True)
+    wr, wi = fft(gr, gi, tw, inverse=True)
     scale = 1.0 / n  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
-    l1 = pair_bound(n, k, _sum_up(x), _sum_up(y))
-    with ctx.workprec(_PREC):
-        l2 = upper_fraction(arb_of_fraction(l1) / arb(n).sqrt())
+    l1 = pair_bound(n, k, sum_up(x), sum_up(y))
+    l2 = l2_of(l1, n)
     return (Power(_shifted(wr, scale, start), start, l2, None, x, k),
             Power(_shifted(wi, scale, start), start, l2, None, y, k))
 
@@ -477,6 +488,6 @@ def power_tilted(t: np.ndarray, k: int, n: int, *, start: int | None = None) -> 
     if start is None and t.ndim == 1 and t.shape[0] >= 1 and k >= 1:
         start = centred_start(t, k, n)
     pw = power_parts(t, k, n, start or 0)
-    s, sq = _sum_up(t)
+    s, sq = sum_up(t)
     assert pw.outside is not None  # power_parts bounds it unless asked to keep the data
     return pw.v, power_bound(n, k, s, sq) + 2 * pw.outside

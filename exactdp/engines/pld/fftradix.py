@@ -2,8 +2,9 @@
 
 :func:`fft` is radix-2 decimation in time with every line one IEEE-rounded numpy ufunc (real and
 imaginary parts as separate float64 arrays), its twiddles (:func:`twiddles`) computed in Arb and
-rounded to nearest; :func:`cpower` is binary powering by the standard complex product.  The work is
-arranged for the cache (segments, fused groups of stages, blocks of the power) but every float is
+rounded to nearest; :func:`cpower` is binary powering by the standard complex product;
+:func:`separate` reads the transforms of two real vectors from that of one complex vector.  The work
+is arranged for the cache (segments, fused groups of stages, blocks of the power) but every float is
 that of the point-by-point algorithm whose error Higham's Theorem 24.2 bounds, bit for bit
 (docs/pld.md §12.2).  The bounds themselves are added up in :mod:`exactdp.engines.pld.fftpower`.
 """
@@ -19,7 +20,8 @@ from flint import arb, ctx, fmpq
 
 from exactdp.core.errors import InvalidParameterError
 
-__all__ = ["SQRT5_UP", "UNIT_ROUNDOFF", "Twiddles", "bit_reversal", "cpower", "fft", "twiddle_mu", "twiddles"]
+__all__ = ["SQRT5_UP", "UNIT_ROUNDOFF", "Twiddles", "bit_reversal", "cmul_into", "cpower", "fft", "separate",
+           "twiddle_mu", "twiddles"]
 
 #: u = 2^-53, the unit roundoff of float64 with rounding to nearest
 UNIT_ROUNDOFF = Fraction(1, 1 << 53)
@@ -317,8 +319,8 @@ def _fused(xr: np.ndarray, xi: np.ndarray, tw: Twiddles, m: int, r: int, inverse
                        wr[:, cut], wi[:, cut], inverse, tmp, mm)
 
 
-def _cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s1: np.ndarray,
-               s2: np.ndarray) -> None:
+def cmul_into(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray, s1: np.ndarray,
+              s2: np.ndarray) -> None:
     """(ar + i ai) <- (ar + i ai)(br + i bi) in place, the standard product (four real products, two
     sums, each one IEEE-rounded ufunc: ``fl(fl(ar br) - fl(ai bi))``, ``fl(fl(ar bi) + fl(ai br))``)."""
     np.multiply(ar, br, out=s1)
@@ -339,6 +341,37 @@ def _csquare_into(ar: np.ndarray, ai: np.ndarray, s1: np.ndarray, s2: np.ndarray
     np.multiply(ar, ai, out=ai)
     np.subtract(s1, s2, out=ar)
     np.add(ai, ai, out=ai)
+
+
+def separate(zr: np.ndarray, zi: np.ndarray,
+             count: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The transforms X, Y of two real vectors x, y from ``Z = F(x + i y)``: ``X_j = (Z_j + conj
+    Z_{-j}) / 2``, ``Y_j = (Z_j - conj Z_{-j}) / (2 i)``, for ``j < count`` (all n by default); each
+    real part is one IEEE-rounded sum or difference, halved exactly (docs/pld.md §12.3).  ``Z_{-j}``
+    is read through a reversed view (index ``n - j`` for j >= 1, index 0 for j = 0), and each sum is
+    halved in place: no copies.
+
+    >>> [p.tolist() for p in separate(np.array([3.0, 1.0]), np.array([1.0, 0.0]))]
+    [[3.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.0, 0.0]]
+    """
+    n = zr.shape[0]
+    h = n if count is None else count
+    if not 1 <= h <= n or zi.shape[0] != n:
+        raise InvalidParameterError("separate: 1 <= count <= n and parts of one length")
+    out = []
+    # (Z part, op, mirrored operand first): X = (zr + Mzr, zi - Mzi) / 2, Y = (zi + Mzi, Mzr - zr) / 2
+    for z, op, mirror_first in ((zr, np.add, False), (zi, np.subtract, False), (zi, np.add, False),
+                                (zr, np.subtract, True)):
+        o = np.empty(h)
+        op(z[:1], z[:1], out=o[:1])  # j = 0: Z_{-0} = Z_0
+        direct, mirror = z[1:h], z[n - 1:n - h:-1]  # mirror[j - 1] = z[n - j]
+        if mirror_first:
+            op(mirror, direct, out=o[1:])
+        else:
+            op(direct, mirror, out=o[1:])
+        np.multiply(o, 0.5, out=o)  # float ok: one rounded sum, halved exactly (but for underflow, bounded)
+        out.append(o)
+    return out[0], out[1], out[2], out[3]
 
 
 #: the pointwise power runs block by block, each block's whole binary powering while it is in cache
@@ -374,7 +407,7 @@ def cpower(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarr
                     yi[...] = xi
                     first = False
                 else:
-                    _cmul_into(yr, yi, xr, xi, t1, t2)
+                    cmul_into(yr, yi, xr, xi, t1, t2)
             e >>= 1
             if e:
                 _csquare_into(xr, xi, t1, t2)
