@@ -225,3 +225,67 @@ def test_the_aims_float_blocks_move_the_delta_bounds_by_at_most_k_2_to_the_1_min
     assert abs(hi_a - hi_b) <= share * hi_b and abs(lo_a - lo_b) <= share * lo_b, (bounds, float(share))
     for lo, hi in bounds:
         assert lo <= ref.upper and ref.lower <= hi
+
+
+def _record_sides(monkeypatch) -> list[tuple[Fraction, str]]:
+    """(h, side) of every order powered one side at a time (``order_of_side``, the pre-pass)."""
+    seen: list[tuple[Fraction, str]] = []
+    orig = fc.order_of_side
+
+    def recording(up, low, k, h, hint, side, log_target=-23.0):
+        seen.append((h, side))
+        return orig(up, low, k, h, hint, side, log_target)
+
+    monkeypatch.setattr(fc, "order_of_side", recording)
+    return seen
+
+
+def test_the_pre_pass_powers_one_lower_side(monkeypatch) -> None:
+    """The pre-pass powers both orders' upper sides and the binned pair of the order whose float upper
+    delta at the hint is the larger only (the remove order): three powers instead of four.  The add
+    order is still retired, and the bracket holds the exact products' (an independent route)."""
+    sides = _record_sides(monkeypatch)
+    seen = _record(monkeypatch)
+    with progress.task("t", max_seconds=120, stream=None):
+        e = pld_epsilon(Composition.of([SPEC]), DG, digits=8, rel_width=Fraction("1e-5"))
+    coarse = max(h for h, _ in seen)
+    pre = [side for h, side in sides if h == coarse]
+    assert pre.count("upper") == 2 * pre.count("lower") and pre.count("lower") >= 1, pre
+    finest = min(h for h, _ in seen)
+    assert [kind for h, kind in seen if h == finest] == ["poisson"]  # the add order retired
+    ref = _exact_eps(SPEC)
+    assert e.lower <= ref.upper and ref.lower <= e.upper
+
+
+def test_a_pre_pass_that_powers_the_wrong_lower_side_stays_sound(monkeypatch) -> None:
+    """The choice of the lower side is a float one: when it picks the add order (the smaller eps), the
+    pre-pass's lower end comes from that order (still below the composition's eps), the remove order
+    cannot be retired on it, and the bracket still holds the exact products'."""
+    import exactdp.engines.pld.fftquery as fq
+
+    orig = fc.delta_curves
+
+    def reversed_choice(fo, lo_eps, hi_eps):
+        up, low = orig(fo, lo_eps, hi_eps)
+        return (lambda eps: -up(eps)), low  # the order with the smaller upper delta is chosen
+
+    monkeypatch.setattr(fc, "delta_curves", reversed_choice)
+    seen = _record(monkeypatch)
+    calls: list[int] = []
+    orig_pre = fq._pre_orders
+
+    def pre(laws, groups, h, hint, aim):
+        got = orig_pre(laws, groups, h, hint, aim)
+        monkeypatch.setattr(fc, "delta_curves", orig)  # the pre-pass's choice only
+        calls.append(len(got))
+        return got
+
+    monkeypatch.setattr(fq, "_pre_orders", pre)
+    with progress.task("t", max_seconds=120, stream=None):
+        e = pld_epsilon(Composition.of([SPEC]), DG, digits=8, rel_width=Fraction("1e-5"))
+    assert calls
+    finest = min(h for h, _ in seen)
+    assert sorted(kind for h, kind in seen if h == finest) == ["poisson", "reversed"]  # none retired
+    ref = _exact_eps(SPEC)
+    assert e.lower <= ref.upper and ref.lower <= e.upper
+    assert e.upper - e.lower <= Fraction("1e-5") * e.lower

@@ -116,6 +116,29 @@ def _orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]], h:
     return [order_of_laws(up, low, k, h, hint, lt) for (up, low), (_, k) in zip(laws, groups)]
 
 
+def _pre_orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]], h: Fraction,
+                hint: Fraction, aim: float) -> list[FftOrder]:  # float ok: the windows' choice only
+    """The pre-pass's orders (docs/pld.md §12.7): every order's upper side, and the lower side (the
+    binned pair, two transforms) of the order whose float upper delta at the hint is the largest
+    only: the pre-pass needs a lower end of the composition, which one order's lower side gives, and
+    each order's upper side (the upper end; :func:`retire`).  A choice only: an order chosen wrongly
+    gives a lower end that is still sound (the composition's eps is at least each order's), and the
+    orders then stay live."""
+    from dataclasses import replace
+
+    from exactdp.engines.pld.fftcompose import delta_curves, order_of_side
+
+    lt = log_target(aim)
+    orders = [order_of_side(up, low, k, h, hint, "upper", lt) for (up, low), (_, k) in zip(laws, groups)]
+    g = float(hint)  # float ok: a choice only
+    at = [delta_curves(fo, 0.5 * g, 1.5 * g + 1)[0](g) for fo in orders]
+    best = max(range(len(orders)), key=lambda i: at[i])
+    (up, low), (_, k) = laws[best], groups[best]
+    lower = order_of_side(up, low, k, h, hint, "lower", lt)
+    orders[best] = replace(orders[best], low_p=lower.low_p, low_q=lower.low_q, p_inf_low=lower.p_inf_low)
+    return orders
+
+
 def _root(f, lo: float, hi: float, level: float) -> float:  # float ok: root finding, certified after
     """The eps where the decreasing float curve f crosses level (bisection)."""
     for _ in range(80):
@@ -501,13 +524,14 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
             hints = [eps_hint(up, k, delta_g) for (up, _), (_, k) in zip(laws, grp)]
             guess = max([x for x in hints if x is not None] + [0.1])
         hint = Fraction(guess).limit_denominator(1 << 20)
-        orders = _orders(laws, grp, h, hint, aim)
+        make = _pre_orders if h_pre is not None and len(grp) > 1 else _orders
+        orders = make(laws, grp, h, hint, aim)
         l, u, est = _eps_bracket(orders, delta_g, guess, max(2 * pl.sd, 0.5 * guess))
         for _ in range(4):  # the tilt was aimed far off: aim it again, until the estimate settles
             if not abs(est - guess) > 0.02 * max(est, 0.1):
                 break
             guess = est
-            orders = _orders(laws, grp, h, Fraction(guess).limit_denominator(1 << 20), aim)
+            orders = make(laws, grp, h, Fraction(guess).limit_denominator(1 << 20), aim)
             l, u, est = _eps_bracket(orders, delta_g, guess, max(pl.sd, 0.25 * guess))
         guess = est
         lo = max(lo, l)
