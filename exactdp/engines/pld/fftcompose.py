@@ -350,14 +350,22 @@ def _log_ratio(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
     if hit is not None and hit[0] is fo:
         return hit[1]
     tp, tq = fo.low_p, fo.low_q
-    i = tp.power.start + np.arange(tp.power.v.shape[0], dtype=np.float64)
     with ctx.workprec(64):
         c = float((tp.log_mk - tq.log_mk).mid()) + tq.offset * float(fo.h)  # float ok: a choice
     vp, vq = tp.power.v, tq.power.v
     # above the float noise only (a choice: each cut is certified whatever it is)
     ok = (vp > 1e-11 * vp.max()) & (vq > 1e-11 * vq.max())
-    ratio = np.full(vp.shape, -np.inf)
-    ratio[ok] = np.log(vp[ok]) - np.log(vq[ok]) + c + float(fo.h) * i[ok]  # float ok: a choice
+    # ((log P - log Q) + c) + h (start + I), in place (three vectors of the window, not a dozen)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.log(vp)
+        other = np.log(vq)
+    ratio -= other
+    ratio += c
+    np.copyto(other, np.arange(vp.shape[0], dtype=np.float64))
+    other += tp.power.start
+    other *= float(fo.h)  # float ok: a choice
+    ratio += other
+    ratio[~ok] = -np.inf
     if len(_RATIOS) > 4:  # the orders of one query (a re-aimed tilt makes new ones)
         _RATIOS.clear()
     _RATIOS[id(fo)] = (fo, ratio)
@@ -454,13 +462,18 @@ def delta_curves(fo: FftOrder, lo_eps: float, hi_eps: float):  # float ok: root 
 
     def curve(tl: Tilted, extra: int):  # float ok: a choice only
         pw = tl.power
-        i = pw.start + np.arange(pw.v.shape[0], dtype=np.float64)
         i_ref = (lo_eps / hf) - tl.offset
         with ctx.workprec(64):
             lmk = float(tl.log_mk.mid())  # float ok: a choice only
         rate = (float(tl.theta) + extra) * hf  # float ok: a choice only
-        z = np.clip(-rate * (i - i_ref), -700.0, 700.0)
-        w = pw.v * np.exp(z)
+        # w = v e^{clip(-rate ((start + i) - i_ref))}, in place in one vector of the window
+        w = np.arange(pw.v.shape[0], dtype=np.float64)
+        w += pw.start
+        w -= i_ref
+        w *= -rate
+        np.clip(w, -700.0, 700.0, out=w)
+        np.exp(w, out=w)
+        w *= pw.v
         cum = np.cumsum(w[::-1])[::-1]  # cum[a] = sum_{i >= a} v_i e^{-rate (i - i_ref)}
         return cum, lmk - rate * i_ref, pw.start
 
