@@ -453,7 +453,14 @@ PAIR_CASES = [  # (name, x, y, k, n, start)
     ("long, k 40", lambda r: _random_law(r, 50), lambda r: _random_law(r, 50, 10), 40, 2048, 500),
     ("tiny entries", lambda r: np.array([1e-300, 0.25, 0.5, 0.25 - 1e-17, 5e-324]),
      lambda r: np.array([0.5, 0.0, 5e-324, 0.5]), 8, 64, 0),
+    # most of the spectrum at or below the skip level (docs/pld.md §12.3, "Coefficients too small to power")
+    ("smooth, k 300", lambda r: _smooth(16, 7.5), lambda r: _smooth(16, 6.0), 300, 1024, 1800),
 ]
+
+
+def _smooth(size: int, centre: float) -> np.ndarray:
+    x = np.exp(-((np.arange(size) - centre) ** 2) / 12)
+    return x / x.sum()
 
 
 @pytest.mark.parametrize("name,mx,my,k,n,start", PAIR_CASES, ids=[c[0] for c in PAIR_CASES])
@@ -464,7 +471,8 @@ def test_pair_error_within_bound(name: str, mx, my, k: int, n: int, start: int) 
     x, y = mx(rng), my(rng)
     px, py = F.power_pair(x, y, k, n, start)
     assert px.l2 == py.l2 and px.t is x and py.t is y
-    l1 = F.pair_bound(n, k, F.sum_up(x), F.sum_up(y))
+    l1 = F.pair_bound(n, k, F.sum_up(x), F.sum_up(y), R.skip_modulus(R.skip_level(k)))
+    assert px.l2 == F.l2_of(l1, n)
     for t, pw in ((x, px), (y, py)):
         err = _cyclic_error(t, k, n, start, pw.v)
         assert err <= l1, (name, float(err), float(l1))

@@ -17,7 +17,13 @@ from flint import fmpq, fmpq_poly
 from exactdp.core.errors import InvalidParameterError
 from exactdp.engines.pld import fftcompose as C
 from exactdp.engines.pld import fftpower as F
+from exactdp.engines.pld import fftradix as R
 from exactdp.engines.pld import fftreal as Q
+
+
+def _skip(k: int) -> Fraction:
+    """The modulus bound of the coefficients ``real_power`` leaves unpowered at k steps."""
+    return R.skip_modulus(R.skip_level(k))
 
 
 def _cyclic(t: np.ndarray, k: int, n: int, start: int) -> list[Fraction]:
@@ -66,7 +72,7 @@ def test_the_error_is_within_the_bound(name: str, make, k: int, n: int, start: i
     where the error is not 0)."""
     t = make(random.Random(name))
     pw = Q.real_power(t, k, n, start, keep=True)
-    bound = Q.real_bound(n, k, *F.sum_up(t))
+    bound = Q.real_bound(n, k, *F.sum_up(t), _skip(k))
     assert pw.l2 == F.l2_of(bound, n) and pw.t is t and pw.k == k and pw.outside is None and pw.start == start
     err = _l1(pw.v, _cyclic(t, k, n, start))
     assert err <= bound, (name, float(err), float(bound))
@@ -143,7 +149,7 @@ def test_a_broken_variant_exceeds_the_bound(monkeypatch: pytest.MonkeyPatch, wha
     k, n, start = 6, 256, 0
     breaks(monkeypatch, n)
     pw = Q.real_power(t, k, n, start)
-    assert _l1(pw.v, _cyclic(t, k, n, start)) > Q.real_bound(n, k, *F.sum_up(t)), what
+    assert _l1(pw.v, _cyclic(t, k, n, start)) > Q.real_bound(n, k, *F.sum_up(t), _skip(k)), what
 
 
 @pytest.mark.parametrize("n", [2, 4, 16, 1 << 12])
@@ -155,7 +161,7 @@ def test_the_spectrum_is_real_at_0_and_n_over_2(n: int) -> None:
     xr, xi = Q._spectrum(t, n)
     assert xr.shape[0] == xi.shape[0] == n // 2 + 1
     assert xi[0] == 0 and xi[n // 2] == 0
-    _, pi = Q.cpower(xr, xi, 9)
+    _, pi = R.cpower(xr, xi, 9)
     assert pi[0] == 0 and pi[n // 2] == 0
     assert abs(Fraction(float(xr[0])) - sum((Fraction(float(a)) for a in t), Fraction(0))) < Fraction(1, 10**14)
 
@@ -202,3 +208,36 @@ def test_the_tilted_power_is_the_real_one(monkeypatch: pytest.MonkeyPatch) -> No
     tl = C.tilted_power(law, 0, Fraction(1, 10), 5, Fraction(0), True, window=(16, 0))
     assert seen == [(16, 0, {"keep": True})]
     assert tl.power.t is not None and tl.power.k == 5 and tl.power.outside is None
+
+
+def test_the_coefficients_too_small_to_power_stay_within_the_bound() -> None:
+    """At 300 steps a coefficient of squared modulus at most ``2^(-2 1132 / 300)`` (about 0.0054) is set
+    to 0 instead of powered (docs/pld.md §12.3, "Coefficients too small to power"): most of a smooth
+    law's spectrum here.  The output is within the bound that carries ``sqrt(n) (skip + E1)^k``, against the
+    exact cyclic power, and close to the output with every coefficient powered."""
+    x = np.exp(-((np.arange(16) - 7.5) ** 2) / 12)
+    t = x / x.sum()
+    k, n, start = 300, 1024, 1800
+    xr, xi = Q._spectrum(t, n)
+    skipped = int(np.count_nonzero(xr * xr + xi * xi <= R.skip_level(k)))
+    assert skipped > n // 4, skipped
+    pw = Q.real_power(t, k, n, start)
+    exact = _cyclic(t, k, n, start)
+    bound = Q.real_bound(n, k, *F.sum_up(t), _skip(k))
+    err = _l1(pw.v, exact)
+    assert err <= bound, (float(err), float(bound))
+    full = Q.real_power(t, k, n, start, skip=False)
+    assert _l1(full.v, exact) <= Q.real_bound(n, k, *F.sum_up(t))
+
+
+def test_a_skip_left_out_of_the_bound_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Coefficients up to modulus 0.995 left unpowered (the threshold far too high) put the output far
+    from the exact power: beyond the bound without its skip term, within the bound with it (which then
+    says so: a sound but wide bound).  The skip term is needed."""
+    t = np.array([0.25, 0.25, 0.25, 0.25])
+    k, n, start = 300, 1024, 400
+    monkeypatch.setattr(Q, "skip_level", lambda k: 0.995 ** 2)
+    pw = Q.real_power(t, k, n, start)
+    err = _l1(pw.v, _cyclic(t, k, n, start))
+    assert err > Q.real_bound(n, k, *F.sum_up(t)), float(err)
+    assert err <= Q.real_bound(n, k, *F.sum_up(t), R.skip_modulus(0.995 ** 2))

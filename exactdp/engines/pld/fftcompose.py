@@ -356,15 +356,15 @@ def _log_ratio(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
     # above the float noise only (a choice: each cut is certified whatever it is)
     ok = (vp > 1e-11 * vp.max()) & (vq > 1e-11 * vq.max())
     # ((log P - log Q) + c) + h (start + I), in place (three vectors of the window, not a dozen)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # the entries outside ``ok`` are set below
         ratio = np.log(vp)
         other = np.log(vq)
-    ratio -= other
-    ratio += c
-    np.copyto(other, np.arange(vp.shape[0], dtype=np.float64))
-    other += tp.power.start
-    other *= float(fo.h)  # float ok: a choice
-    ratio += other
+        ratio -= other
+        ratio += c
+        np.copyto(other, np.arange(vp.shape[0], dtype=np.float64))
+        other += tp.power.start
+        other *= float(fo.h)  # float ok: a choice
+        ratio += other
     ratio[~ok] = -np.inf
     if len(_RATIOS) > 4:  # the orders of one query (a re-aimed tilt makes new ones)
         _RATIOS.clear()

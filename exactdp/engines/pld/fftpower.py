@@ -30,7 +30,19 @@ from flint import arb, arb_poly, ctx
 
 from exactdp.core.errors import InvalidParameterError
 from exactdp.core.numbers import arb_of_fraction, fraction_of_arb_endpoints
-from exactdp.engines.pld.fftradix import SQRT5_UP, UNIT_ROUNDOFF, Twiddles, cpower, fft, separate, twiddle_mu, twiddles
+from exactdp.engines.pld.fftradix import (
+    SQRT5_UP,
+    UNIT_ROUNDOFF,
+    Twiddles,
+    cpower,
+    cpower_above,
+    fft,
+    separate,
+    skip_level,
+    skip_modulus,
+    twiddle_mu,
+    twiddles,
+)
 
 __all__ = [
     "UNDERFLOW",
@@ -145,12 +157,14 @@ def transform_underflow(n: int) -> arb:
     return arb(max(n.bit_length() - 1, 1)) * arb(n) ** arb(1.5) * arb_of_fraction(UNDERFLOW)  # float ok: 1.5 is exact
 
 
-def powers_error(n: int, k: int, s: Fraction, a: arb, e1: arb) -> tuple[arb, arb]:
+def powers_error(n: int, k: int, s: Fraction, a: arb, e1: arb, skip: Fraction | None = None) -> tuple[arb, arb]:
     """``(E2, ||P^||_2 bound)`` of the k-th powers of n computed coefficients within ``e1`` in l2 of
     the transform of a nonnegative vector with ``sum t <= s`` and ``||F t||_2 <= a`` (docs/pld.md
     §12.3): ``R = s + e1`` bounds every modulus, ``E2 = k R^{k-1} e1 + ((1 + sqrt5 u)^{k-1} - 1)
     R^{k-1} (a + e1) + U_pow``, and the computed powers' norm is at most ``s^{k-1} a + E2``; in the
-    caller's precision."""
+    caller's precision.  ``skip``: the coefficients whose computed modulus is at most ``skip`` were set
+    to 0 instead of powered (:func:`~exactdp.engines.pld.fftradix.cpower_above`): each such exact power
+    is at most ``(skip + e1)^k``, so E2 gains ``sqrt(n) (skip + e1)^k`` ("Coefficients too small to power")."""
     N = arb(n)
     kk = arb(k)
     rk1 = (arb_of_fraction(s) + e1) ** (k - 1)
@@ -158,6 +172,8 @@ def powers_error(n: int, k: int, s: Fraction, a: arb, e1: arb) -> tuple[arb, arb
     # an underflow in the powering is an absolute perturbation, amplified by at most k max(R, 1)^(k-1)
     u_pow = arb(2 * k.bit_length() + 1) * kk * (rk1 + 1) * N.sqrt() * arb_of_fraction(UNDERFLOW)
     e2 = kk * rk1 * e1 + rel * rk1 * (a + e1) + u_pow
+    if skip is not None:
+        e2 += N.sqrt() * (arb_of_fraction(skip) + e1) ** k
     return e2, arb_of_fraction(s) ** (k - 1) * a + e2
 
 
@@ -387,7 +403,8 @@ def _shifted(v: np.ndarray, scale: float, start: int) -> np.ndarray:  # float ok
     return out
 
 
-def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, Fraction]) -> Fraction:
+def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, Fraction],
+               skip: Fraction | None = None) -> Fraction:
     """An upper bound of ``||v - C||_1`` for *each* of the two k-fold powers computed by
     :func:`power_pair` (``x``, ``y``: the bounds ``(sum t, sum t^2)`` of the two vectors), at FFT
     length n (docs/pld.md §12.3, two real vectors in one transform).
@@ -398,7 +415,8 @@ def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, 
     :func:`power_bound` (E2, and ``||P|| <= s^{k-1} A + E2``); the inverse of ``fl(P + i Q)``
     errs by ``u (||P|| + ||Q||)`` in its input and ``c (1 + u) (||P|| + ||Q||)`` in the transform,
     and the real and imaginary parts each carry both powers' errors: the l1 bound of each output is
-    ``E2_x + E2_y + (u + c (1 + u)) (||P|| + ||Q||)`` plus the underflow terms."""
+    ``E2_x + E2_y + (u + c (1 + u)) (||P|| + ||Q||)`` plus the underflow terms; ``skip`` as in
+    :func:`powers_error`."""
     c = fft_factor(n, twiddle_mu(n))
     with ctx.workprec(_PREC):
         N = arb(n)
@@ -412,24 +430,27 @@ def pair_bound(n: int, k: int, x: tuple[Fraction, Fraction], y: tuple[Fraction, 
         for s, sq in (x, y):
             A = (N * arb_of_fraction(sq)).sqrt()
             e1 = ez + u * (A + ez) + N.sqrt() * uf
-            e2, norm = powers_error(n, k, s, A, e1)
+            e2, norm = powers_error(n, k, s, A, e1, skip)
             e2s += e2
             norms += norm
         out = e2s + (u + ca * (1 + u)) * norms + u_fft / N.sqrt() + N * uf
         return upper_fraction(out)
 
 
-def _pair_powers(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def _pair_powers(ar: np.ndarray, ai: np.ndarray, k: int,
+                 tau: float = -1.0) -> tuple[np.ndarray, np.ndarray]:  # float ok: a threshold
     """``G = P + i Q`` on the whole circle from ``Z = F(x + i y)``: X, Y (:func:`separate`) and their
     k-th powers P, Q only at ``j <= n/2``, ``G_j = (pr - qi) + i (pi + qr)`` there (one rounding
     each), and ``G_{n-j} = (pr + qi) + i (qr - pi)`` from the same ``j``: the floats of separating and
     powering at every j, since the separated X, Y of two real vectors are conjugate symmetric and
-    the power commutes with conjugation, both to the float (docs/pld.md §12.3, "Half the spectrum")."""
+    the power commutes with conjugation, both to the float (docs/pld.md §12.3, "Half the spectrum");
+    with ``tau >= 0`` the coefficients at or below it are 0 instead (:func:`cpower_above`)."""
     n = ar.shape[0]
     h = n // 2 + 1
     xr, xi, yr, yi = separate(ar, ai, h)
-    pr, pi = cpower(xr, xi, k)
-    qr, qi = cpower(yr, yi, k)
+    # tau: the squared modulus at or below which a power is not computed but 0 (cpower_above; -1: none)
+    pr, pi = cpower_above(xr, xi, k, tau)
+    qr, qi = cpower_above(yr, yi, k, tau)
     gr, gi = np.empty(n), np.empty(n)
     np.subtract(pr, qi, out=gr[:h])
     np.add(pi, qr, out=gi[:h])
@@ -438,12 +459,16 @@ def _pair_powers(ar: np.ndarray, ai: np.ndarray, k: int) -> tuple[np.ndarray, np
     return gr, gi
 
 
-def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tuple[Power, Power]:
+def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int, *,
+               skip: bool = True) -> tuple[Power, Power]:
     """The k-fold powers of two nonnegative float vectors on one window by two transforms instead of
     four: one forward FFT of ``x + i y`` (separated by conjugate symmetry, :func:`_pair_powers`), the
     two pointwise powers on half the spectrum, one inverse FFT of ``P + i Q`` (real part: x's power, imaginary part:
     y's).  Each Power keeps its data for :func:`exactdp.engines.pld.fftwrap.wrapped_mass`; ``l2``
-    from :func:`pair_bound` (docs/pld.md §12.3).
+    from :func:`pair_bound` (docs/pld.md §12.3).  ``skip``: the coefficients too small to matter
+    (:func:`~exactdp.engines.pld.fftradix.skip_level`) are not powered, their bound added
+    (docs/pld.md §12.3, "Coefficients too small to power"); False: every one powered (the floats of
+    the whole pipeline).
 
     >>> px, py = power_pair(np.array([0.5, 0.5]), np.array([0.0, 1.0]), 2, 4, 0)
     >>> [round(float(a), 12) for a in px.v], [round(float(a), 12) for a in py.v]  # float ok: a display
@@ -462,11 +487,12 @@ def power_pair(x: np.ndarray, y: np.ndarray, k: int, n: int, start: int) -> tupl
     zr[: x.shape[0]] = x
     zi[: y.shape[0]] = y
     ar, ai = fft(zr, zi, tw)
-    gr, gi = _pair_powers(ar, ai, k)
+    tau = skip_level(k) if skip else -1.0
+    gr, gi = _pair_powers(ar, ai, k, tau)
     del ar, ai
     wr, wi = fft(gr, gi, tw, inverse=True)
     scale = 1.0 / n  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
-    l1 = pair_bound(n, k, sum_up(x), sum_up(y))
+    l1 = pair_bound(n, k, sum_up(x), sum_up(y), skip_modulus(tau) if skip else None)
     l2 = l2_of(l1, n)
     return (Power(_shifted(wr, scale, start), start, l2, None, x, k),
             Power(_shifted(wi, scale, start), start, l2, None, y, k))

@@ -11,6 +11,7 @@ that of the point-by-point algorithm whose error Higham's Theorem 24.2 bounds, b
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,8 +21,8 @@ from flint import arb, ctx, fmpq
 
 from exactdp.core.errors import InvalidParameterError
 
-__all__ = ["SQRT5_UP", "UNIT_ROUNDOFF", "Twiddles", "bit_reversal", "cmul_into", "cpower", "fft", "separate",
-           "twiddle_mu", "twiddles"]
+__all__ = ["SKIP_BITS", "SQRT5_UP", "UNIT_ROUNDOFF", "Twiddles", "bit_reversal", "cmul_into", "cpower", "cpower_above",
+           "fft", "separate", "skip_level", "skip_modulus", "twiddle_mu", "twiddles"]
 
 #: u = 2^-53, the unit roundoff of float64 with rounding to nearest
 UNIT_ROUNDOFF = Fraction(1, 1 << 53)
@@ -372,6 +373,57 @@ def separate(zr: np.ndarray, zi: np.ndarray,
         np.multiply(o, 0.5, out=o)  # float ok: one rounded sum, halved exactly (but for underflow, bounded)
         out.append(o)
     return out[0], out[1], out[2], out[3]
+
+
+#: a coefficient whose squared modulus is at most ``2^(-2 SKIP_BITS / k)`` is not powered but set to 0: its
+#: exact k-th power is at most about ``2^-SKIP_BITS`` (docs/pld.md §12.3, "Coefficients too small to power")
+SKIP_BITS = 1132
+
+
+def skip_level(k: int) -> float:  # float ok: a threshold, its consequence bounded in Arb (skip_modulus)
+    """The squared modulus at or below which :func:`cpower_above` sets a coefficient's k-th power to 0:
+    ``2^(-2 SKIP_BITS / k)`` (0 where that underflows).
+
+    >>> skip_level(1132) == 0.25, skip_level(1) == 0.0
+    (True, True)
+    """
+    return 2.0 ** (-2 * SKIP_BITS / k)  # float ok: a choice; 0.0 where it underflows
+
+
+def skip_modulus(tau: float) -> Fraction:  # float ok: the threshold, read exactly
+    """An upper bound of ``|z|`` for every float complex ``z = a + i b`` with ``fl(fl(a a) + fl(b b)) <= tau``:
+    a rounded product of a nonnegative result is at least ``(1 - u)`` times it less ``2^-1075`` (an
+    underflow), and a rounded sum of nonnegative floats at least ``(1 - u)`` times it, so ``a^2 + b^2 <=
+    (tau / (1 - u) + 2^-1074) / (1 - u)``; returned as a rational >= its square root.
+
+    >>> skip_modulus(0.25) > Fraction(1, 2), skip_modulus(0.25) < Fraction(1, 2) * (1 + Fraction(1, 10**15))
+    (True, True)
+    """
+    u = UNIT_ROUNDOFF
+    sq = (Fraction(tau) / (1 - u) + Fraction(1, 1 << 1074)) / (1 - u)
+    # the least multiple of 2^-1100 whose square is >= sq (integer square root of sq 2^2200, rounded up)
+    return Fraction(math.isqrt(-((-sq.numerator << 2200) // sq.denominator)) + 1, 1 << 1100)
+
+
+def cpower_above(ar: np.ndarray, ai: np.ndarray, k: int, tau: float) -> tuple[np.ndarray, np.ndarray]:  # float ok: tau
+    """:func:`cpower` of the coefficients whose ``fl(fl(ar^2) + fl(ai^2))`` exceeds ``tau`` (or is not
+    a number), 0 for the others: the powered ones are the floats :func:`cpower` gives them (the power
+    is pointwise); each skipped one's exact k-th power is at most ``skip_modulus(tau)^k`` in modulus
+    (docs/pld.md §12.3).
+
+    >>> r, i = cpower_above(np.array([0.5, 0.0625]), np.array([0.5, 0.0]), 3, 0.01)
+    >>> r.tolist(), i.tolist()
+    ([-0.25, 0.0], [0.25, 0.0])
+    """
+    m = np.multiply(ar, ar)
+    m += ai * ai
+    keep = np.flatnonzero(~(m <= tau))
+    rr, ri = np.zeros(ar.shape[0]), np.zeros(ar.shape[0])
+    if keep.shape[0]:
+        pr, pi = cpower(ar[keep], ai[keep], k)
+        rr[keep] = pr
+        ri[keep] = pi
+    return rr, ri
 
 
 #: the pointwise power runs block by block, each block's whole binary powering while it is in cache

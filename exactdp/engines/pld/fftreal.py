@@ -37,9 +37,11 @@ from exactdp.engines.pld.fftradix import (
     SQRT5_UP,
     UNIT_ROUNDOFF,
     cmul_into,
-    cpower,
+    cpower_above,
     fft,
     separate,
+    skip_level,
+    skip_modulus,
     twiddle_mu,
     twiddles,
 )
@@ -49,7 +51,7 @@ __all__ = ["real_bound", "real_power"]
 _PREC = 128
 
 
-def real_bound(n: int, k: int, s: Fraction, sq: Fraction) -> Fraction:
+def real_bound(n: int, k: int, s: Fraction, sq: Fraction, skip: Fraction | None = None) -> Fraction:
     """An upper bound of ``||v - C||_1``, v computed by :func:`real_power` and C the exact cyclic
     k-fold power of a nonnegative vector with ``sum t <= s`` and ``sum t^2 <= sq``, at FFT length
     ``n >= 2`` (docs/pld.md §12.3, "One real vector in a half-length transform").
@@ -63,7 +65,8 @@ def real_bound(n: int, k: int, s: Fraction, sq: Fraction) -> Fraction:
     :func:`exactdp.engines.pld.fftpower.power_bound` (``E2`` and ``||P^|| <= Pn``); the inverse's
     pre-stage errs by ``E_P = sqrt2 Pn (2u + u^2 + (1 + u) eta_P) + 2 sqrt(n) 2^-1072``, ``eta_P = mu +
     u (1 + mu) + sqrt5 u (1 + mu)(1 + u)``; the l1 bound is ``E2 + c (Pn + E_P / sqrt2) + E_P / sqrt2``
-    plus the underflow of the inverse and of the scaling.
+    plus the underflow of the inverse and of the scaling; ``skip`` as in
+    :func:`exactdp.engines.pld.fftpower.powers_error`.
 
     >>> real_bound(1 << 10, 100, Fraction(1), Fraction(1, 50)) < Fraction(1, 10**11)
     True
@@ -90,7 +93,7 @@ def real_bound(n: int, k: int, s: Fraction, sq: Fraction) -> Fraction:
         eta_b = ma + u5 * (1 + ma)
         eb = (r2 * u + (1 + u) * eta_b) * (zn + ez + es) + 2 * rn * uf
         e1 = r2 * (ez + r2 * es + eb)
-        e2, pn = powers_error(n, k, s, A, e1)
+        e2, pn = powers_error(n, k, s, A, e1, skip)
         eta_p = ma + u * (1 + ma) + u5 * (1 + ma) * (1 + u)
         ep = r2 * pn * (2 * u + u * u + (1 + u) * eta_p) + 2 * rn * uf
         out = e2 + ca * (pn + ep / r2) + ep / r2 + uh / rn + N * uf
@@ -158,12 +161,13 @@ def _interleaved(yr: np.ndarray, yi: np.ndarray, scale: float, start: int) -> np
     return out
 
 
-def real_power(t: np.ndarray, k: int, n: int, start: int, *, keep: bool = False) -> Power:
+def real_power(t: np.ndarray, k: int, n: int, start: int, *, keep: bool = False, skip: bool = True) -> Power:
     """The k-fold power of the nonnegative float vector ``t`` on the window ``[start, start + n)``
     by half-length transforms (docs/pld.md §12.3, "One real vector in a half-length transform"),
     as :func:`exactdp.engines.pld.fftpower.power_parts` returns it: ``l2`` from :func:`real_bound`,
     and either the mass outside the window bounded or, with ``keep``, ``t`` and k kept for
-    :func:`exactdp.engines.pld.fftwrap.wrapped_mass`.  n = 1 goes to ``power_parts``.
+    :func:`exactdp.engines.pld.fftwrap.wrapped_mass`.  n = 1 goes to ``power_parts``.  ``skip`` as in
+    :func:`exactdp.engines.pld.fftpower.power_pair`.
 
     >>> pw = real_power(np.array([0.5, 0.5]), 2, 4, 0)
     >>> [round(float(a), 12) for a in pw.v], pw.l2 < Fraction(1, 10**14)  # float ok: a display
@@ -177,12 +181,13 @@ def real_power(t: np.ndarray, k: int, n: int, start: int, *, keep: bool = False)
     if n < 2:
         return power_parts(t, k, n, start, keep=keep)
     xr, xi = _spectrum(t, n)
-    pr, pi = cpower(xr, xi, k)
+    tau = skip_level(k) if skip else -1.0  # the coefficients too small to power (docs/pld.md §12.3)
+    pr, pi = cpower_above(xr, xi, k, tau)
     del xr, xi
     yr, yi = _inverse(pr, pi, n)
     del pr, pi
     s, sq = sum_up(t)
-    l2 = l2_of(real_bound(n, k, s, sq), n)
+    l2 = l2_of(real_bound(n, k, s, sq, skip_modulus(tau) if skip else None), n)
     v = _interleaved(yr, yi, 1.0 / n, start)  # float ok: 1/n is a power of 2, exact but for underflow (bounded)
     if keep:
         return Power(v, start, l2, None, t, k)
