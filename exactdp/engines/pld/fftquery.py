@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # numpy is imported only when the path runs (exactdp stays li
     from exactdp.engines.pld.fftcompose import FftOrder
 
 __all__ = ["ALGORITHM_FFT", "MIN_COPIES", "affordable", "copies", "fft_delta", "fft_enabled", "fft_epsilon", "fft_groups", "fft_path",
-           "first_grid", "float_tight", "gaussian_steps"]
+           "first_grid", "float_tight", "gaussian_steps", "laws_prec"]
 
 ALGORITHM_FFT = "pld-fft"
 #: the least number of copies the FFT path takes: below it the exact products are cheap
@@ -368,6 +368,24 @@ def float_tight(k: int, aim: float) -> int:  # float ok: a target
     return max(LEAST_TIGHT, min(FLOAT_TIGHT, math.ceil(math.log2(k / aim)) + 11))  # float ok: a tightness choice
 
 
+#: the guard bits of the single-step laws' Arb precision over their float blocks' remainder rule T
+LAWS_GUARD = 24
+
+
+def laws_prec(prec: int, tight: int) -> int:
+    """The Arb precision of an eps query's single-step laws on the path: the query's ``prec``, or
+    ``tight + LAWS_GUARD`` where that is less (docs/pld.md §12.11).  The laws' masses reach the path as
+    float enclosures within about ``2^-(T-1)`` of themselves (``float_tight``), so bits of the balls
+    far beyond T are rounded away; 24 more cover the cancellation of a bin mass as a difference of two
+    edges and the division by ``e^h - 1`` of the upper law's ends.  A choice only: Arb's balls hold
+    the true values at any precision.
+
+    >>> laws_prec(103, 40), laws_prec(103, 64), laws_prec(60, 40)
+    (64, 88, 60)
+    """
+    return min(prec, tight + LAWS_GUARD)
+
+
 #: the mass the pre-pass's truncations may move to +inf, in all k steps of all orders together: a share
 #: of delta_g (1/1000 of the pre-pass's aim ``PRE_AIM``), docs/pld.md §12.7
 PRE_MOVED = Fraction(1, 10**6)
@@ -514,8 +532,10 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
         progress.tick(f"float FFT grid 1/{float(1 / h):.4g}")  # float ok: a message
         grp = [groups[i] for i in live]
         try:
-            laws = ([step_laws(m, h, tau, prec, float_tight(k, aim)) for m, k in grp] if h_pre is None
-                    else [step_laws(m, h, tau_pre, prec, float_tight(k, PRE_AIM)) for m, k in grp])
+            laws = ([step_laws(m, h, tau, laws_prec(prec, float_tight(k, aim)), float_tight(k, aim)) for m, k in grp]
+                    if h_pre is None else
+                    [step_laws(m, h, tau_pre, laws_prec(prec, float_tight(k, PRE_AIM)), float_tight(k, PRE_AIM))
+                     for m, k in grp])
         except TimeBudgetError:
             if hi is None:
                 raise
