@@ -164,7 +164,8 @@ def _bracketing(f, a: float, b: float, level: float) -> tuple[float, float]:  # 
 def _slope(f, x: float, d: float) -> float:  # float ok: a step's size only
     """-f'(x) of the decreasing float curve f, by a central difference over 2d (at least a tiny
     positive number: a step's size only)."""
-    return max((f(max(x - d, 0.0)) - f(x + d)) / (2 * d), 1e-300)
+    s = (f(max(x - d, 0.0)) - f(x + d)) / (2 * d)
+    return max(1e-300, s)  # a flat curve, or a NaN (never "greater"): the least slope, the step then large
 
 
 #: the certified steps' margin over the shift the float slope predicts (a choice only, docs/pld.md §12.7)
@@ -207,6 +208,8 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
             hi = cand
             break
         shift = max(shift + STEP_MARGIN * excess, 2 * shift)
+        if not math.isfinite(shift):
+            break
     lo = Fraction(0)
     best = max(range(len(orders)), key=lambda i: lows[i])
     slope_f = curves[best][0]  # the upper curve's slope: the lower curve's cut moves in steps
@@ -220,6 +223,8 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
         if cand == 0:
             break
         shift = max(shift + STEP_MARGIN * float(delta_g - got) / _slope(slope_f, float(cand), d), 2 * shift)  # float ok
+        if not math.isfinite(shift):
+            break
     return lo, hi, est
 
 
