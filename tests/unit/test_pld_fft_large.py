@@ -84,7 +84,9 @@ def test_the_predicted_memory_is_at_least_the_measured_peak(k: int, aim: str) ->
     assert m["used"] > 0 and m["picked"] > 0
     assert m["need"] >= m["used"], m
     assert m["window"] > m["picked"], m
-    assert m["need"] <= 4 * m["used"] + (64 << 20), m  # conservative, not wildly so
+    # conservative, not wildly so: the windows need about 7.4-9.4 composed sd since issue 26 (docs/pld.md
+    # §12.4), the prediction still about 12 (§12.10, not refitted): measured 5.05 times the peak at 10^4 steps
+    assert m["need"] <= 6 * m["used"] + (64 << 20), m
 
 
 @pytest.mark.slow

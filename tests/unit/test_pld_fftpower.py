@@ -710,3 +710,30 @@ def test_transforms_in_threads_keep_their_floats() -> None:
 
     with ThreadPoolExecutor(4) as ex:
         assert all(ex.map(run, range(24)))
+
+
+def test_a_wrap_bound_without_a_finite_second_form_keeps_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the kit's DP-SGD strategy under load (sigma 1/2, q 1/8, 10^5 steps, delta 10^-25): the
+    second form of part (iv) of the wrapped mass (docs/pld.md §12.4) had no finite value (its float sum's
+    ball held 0) and ``wrap_terms`` raised.  The first form is a bound on its own: it is kept, and the
+    parts are those without the second form (here: the second form made to fail)."""
+    law = np.array([0.25, 0.5, 0.25])
+    k, n, start, i0, rate = 40, 32, 30, 40, Fraction(1, 10)
+    orig = W._weighted_tail
+    firsts: list[Fraction] = []
+    failed: list[Fraction] = []
+
+    def failing_second(t, kk, a, r, upper, log_f):
+        if not upper and a == start - 1 and r > 0:  # the second form of part (iv)
+            failed.append(log_f)
+            raise W.InvalidParameterError("wrapped_mass: no finite Chernoff bound")
+        got = orig(t, kk, a, r, upper, log_f)
+        if not upper and a == start - 1:
+            firsts.append(got)  # the first form of part (iv)
+        return got
+
+    monkeypatch.setattr(W, "_NEGLIGIBLE", Fraction(0))  # the second form always tried
+    monkeypatch.setattr(W, "_weighted_tail", failing_second)
+    parts = W.wrap_terms(law, k, start, n, i0, rate)
+    assert len(failed) == 1 and len(firsts) == 1
+    assert parts[3] == firsts[0] > 0

@@ -184,7 +184,10 @@ def wrap_terms(t: np.ndarray, k: int, start: int, n: int, i0: int,
             t3 = _weighted_tail(t, k, start - 1, rate, False, rate * i0) if i0 < start else zero
             t4 = _weighted_tail(t, k, start - 1, zero, False, -rate * (c - i0))
             if t4 > _NEGLIGIBLE:  # the other bound of the same part, only when the first is not tiny
-                t4 = min(t4, _weighted_tail(t, k, start - 1, rate, False, -rate * (n - i0)))
+                try:
+                    t4 = min(t4, _weighted_tail(t, k, start - 1, rate, False, -rate * (n - i0)))
+                except InvalidParameterError:
+                    pass  # no finite value of the other bound here (its float sum's ball holds 0): the first holds
         else:
             t3 = t4 = zero
     return t1, t2, t3, t4
