@@ -135,7 +135,8 @@ def _weighted_tail(t: np.ndarray, k: int, a: int, rate: Fraction, upper: bool, l
     ``lam >= 0``, ``y = e^lam``, the sums are at most ``y^{-a} T(x y)^k`` and ``y^a T(x / y)^k``,
     ``T(z) = sum t_j z^j`` of the exact floats t (>= 0) by float64 dot products with a proved bound
     (:func:`exactdp.engines.pld.floatsums.power_sum`, its ball's upper end).
-    The float saddle point and 0 are tried; the least is kept."""
+    The float saddle point and 0 are tried; the least is kept.  Where neither has a finite value
+    (a float sum's ball that holds 0 or overflows), :func:`_plain_tail` bounds the sum instead."""
     if not (t > 0).any():
         return Fraction(0)
     rf = float(rate)  # float ok: the saddle's choice only
@@ -155,8 +156,35 @@ def _weighted_tail(t: np.ndarray, k: int, a: int, rate: Fraction, upper: bool, l
             hi = upper_fraction(b)
             best = hi if best is None else min(best, hi)
     if best is None:
-        raise InvalidParameterError("wrapped_mass: no finite Chernoff bound")
+        return _plain_tail(t, k, a, rate, upper, log_f)
     return best
+
+
+def _plain_tail(t: np.ndarray, k: int, a: int, rate: Fraction, upper: bool, log_f: Fraction) -> Fraction:
+    """An upper bound of :func:`_weighted_tail`'s sum without a float dot product (docs/pld.md §12.4,
+    "the plain bound"): the indices J of ``L = t^{*k}`` lie in ``[0, k (len(t) - 1)]``, so the sum's
+    J lie in ``[a, top]`` (``upper``) or ``[0, a]``, where ``x^J`` is at most its larger end value
+    (``x^J`` is monotone in J), and ``sum_J L_J = S^k`` with ``S = sum t_j``: the bound is
+    ``e^{log_f} max(x^{J_lo}, x^{J_hi}) S^k``.  S is at most the float after ``math.fsum``'s correctly
+    rounded sum of the exact floats (at most 1 ulp below it, and ``nextafter`` moves one float up); the
+    rest is in Arb.
+
+    >>> t = np.array([0.25, 0.5, 0.25])   # S = 1: the bound is e^{log_f} max(x^J) over the range
+    >>> _plain_tail(t, 4, 3, Fraction(1), True, Fraction(0)) >= Fraction(1, 21)  # e^-3 = 0.0498.. >= 1/21
+    True
+    """
+    top = k * (t.shape[0] - 1)
+    j_lo, j_hi = (max(a, 0), top) if upper else (0, min(a, top))
+    if j_lo > j_hi:
+        return Fraction(0)
+    total = math.fsum(t.tolist())
+    if not math.isfinite(total):
+        raise InvalidParameterError("wrapped_mass: a law whose sum is beyond float64")
+    s_up = Fraction(math.nextafter(total, math.inf))  # float ok: an exact float, above the exact sum
+    with ctx.workprec(_PREC):
+        ex = arb_of_fraction(log_f - rate * (j_lo if rate >= 0 else j_hi))
+        b = (arb(k) * arb_of_fraction(s_up).log() + ex).exp()
+        return upper_fraction(b)
 
 
 #: a relative wrapped part below this is not bounded a second way (either bound is sound)
@@ -184,10 +212,7 @@ def wrap_terms(t: np.ndarray, k: int, start: int, n: int, i0: int,
             t3 = _weighted_tail(t, k, start - 1, rate, False, rate * i0) if i0 < start else zero
             t4 = _weighted_tail(t, k, start - 1, zero, False, -rate * (c - i0))
             if t4 > _NEGLIGIBLE:  # the other bound of the same part, only when the first is not tiny
-                try:
-                    t4 = min(t4, _weighted_tail(t, k, start - 1, rate, False, -rate * (n - i0)))
-                except InvalidParameterError:
-                    pass  # no finite value of the other bound here (its float sum's ball holds 0): the first holds
+                t4 = min(t4, _weighted_tail(t, k, start - 1, rate, False, -rate * (n - i0)))
         else:
             t3 = t4 = zero
     return t1, t2, t3, t4
