@@ -11,6 +11,7 @@ import cmath
 import random
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from flint import fmpz_poly
@@ -712,7 +713,7 @@ def test_transforms_in_threads_keep_their_floats() -> None:
         assert all(ex.map(run, range(24)))
 
 
-def _exact_weighted(t: np.ndarray, k: int, a: int, rate: Fraction, upper: bool, log_f: Fraction) -> "mpmath.mpf":
+def _exact_weighted(t: np.ndarray, k: int, a: int, rate: Fraction, upper: bool, log_f: Fraction) -> mpmath.mpf:
     """``e^{log_f} sum x^J L_J`` over J >= a (``upper``) or J <= a, ``x = e^{-rate}``, ``L = t^{*k}``
     from the exact power (fmpz), in mpmath at 60 digits: independent of the float sums and of Arb."""
     import mpmath

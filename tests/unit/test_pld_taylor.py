@@ -244,3 +244,36 @@ def test_a_short_law_is_served_by_edges_and_a_long_one_by_blocks(monkeypatch: py
     with ctx.workprec(97):
         discrete.discretize(model, h, jmin, jmax, prec=97, taylor=True)
     assert calls
+
+
+@pytest.mark.parametrize("j0, j1", [(-15, 1059), (-15, -10), (300, 307), (300, 330), (-15, 140)])
+def test_the_adaptive_blocks_serve_every_edge_once_and_fail_rarely(monkeypatch: pytest.MonkeyPatch,
+                                                                   j0: int, j1: int) -> None:
+    """The blocks are laid left to right with an adaptive half-width (docs/pld.md §12.8): every edge of
+    the range gets exactly one quad, equal (ball for ball) to the block's or ``cdf``'s own, and on
+    DP-SGD sigma 2, q 0.001 at h = 1/14207 (the benchmark's grid) at most 45 % of the blocks tried
+    fail (measured 23 of 59; the old halving: 52 of 89, 58 %)."""
+    mu, q, h = Fraction(1, 2), Fraction(1, 1000), Fraction(1, 14207)
+    model = Subsampled(GaussianPair(mu), q)
+    tried: list[bool] = []
+    served: list[int] = []
+    real = taylor.block_quads
+
+    def counting(m, hb, c, r):  # type: ignore[no-untyped-def]
+        got = real(m, hb, c, r)
+        tried.append(got is not None)
+        if got is not None:
+            served.extend(range(c - r, c + r + 1))
+        return got
+
+    monkeypatch.setattr(taylor, "block_quads", counting)
+    with ctx.workprec(64):
+        got = taylor.taylor_quads(model, h, j0, j1)
+        hb = taylor.arb_of_fraction(h)
+        direct = {j: model.cdf(hb * j) for j in range(j0, j1 + 1) if j not in served}
+    assert sorted(got) == list(range(j0, j1 + 1))
+    assert len(served) == len(set(served)) and set(served) | set(direct) == set(got)
+    for j, quad in direct.items():
+        assert all(a.mid() == b.mid() and a.rad() == b.rad() for a, b in zip(got[j], quad))
+    if (j0, j1) == (-15, 1059):
+        assert tried.count(False) * 20 <= len(tried) * 9 and len(served) > 900, (tried.count(False), len(tried))

@@ -100,7 +100,7 @@ def block_quads(model: LossModel, hb: arb, c: int, r: int) -> list[Quad] | None:
     for i, total in ((0, tp), (2, tq)):
         a, b = cen[i].coeffs()[0], cen[i + 1].coeffs()[0]
         small = i if abs(a).upper() <= abs(b).upper() else i + 1
-        poly = arb_poly([_coeff(cen[small], n) for n in range(d + 1)])
+        poly = arb_poly(_coeffs(cen[small], d + 1))
         tail = abs(_coeff(rem[small], d + 1))
         if not tail.is_finite():
             return None
@@ -127,34 +127,42 @@ def block_quads(model: LossModel, hb: arb, c: int, r: int) -> list[Quad] | None:
 
 def taylor_quads(model: LossModel, h: Fraction, j0: int, j1: int) -> dict[int, Quad]:
     """Quads of every edge ``j h``, ``j0 <= j <= j1``: Taylor blocks where they are tight, the
-    direct ``model.cdf`` elsewhere (docs/pld.md §12.8); at the working precision."""
+    direct ``model.cdf`` elsewhere (docs/pld.md §12.8); at the working precision.
+
+    The blocks are laid from left to right with an adaptive half-width (a choice only: every block
+    used passed :func:`block_quads`' remainder test, and every other edge is direct): a block that
+    passes lets the next one be an eighth wider (at most ``_WIDEST``), one that fails is retried at
+    0.7 of its half-width; below ``_LEAST`` a run of edges is taken directly, twice as long after each
+    consecutive miss, and blocks are tried again after it."""
     hb = arb_of_fraction(h)
     out: dict[int, Quad] = {}
-    todo = [(j0, j1)]
-    done = 0
-    while todo:
-        a, b = todo.pop()
-        if len(out) >= done + 2048:
-            done = len(out)
-            progress.tick(f"discretising {model.name} ({done}/{j1 - j0 + 1} edges)")
-        if a > b:
-            continue
-        if b - a + 1 > 2 * _WIDEST + 1:  # cut into the widest blocks first
-            todo.extend([(a, a + 2 * _WIDEST), (a + 2 * _WIDEST + 1, b)])
-            continue
-        r = (b - a) // 2
-        if r >= _LEAST:
-            got = block_quads(model, hb, a + r, r)
+    r = _WIDEST
+    misses = 0
+    j = j0
+    done = j0
+    while j <= j1:
+        if j >= done + 2048:
+            done = j
+            progress.tick(f"discretising {model.name} ({j - j0}/{j1 - j0 + 1} edges)")
+        rr = min(r, (j1 - j) // 2)
+        if rr >= _LEAST:
+            got = block_quads(model, hb, j + rr, rr)
             if got is not None:
                 for i, q in enumerate(got):
-                    out[a + i] = q
-                if a + 2 * r < b:
-                    todo.append((a + 2 * r + 1, b))
+                    out[j + i] = q
+                j += 2 * rr + 1
+                r = min(_WIDEST, rr + max(rr // 8, 1))
+                misses = 0
                 continue
-            todo.extend([(a, a + r), (a + r + 1, b)])
-            continue
-        for j in range(a, b + 1):
-            out[j] = model.cdf(hb * j)
+            if rr > _LEAST:
+                r = max(_LEAST, rr * 7 // 10)
+                continue
+        run = (2 * _LEAST + 1) << min(misses, 6) if rr >= _LEAST else j1 - j + 1
+        for i in range(j, min(j + run, j1 + 1)):
+            out[i] = model.cdf(hb * i)
+        j += run
+        misses += 1
+        r = 2 * _LEAST
     return out
 
 
