@@ -4,8 +4,7 @@ For each order of the pair the single-step laws are the engine's own (connect-th
 binned below, :func:`exactdp.engines.pld.discrete.discretize` on the grid ``h``).  Every mass vector
 is *tilted* (``t_i = p_i e^{theta h i} / M``), rounded to float64 in the safe direction (up for the
 upper P-law and the lower law's tilted Q, down for the lower P), powered k times by
-:func:`exactdp.engines.pld.fftreal.real_power` (the binned pair by one
-:func:`exactdp.engines.pld.fftpower.power_pair`), and read back through the tilt:
+:func:`exactdp.engines.pld.fftreal.real_power` (the binned pair's two on one window), and read back through the tilt:
 ``p^{*k}_I = M^k e^{-theta h I} t^{*k}_I``.  Every weight a query puts on a composed mass is at most
 ``e^{-theta h I0}`` beyond the query's first index I0, so the FFT's l2 error and its wrapped mass
 enter the bound multiplied by ``M^k e^{-theta h I0}`` only: the tilt turns the absolute float error
@@ -25,7 +24,7 @@ from flint import arb, arb_poly, ctx
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld.discrete import discretize, tail_range
-from exactdp.engines.pld.fftpower import Power, lower_fraction, power_pair, upper_fraction, window_for
+from exactdp.engines.pld.fftpower import Power, lower_fraction, upper_fraction, window_for
 from exactdp.engines.pld.fftreal import real_power
 from exactdp.engines.pld.fftwrap import wrapped_mass
 from exactdp.engines.pld.floatlaws import bounds_of, tilted
@@ -181,15 +180,17 @@ def tilted_pair(p_coeffs: list[arb] | arb_poly, q_coeffs: list[arb] | arb_poly, 
                 theta: Fraction, log_target: float = -23.0,  # float ok: the window's choice
                 mids: np.ndarray | None = None) -> tuple[Tilted, Tilted]:
     """The binned pair's P-law (rounded down) and Q-law (rounded up), both tilted by theta, powered
-    on one window by :func:`exactdp.engines.pld.fftpower.power_pair` (two transforms, not four;
-    docs/pld.md §12.3, §12.6)."""
+    on one window, each by :func:`exactdp.engines.pld.fftreal.real_power` with its own bound
+    (docs/pld.md §12.3, §12.6)."""
     tp, lp = _tilted_floats(p_coeffs, h, k, theta, False, mids)
     tq, lq = _tilted_floats(q_coeffs, h, k, theta, True, None)
     rate = float(theta * h)  # float ok: the window's choice only
     # the Q-law's queries weigh at rate (theta + 1) h (docs/pld.md §12.6): its wrapped bottom too
     n, start = window_for(tp, k, log_target, rate, also=((tq, rate + float(h)),))  # float ok: a choice
     progress.tick(f"a float FFT of length {n:,} ({k} steps, two laws)")
-    pp, pq = power_pair(tp, tq, k, n, start)
+    # one real power each (not one complex transform of both, :func:`~exactdp.engines.pld.fftpower.power_pair`,
+    # whose every output carries both powers' errors: docs/pld.md §12.6, "The binned pair, powered apart")
+    pp, pq = real_power(tp, k, n, start, keep=True), real_power(tq, k, n, start, keep=True)
     return Tilted(theta, h, k * offset, lp, pp), Tilted(theta, h, k * offset, lq, pq)
 
 
