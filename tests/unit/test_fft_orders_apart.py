@@ -289,3 +289,44 @@ def test_a_pre_pass_that_powers_the_wrong_lower_side_stays_sound(monkeypatch) ->
     ref = _exact_eps(SPEC)
     assert e.lower <= ref.upper and ref.lower <= e.upper
     assert e.upper - e.lower <= Fraction("1e-5") * e.lower
+
+
+SMALL_Q = "gaussian:sigma=2,q=0.001,count=100000"
+
+
+def test_every_grid_with_two_live_orders_powers_one_lower_side_and_a_wrong_one_stays_sound(monkeypatch) -> None:
+    """Not only the pre-pass: every grid on which both orders are live powers both upper sides and the
+    binned pair of one order (the one whose float upper delta at the hint is the larger; the lower end
+    needs one order's lower side).  sigma 2, q 0.001 x 10^5 at a width of 3e-3 takes one grid and no
+    pre-pass: three powers, not four.  With the choice reversed (the add order's lower side, whose eps is
+    the smaller) the lower end is lower but still below the composition's eps.  Both brackets hold the
+    exact products' (an independent route)."""
+    import exactdp.engines.pld.fftquery as fq
+
+    sides = _record_sides(monkeypatch)
+    with progress.task("t", max_seconds=120, stream=None):
+        e = pld_epsilon(Composition.of([SMALL_Q]), DG, digits=8, rel_width=Fraction("3e-3"))
+    assert sorted(s for _, s in sides) == ["lower", "upper", "upper"], sides
+    assert e.upper - e.lower <= Fraction("3e-3") * e.lower
+
+    orig, orig_pre = fc.delta_curves, fq._pre_orders
+
+    def reversed_choice(fo, lo_eps, hi_eps):
+        up, low = orig(fo, lo_eps, hi_eps)
+        return (lambda eps: -up(eps)), low
+
+    def pre(laws, groups, h, hint, aim):
+        monkeypatch.setattr(fc, "delta_curves", reversed_choice)  # the choice only, not the bracket's curves
+        try:
+            return orig_pre(laws, groups, h, hint, aim)
+        finally:
+            monkeypatch.setattr(fc, "delta_curves", orig)
+
+    monkeypatch.setattr(fq, "_pre_orders", pre)
+    monkeypatch.setattr(fq, "_next_grid", lambda *a, **kw: None)  # one grid: its width cannot reach the aim
+    with progress.task("t", max_seconds=120, stream=None):
+        wrong = pld_epsilon(Composition.of([SMALL_Q]), DG, digits=8, rel_width=Fraction("3e-3"))
+    assert wrong.algorithm == "pld-fft" and wrong.lower < e.lower  # the add order's lower end
+    ref = _exact_eps(SMALL_Q, digits=3)
+    for got in (e, wrong):
+        assert got.lower <= ref.upper and ref.lower <= got.upper, (got, ref)

@@ -118,10 +118,11 @@ def _orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]], h:
 
 def _pre_orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]], h: Fraction,
                 hint: Fraction, aim: float) -> list[FftOrder]:  # float ok: the windows' choice only
-    """The pre-pass's orders (docs/pld.md §12.7): every order's upper side, and the lower side (the
-    binned pair, two transforms) of the order whose float upper delta at the hint is the largest
-    only: the pre-pass needs a lower end of the composition, which one order's lower side gives, and
-    each order's upper side (the upper end; :func:`retire`).  A choice only: an order chosen wrongly
+    """The orders of a grid on which several are live (the pre-pass's and every later one, eps and delta
+    queries; docs/pld.md §12.7): every order's upper side, and the lower side (the binned pair) of the
+    order whose float upper delta at the hint is the largest only: the bracket needs a lower end of
+    the composition, which one order's lower side gives, and each order's upper side (the upper end;
+    :func:`retire`).  A choice only: an order chosen wrongly
     gives a lower end that is still sound (the composition's eps is at least each order's), and the
     orders then stay live."""
     from dataclasses import replace
@@ -514,7 +515,8 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
 
     With two orders and a fine first grid, a coarse grid comes first (:func:`pre_grid`), and an order
     certified below the composition's lower end there is not composed on the finer grids
-    (:func:`retire`, docs/pld.md §12.7)."""
+    (:func:`retire`, docs/pld.md §12.7); a grid with several live orders powers one lower side
+    (:func:`_pre_orders`)."""
     from exactdp.engines.pld.fftcompose import eps_hint, step_laws
 
     groups = fft_groups(comp)
@@ -549,7 +551,7 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
             hints = [eps_hint(up, k, delta_g) for (up, _), (_, k) in zip(laws, grp)]
             guess = max([x for x in hints if x is not None] + [0.1])
         hint = Fraction(guess).limit_denominator(1 << 20)
-        make = _pre_orders if h_pre is not None and len(grp) > 1 else _orders
+        make = _pre_orders if len(grp) > 1 else _orders
         orders = make(laws, grp, h, hint, aim)
         l, u, est = _eps_bracket(orders, delta_g, guess, max(2 * pl.sd, 0.5 * guess))
         for _ in range(4):  # the tilt was aimed far off: aim it again, until the estimate settles
@@ -618,7 +620,7 @@ def fft_delta(comp: Composition, eps_g: Fraction, aim: float, digits: int,  # fl
         grp = [groups[i] for i in live]
         try:
             laws = [step_laws(m, h, tau_for(digits, max(lo, Fraction(1, 10**20)), 4), prec) for m, _ in grp]
-            orders = _orders(laws, grp, h, eps_g, aim)
+            orders = (_pre_orders if len(grp) > 1 else _orders)(laws, grp, h, eps_g, aim)
         except TimeBudgetError:
             if hi == 1:
                 raise
