@@ -4,7 +4,8 @@ The path's cost is each order's single-step points (discretised, tilted) and eac
 transforms and the queries over it, which dominate at 10^5-10^6 steps).  The window is predicted from the
 composed law (the Chernoff span of the tilted k-fold law) or, once a grid was powered, scaled from the
 points its windows had to hold; the constants were measured on DP-SGD rows (peak RSS, tracemalloc,
-``window_for``'s choices), with margins: a prediction that chooses the route and the grids, never a result.
+``window_for``'s choices: benchmarks/bench_windows.py), with margins: a prediction that chooses the
+route and the grids, never a result.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from fractions import Fraction
 from exactdp.engines.pld.plan import Plan
 
 __all__ = ["FFT_BYTES", "FFT_POINT_BYTES_A", "FFT_POINT_BYTES_B", "SECONDS_PER_POINT", "SECONDS_PER_WINDOW_POINT",
-           "WINDOW_SCALED_MARGIN", "WINDOW_SDS_PER_ROOT", "WINDOW_SPANS", "grid_cost", "log_target",
-           "predicted_window", "step_points"]
+           "WINDOW_SCALED_MARGIN", "WINDOW_SDS_PER_ROOT", "WINDOW_SPANS", "WINDOW_SPANS_POWER",
+           "WINDOW_SPANS_STEPS", "grid_cost", "log_target", "predicted_window", "spans", "step_points"]
 
 #: seconds per predicted single-step grid point (:func:`grid_cost`) of each order, discretising it and
 #: tilting its floats: measured 2.5e-6-3.6e-6 on DP-SGD sigma 1, q 0.01 (10^3-10^6 steps, 10^5 points;
@@ -37,14 +38,25 @@ FFT_BYTES = 144
 #: same rows (2 x 10^5 points), with a margin
 FFT_POINT_BYTES_A, FFT_POINT_BYTES_B = 4, 500
 #: the predicted window, in composed standard deviations per ``sqrt(-log_target)`` (the Chernoff tails of
-#: the tilted k-fold law at ``e^{log_target}`` on both sides are about ``2 sqrt(-2 log_target)`` = 2.83
-#: of its sd apart): the points ``window_for`` needed were 12.1-13.1 sd at log_target -23.8 (2.48-2.69
-#: per root; 10^4-10^6 steps of DP-SGD sigma 1, q 0.01, h 1/25936 and 1/32651) and 11.8 at -23 (2.46;
-#: 10^6 steps, h = 1/817); 2.9 keeps a margin of 8 % over the largest
-WINDOW_SDS_PER_ROOT = 2.9
-#: the predicted window, at least this many predicted single-step spans: a few sampled steps pulled out by
-#: the tilt (measured 3.8 of them at 10^3 steps, q 0.01)
-WINDOW_SPANS = 5
+#: the tilted k-fold law at ``e^{log_target}`` on both sides are ``2 sqrt(-2 log_target)`` = 2.83 of its
+#: sd apart for a Gaussian law): since the windows need not hold the lower tail (docs/pld.md §12.4) the
+#: points ``window_for`` needed were 0.2-2.98 per root where the sampled steps are many (q k >= 1000;
+#: benchmarks/bench_windows.py, one first grid of DP-SGD sigma 0.6-4, q 0.001-0.3 or none, 10^2-10^6
+#: steps, aims 1e-3-1e-7, eps and delta queries): the binned pair's window often still holds both tails
+#: (2.83), a skewed law's a little more (2.98 at sigma 0.6, q 0.3, 10^4 steps; 0.2 where the plan's sd
+#: overstates a small-q step's); 3.2 keeps a margin of 8 % over the largest (with the spans rule below,
+#: at least 7.4 % over every row's points; the constants before, 2.9 and 5 spans, were below on 27 of
+#: 355 rows with q k >= 2, by up to 2x)
+WINDOW_SDS_PER_ROOT = 3.2
+#: the predicted window, at least this many predicted single-step spans (:func:`step_points`) while the
+#: expected sampled steps q k are at most ``WINDOW_SPANS_STEPS``, ``(WINDOW_SPANS_STEPS / (q k))^
+#: WINDOW_SPANS_POWER`` times it beyond (:func:`spans`): a few sampled steps pulled out by the tilt set
+#: the window there, not the sd (measured up to 10.1 predicted spans at q k = 2-10, sigma 1, q 0.001,
+#: where the sd rule predicted 25 times too few; 4.1 at q k = 100; none needed from q k = 1000 on),
+#: 8 % over the largest
+WINDOW_SPANS = 11
+WINDOW_SPANS_STEPS = 10
+WINDOW_SPANS_POWER = 0.4
 
 
 def log_target(aim: float) -> float:  # float ok: the windows' choice only
@@ -60,18 +72,37 @@ def log_target(aim: float) -> float:  # float ok: the windows' choice only
 def predicted_window(pl: Plan, h: Fraction, aim: float) -> int:  # float ok: a prediction only
     """The window (points, a power of 2) :func:`exactdp.engines.pld.fftpower.window_for` is predicted to
     pick for each order on the grid h: the Chernoff span of the tilted k-fold law (``WINDOW_SDS_PER_ROOT``)
-    or a few single-step spans (``WINDOW_SPANS``), whichever is longer (docs/pld.md §12.10; a prediction
-    only, measured to be at least the window picked on DP-SGD rows at 10^3-10^6 steps).
+    or a few single-step spans (:func:`spans`), whichever is longer (docs/pld.md §12.10; a prediction
+    only, measured to be at least the points each window had to hold on DP-SGD rows at 10^2-10^6 steps,
+    benchmarks/bench_windows.py).
 
     >>> from exactdp.engines.pld.plan import plan
     >>> from exactdp.model.composition import Composition
     >>> pl = plan(Composition.of(["gaussian:sigma=1,q=0.01,count=10000"]))
-    >>> predicted_window(pl, Fraction(1, 25936), 1e-6) >= 1 << 19   # window_for picks 2^19 there
-    True
+    >>> predicted_window(pl, Fraction(1, 25936), 1e-6)   # window_for needs 316,506 points there (2^19)
+    1048576
     """
     sds = WINDOW_SDS_PER_ROOT * math.sqrt(-log_target(aim)) * pl.sd / float(h)  # float ok: a prediction
-    need = max(sds, WINDOW_SPANS * step_points(pl, h), 1.0)
+    need = max(sds, spans(pl) * step_points(pl, h), 1.0)
     return 1 << math.ceil(need).bit_length()
+
+
+def spans(pl: Plan) -> float:  # float ok: a prediction only
+    """The single-step spans a window is predicted to hold at least: ``WINDOW_SPANS`` while the expected
+    sampled steps q k (k for steps not subsampled) are at most ``WINDOW_SPANS_STEPS``, decaying as
+    ``(q k)^-WINDOW_SPANS_POWER`` beyond (docs/pld.md §12.10).
+
+    >>> from exactdp.engines.pld.plan import plan
+    >>> from exactdp.model.composition import Composition
+    >>> spans(plan(Composition.of(["gaussian:sigma=1,q=0.001,count=2000"])))
+    11.0
+    >>> round(spans(plan(Composition.of(["gaussian:sigma=1,q=0.01,count=10000"]))), 2)
+    4.38
+    """
+    model, k = pl.orders[0][0]
+    key = model.key()
+    q = float(key[1]) if key[0] == "poisson" else 1.0  # float ok: a prediction only
+    return WINDOW_SPANS * min(1.0, (WINDOW_SPANS_STEPS / max(q * k, 1e-300)) ** WINDOW_SPANS_POWER)
 
 
 def step_points(pl: Plan, h: Fraction) -> float:  # float ok: a prediction only
