@@ -275,3 +275,24 @@ def test_the_binned_pair_is_powered_apart_and_reaches_a_width_the_shared_bound_d
     with fft_path(False):
         ref = pld_epsilon(comp, Fraction(1, 10**5), digits=3)
     assert ref.lower <= enc.upper and enc.lower <= ref.upper, (ref, enc)
+
+
+def test_a_flat_float_curve_doubles_the_step_instead_of_leaving_the_float_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    """sigma 4, q 0.001 x 2000 (two sampled steps expected) on its one first grid: a certified end missed
+    where the float curve is flat was divided by the least slope (1e-300), the next candidate eps was
+    about 1e295 and the float curve's index ``eps / h`` overflowed (found by benchmarks/bench_windows.py).
+    Now the step doubles there, the curves read an eps past every index as the +inf mass, and the
+    bracket holds the exact products' (an independent route)."""
+    import time
+
+    import exactdp.engines.pld.fftquery as fq
+    from exactdp.core import progress
+
+    monkeypatch.setattr(fq, "pre_grid", lambda *a, **kw: None)
+    monkeypatch.setattr(fq, "_next_grid", lambda *a, **kw: None)
+    comp = Composition.of(["gaussian:sigma=4,q=0.001,count=2000"])
+    lo, hi = fq.fft_epsilon(comp, Fraction(1, 10**5), 1e-5, 6, time.monotonic() + 600)
+    assert hi is not None and 0 < lo <= hi
+    with fft_path(False), progress.task("t", max_seconds=120, stream=None):
+        ref = pld_epsilon(comp, Fraction(1, 10**5), digits=4)
+    assert lo <= ref.upper and ref.lower <= hi, (lo, hi, ref)

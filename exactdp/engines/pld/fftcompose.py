@@ -488,11 +488,15 @@ def delta_curves(fo: FftOrder, lo_eps: float, hi_eps: float):  # float ok: root 
         return float(cum[a]) if 0 <= a < cum.shape[0] else (0.0 if a >= cum.shape[0] else float(cum[0]))  # float ok: a choice only
 
     def upper(eps: float) -> float:  # float ok: a choice only
+        if not math.isfinite(eps / hf):  # past every index: only the +inf mass is left
+            return float(fo.p_inf_up.mid())  # float ok: a choice only
         i0 = math.floor(eps / hf) + 1 - fo.up.offset
         x = at(u0, st_u, i0) - _scaled(eps - (fo.up.offset * hf) + uf1 - uf0, at(u1, st_u, i0))
         return float(fo.p_inf_up.mid()) + _scaled(uf0, x)  # float ok: a choice only
 
     def lower(eps: float) -> float:  # float ok: a choice only
+        if not math.isfinite(eps / hf):
+            return float(fo.p_inf_low.mid())  # float ok: a choice only
         c = _crossing(fo, Fraction(eps))
         x = _scaled(pf0, at(p0, st_p, c)) - _scaled(eps - fo.low_q.offset * hf + qf1, at(q1, st_q, c))
         return float(fo.p_inf_low.mid()) + x  # float ok: a choice only

@@ -162,11 +162,26 @@ def _bracketing(f, a: float, b: float, level: float) -> tuple[float, float]:  # 
     return a, b
 
 
+#: the least float slope a certified step is predicted from: a flatter curve (or a NaN) gives no
+#: prediction, and the step doubles instead (a choice only)
+_FLAT = 1e-300
+
+
 def _slope(f, x: float, d: float) -> float:  # float ok: a step's size only
-    """-f'(x) of the decreasing float curve f, by a central difference over 2d (at least a tiny
-    positive number: a step's size only)."""
+    """-f'(x) of the decreasing float curve f, by a central difference over 2d (at least ``_FLAT``: a
+    step's size only)."""
     s = (f(max(x - d, 0.0)) - f(x + d)) / (2 * d)
-    return max(1e-300, s)  # a flat curve, or a NaN (never "greater"): the least slope, the step then large
+    return max(_FLAT, s)  # a flat curve, or a NaN (never "greater"): the least slope
+
+
+def _step(shift: float, missed: float, slope: float) -> float:  # float ok: a step's size only
+    """The next outward shift: the last one plus ``STEP_MARGIN`` times the certified miss over the float
+    slope, at least twice the last; where the curve is flat (``_FLAT``) twice the last only (a miss
+    over a flat slope would send the next candidate past the float range, e.g. sigma 4, q 0.001 x 2000
+    on one grid)."""
+    if not slope > _FLAT:
+        return 2 * shift
+    return max(shift + STEP_MARGIN * missed / slope, 2 * shift)
 
 
 #: the certified steps' margin over the shift the float slope predicts (a choice only, docs/pld.md §12.7)
@@ -200,15 +215,15 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
     shift = 1e-12 * (1 + est)
     for _ in range(STEPS):
         cand = Fraction(est + shift)
-        excess = 0.0
+        nxt = 0.0
         for fo, (up_f, _) in zip(orders, curves):
             u = order_delta_bounds(fo, cand, "upper")[1]
             if not u <= delta_g:
-                excess = max(excess, float(u - delta_g) / _slope(up_f, float(cand), d))  # float ok: a step
-        if excess == 0:
+                nxt = max(nxt, _step(shift, float(u - delta_g), _slope(up_f, float(cand), d)))  # float ok: a step
+        if nxt == 0:
             hi = cand
             break
-        shift = max(shift + STEP_MARGIN * excess, 2 * shift)
+        shift = nxt
         if not math.isfinite(shift):
             break
     lo = Fraction(0)
@@ -223,7 +238,7 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
             break
         if cand == 0:
             break
-        shift = max(shift + STEP_MARGIN * float(delta_g - got) / _slope(slope_f, float(cand), d), 2 * shift)  # float ok
+        shift = _step(shift, float(delta_g - got), _slope(slope_f, float(cand), d))  # float ok: a step
         if not math.isfinite(shift):
             break
     return lo, hi, est
