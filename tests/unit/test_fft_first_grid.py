@@ -39,10 +39,10 @@ def test_sigma2_row_takes_one_grid(monkeypatch) -> None:
 
 
 def test_sd_correction_against_chi_square() -> None:
-    from exactdp.engines.pld.fftquery import _sd_correction  # noqa: PLC2701 (a private helper under test)
+    from exactdp.engines.pld.fftcost import sd_correction
     from exactdp.engines.pld.plan import plan
 
     pl = plan(Composition.of(["gaussian:sigma=2,q=0.001,count=100000"]))
     sd = mpmath.sqrt(100000 * mpmath.mpf("1e-6") * mpmath.expm1(mpmath.mpf(1) / 4))
-    assert abs(_sd_correction(pl) - float(sd) / pl.sd) < 1e-9
-    assert _sd_correction(plan(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"]))) == 1.0
+    assert abs(sd_correction(pl) - float(sd) / pl.sd) < 1e-9
+    assert sd_correction(plan(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"]))) == 1.0

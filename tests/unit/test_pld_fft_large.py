@@ -33,12 +33,30 @@ def test_the_10k_row_takes_the_path_under_the_default_memory_bound() -> None:
     assert "(algorithm: pld-fft)" in out.stdout
 
 
-def test_a_too_small_memory_bound_still_refuses_the_path() -> None:
-    """Under --max-memory 100MB the path is refused (its window passes the bound); the exact products
-    answer within the bound and say so, exit 0 as before."""
+def test_a_small_memory_bound_makes_the_first_grid_coarser_not_the_route_exact() -> None:
+    """Under --max-memory 100MB the path's first grid is halved until its prediction fits (up to
+    ``FIRST_GRID_HALVINGS``, docs/pld.md §12.10): pld-fft answers within the bound and says so, exit 0.
+    Before (at most 3 halvings) the route went to the exact products, which certified 1 digit
+    (6.1 <= eps <= 6.3) where the path certifies 3 within the same bound."""
     out = _cli("epsilon", "--mechanism", ROW_10K, "--at-delta", "1e-5", "--digits", "6", "--max-memory", "100MB")
     assert out.returncode == 0, out.stderr
-    assert "(algorithm: pld)" in out.stdout and "memory bound" in out.stdout
+    assert "(algorithm: pld-fft)" in out.stdout and "memory bound" in out.stdout
+    lo, hi = (Fraction(x) for x in out.stdout.split("\n")[1].split("<= eps <="))
+    assert hi - lo <= Fraction(1, 100)
+
+
+def test_a_width_past_the_memory_bound_still_takes_the_path() -> None:
+    """A relative width of 1e-12 on DP-SGD sigma 2, q 0.001 x 10^5 is far past the memory bound: the
+    path's first grid is made coarser to fit and refined to the bound (7.2e-7 in about 5 s); with at
+    most 3 halvings the route was the exact products', which stopped at the bound at 3.7e-4."""
+    from exactdp.core import progress
+    from exactdp.engines.pld.engine import pld_epsilon
+
+    comp = Composition.of(["gaussian:sigma=2,q=0.001,count=100000"])
+    with progress.task("t", max_seconds=60, stream=None):
+        enc = pld_epsilon(comp, Fraction(1, 10**5), digits=15, rel_width=Fraction(1, 10**12))
+    assert enc.algorithm == "pld-fft"
+    assert enc.upper - enc.lower <= Fraction(1, 10**5) * enc.lower, (enc.lower, enc.upper)
 
 
 _MEASURE = r"""

@@ -17,7 +17,7 @@ from exactdp.engines.pld.plan import Plan
 
 __all__ = ["FFT_BYTES", "FFT_POINT_BYTES_A", "FFT_POINT_BYTES_B", "SECONDS_PER_POINT", "SECONDS_PER_WINDOW_POINT",
            "WINDOW_SCALED_MARGIN", "WINDOW_SDS_PER_ROOT", "WINDOW_SPANS", "WINDOW_SPANS_POWER",
-           "WINDOW_SPANS_STEPS", "grid_cost", "log_target", "predicted_window", "spans", "step_points"]
+           "WINDOW_SPANS_STEPS", "grid_cost", "log_target", "predicted_window", "sd_correction", "spans", "step_points"]
 
 #: seconds per predicted single-step grid point (:func:`grid_cost`) of each order, discretising it and
 #: tilting its floats: measured 2.5e-6-3.6e-6 on DP-SGD sigma 1, q 0.01 (10^3-10^6 steps, 10^5 points;
@@ -82,7 +82,7 @@ def predicted_window(pl: Plan, h: Fraction, aim: float) -> int:  # float ok: a p
     >>> predicted_window(pl, Fraction(1, 25936), 1e-6)   # window_for needs 316,506 points there (2^19)
     1048576
     """
-    sds = WINDOW_SDS_PER_ROOT * math.sqrt(-log_target(aim)) * pl.sd / float(h)  # float ok: a prediction
+    sds = WINDOW_SDS_PER_ROOT * math.sqrt(-log_target(aim)) * pl.sd * sd_correction(pl) / float(h)  # float ok: a prediction
     need = max(sds, spans(pl) * step_points(pl, h), 1.0)
     return 1 << math.ceil(need).bit_length()
 
@@ -103,6 +103,34 @@ def spans(pl: Plan) -> float:  # float ok: a prediction only
     key = model.key()
     q = float(key[1]) if key[0] == "poisson" else 1.0  # float ok: a prediction only
     return WINDOW_SPANS * min(1.0, (WINDOW_SPANS_STEPS / max(q * k, 1e-300)) ** WINDOW_SPANS_POWER)
+
+
+def sd_correction(pl: Plan) -> float:  # float ok: a prediction only
+    """The factor by which the plan's loss sd overstates a Poisson-subsampled Gaussian's (1 where it
+    does not, or for other mechanisms), docs/pld.md §12.7, §12.10: the first grid and the window
+    predicted use the corrected sd.
+
+    The plan's moments come from a quadrature at 1/256, coarser than a small-q step's loss (sigma 2,
+    q 0.001: sd 3.6 times too large, the first grid as much too coarse); for small q the step's loss
+    variance is about q^2 (e^{mu^2} - 1), mu = sensitivity / sigma, used where below 0.9 times the plan's.
+
+    >>> from exactdp.engines.pld.plan import plan
+    >>> from exactdp.model.composition import Composition
+    >>> round(sd_correction(plan(Composition.of(["gaussian:sigma=2,q=0.001,count=100000"]))), 2)
+    0.28
+    >>> sd_correction(plan(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])))
+    1.0
+    """
+    model, k = pl.orders[0][0]
+    key = model.key()
+    if not (key[0] == "poisson" and isinstance(key[2], tuple) and key[2][0] == "gaussian") or not pl.sd > 0:
+        return 1.0
+    q, mu = float(key[1]), float(key[2][1])  # float ok: a prediction only
+    if not mu * mu < 700:
+        return 1.0
+    sd = math.sqrt(k * q * q * math.expm1(mu * mu))  # float ok: a prediction only
+    r = sd / pl.sd
+    return r if r < 0.9 else 1.0
 
 
 def step_points(pl: Plan, h: Fraction) -> float:  # float ok: a prediction only

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from exactdp.core import memory, progress
 from exactdp.core.errors import TimeBudgetError
-from exactdp.engines.pld.fftcost import grid_cost, log_target
+from exactdp.engines.pld.fftcost import grid_cost, log_target, sd_correction
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 from exactdp.engines.pld.plan import Plan, plan, prec_for, predicted_grid, tau_for
@@ -249,8 +249,12 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
 #: the window, and the exact products are faster (measured, docs/pld.md §12.7)
 MIN_SAMPLED = 2
 #: the first grid is made coarser, by halves, at most this many times to fit the memory bound (its
-#: width then ~4x per halving: the refinement stops at the bound, ``STOPPED_BY``)
-FIRST_GRID_HALVINGS = 3
+#: width then ~4x per halving: the refinement stops at the bound, ``STOPPED_BY``).  Beyond it the route
+#: is the exact products', which stop at the same bound far wider: at widths past the bound (1e-12) the
+#: path's coarser first grids answered DP-SGD sigma 2, q 0.001 x 10^5 to 7.2e-7 in 5 s where the exact
+#: products stopped at 3.7e-4 (the limit was 3), and sigma 1, q 0.01 x 1000 to 5.8e-8 in 7 s against
+#: 1.7e-6 in 30 s (docs/pld.md §12.10)
+FIRST_GRID_HALVINGS = 10
 
 #: at most this many halvings of the first grid to fit half the time budget (then refined from the
 #: measured cost): sigma 1, q 0.01 x 10^5 to 6 digits is predicted 32 s at its 1e-6 grid (measured ~9 s)
@@ -291,32 +295,6 @@ def few_sampled(comp: Composition) -> bool:
 FIRST_GRID_K_POWER = 0.05
 
 
-def _sd_correction(pl: Plan) -> float:  # float ok: a grid choice only
-    """The factor by which the plan's loss sd overstates a Poisson-subsampled Gaussian's (1 where it
-    does not, or for other mechanisms), docs/pld.md §12.7.
-
-    The plan's moments come from a quadrature at 1/256, coarser than a small-q step's loss (sigma 2,
-    q 0.001: sd 3.6 times too large, the first grid as much too coarse); for small q the step's loss
-    variance is about q^2 (e^{mu^2} - 1), mu = sensitivity / sigma, used where below 0.9 times the plan's.
-
-    >>> from exactdp.model.composition import Composition
-    >>> round(_sd_correction(plan(Composition.of(["gaussian:sigma=2,q=0.001,count=100000"]))), 2)
-    0.28
-    >>> _sd_correction(plan(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])))
-    1.0
-    """
-    model, k = pl.orders[0][0]
-    key = model.key()
-    if not (key[0] == "poisson" and isinstance(key[2], tuple) and key[2][0] == "gaussian") or not pl.sd > 0:
-        return 1.0
-    q, mu = float(key[1]), float(key[2][1])  # float ok: a grid choice only
-    if not mu * mu < 700:
-        return 1.0
-    sd = math.sqrt(k * q * q * math.expm1(mu * mu))  # float ok: a grid choice only
-    r = sd / pl.sd
-    return r if r < 0.9 else 1.0
-
-
 def first_grid(pl: Plan, aim: float, prec: int = 147,  # float ok: a grid choice
                 seconds: float | None = None) -> Fraction:  # float ok: a time budget
     """The path's first grid for a relative width ``aim``: ``predicted_grid`` with the path's measured
@@ -332,7 +310,7 @@ def first_grid(pl: Plan, aim: float, prec: int = 147,  # float ok: a grid choice
     # 1000 steps: 4.3e-7 at 0.85 times the grid predicted for 1e-6), finer at more steps
     k = pl.orders[0][0][1]
     h = 1.2 * hp * min(1.0, (k / 1000) ** -FIRST_GRID_K_POWER) if hp is not None else pl.sd / 100
-    h *= _sd_correction(pl)
+    h *= sd_correction(pl)
     g = Fraction(1, max(math.ceil(1 / h), 1))
     avail = memory.available()
     for _ in range(FIRST_GRID_HALVINGS):
