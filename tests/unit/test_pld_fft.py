@@ -296,3 +296,23 @@ def test_a_flat_float_curve_doubles_the_step_instead_of_leaving_the_float_range(
     with fft_path(False), progress.task("t", max_seconds=120, stream=None):
         ref = pld_epsilon(comp, Fraction(1, 10**5), digits=4)
     assert lo <= ref.upper and ref.lower <= hi, (lo, hi, ref)
+
+
+def test_the_lower_root_is_searched_near_the_upper_one() -> None:
+    """8616 Gaussian steps of sigma 2.127 at delta 5.82e-11 (eps about 1232; found by the stop-41
+    containment sweep): the search range of the first grid is +-616 around the hint, and the lower float
+    curve, evaluated 600 units below the tilt's aim (weights clipped), crossed delta_g near 603; the
+    lower end was then never certified and, the next grid past the memory bound, the answer was
+    [0, 1238.754].  The lower curve's root is now searched from just below the upper curve's
+    (``fftquery.LOW_SEARCH``): the lower end is certified, and the bracket holds the closed form."""
+    from exactdp.core import progress
+
+    comp = Composition.of(["gaussian:sigma=2.127,count=8616"])
+    dg = Fraction("5.82e-11")
+    with progress.task("t", max_seconds=60, stream=None):
+        enc = pld_epsilon(comp, dg, digits=9)
+    lo, hi = Fraction(enc.lower), Fraction(enc.upper)
+    assert enc.algorithm == "pld-fft" and lo > 1000, (lo, hi)
+    mu2 = mpmath.mpf(8616) / mpmath.mpf("2.127") ** 2
+    with mpmath.workdps(40):
+        assert gaussian_profile(mu2, _m(lo)) > _m(dg) >= gaussian_profile(mu2, _m(hi))

@@ -186,6 +186,8 @@ def _step(shift: float, missed: float, slope: float) -> float:  # float ok: a st
 
 #: the certified steps' margin over the shift the float slope predicts (a choice only, docs/pld.md §12.7)
 STEP_MARGIN = 1.1
+#: the lower curve's root is first searched this far (relative) below the upper curve's, then wider
+LOW_SEARCH = 1e-3
 #: at most this many certified steps per end; each failing step at least doubles the last shift
 STEPS = 12
 
@@ -207,8 +209,13 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
     for fo in orders:
         up_f, low_f = delta_curves(fo, a, b)
         curves.append((up_f, low_f))
-        ups.append(_root(up_f, *_bracketing(up_f, a, b, dg), dg))
-        lows.append(_root(low_f, *_bracketing(low_f, a, b, dg), dg))
+        u = _root(up_f, *_bracketing(up_f, a, b, dg), dg)
+        ups.append(u)
+        # the lower curve's root is below the upper's and near it: searched from just below it, where
+        # the tilt (aimed near the root) keeps the float curve accurate; far below the aim the weights
+        # are clipped and the curve can cross the level there (docs/pld.md §12.7, a choice only)
+        w = max(LOW_SEARCH * (1 + u), 4 * float(fo.h))  # float ok: a search range
+        lows.append(_root(low_f, *_bracketing(low_f, max(u - w, 0.0), u, dg), dg))
     est = max(ups)
     d = max(4 * float(orders[0].h), 1e-9 * (1 + est))  # float ok: a difference step, a choice only
     hi: Fraction | None = None
