@@ -209,13 +209,13 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
     for fo in orders:
         up_f, low_f = delta_curves(fo, a, b)
         curves.append((up_f, low_f))
-        u = _root(up_f, *_bracketing(up_f, a, b, dg), dg)
-        ups.append(u)
+        root_u = _root(up_f, *_bracketing(up_f, a, b, dg), dg)
+        ups.append(root_u)
         # the lower curve's root is below the upper's and near it: searched from just below it, where
         # the tilt (aimed near the root) keeps the float curve accurate; far below the aim the weights
         # are clipped and the curve can cross the level there (docs/pld.md §12.7, a choice only)
-        w = max(LOW_SEARCH * (1 + u), 4 * float(fo.h))  # float ok: a search range
-        lows.append(_root(low_f, *_bracketing(low_f, max(u - w, 0.0), u, dg), dg))
+        w = max(LOW_SEARCH * (1 + root_u), 4 * float(fo.h))  # float ok: a search range
+        lows.append(_root(low_f, *_bracketing(low_f, max(root_u - w, 0.0), root_u, dg), dg))
     est = max(ups)
     d = max(4 * float(orders[0].h), 1e-9 * (1 + est))  # float ok: a difference step, a choice only
     hi: Fraction | None = None
