@@ -12,6 +12,7 @@ a lower end one where some order's dominated delta is certified > delta_g (docs/
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -412,8 +413,17 @@ FIT_WIDTH_SHARE = 0.8
 FILL_MIN = 0.87
 
 
+#: the largest float (a relative width beyond it is +inf)
+_FLOAT_MAX = Fraction(sys.float_info.max)
+
+
 def _width(lo: Fraction, hi: Fraction | None) -> float | None:  # float ok: a prediction only
-    return float((hi - lo) / lo) if hi is not None and lo > 0 else None  # float ok: a prediction only
+    """The relative width (hi - lo) / lo as a float, +inf past the float range (a lower end below
+    10^-308 of the upper: a tiny delta), None without an upper end or a positive lower end."""
+    if hi is None or lo <= 0:
+        return None
+    w = (hi - lo) / lo
+    return float(w) if w < _FLOAT_MAX else math.inf  # float ok: a prediction only
 
 
 def fit_window(h: Fraction, h_pre: Fraction, need_pre: int, width_pre: float | None,  # float ok: a prediction
@@ -575,7 +585,7 @@ def _next_grid(pl: Plan, h: Fraction, prec: int, lo: Fraction, hi: Fraction | No
     or None when it is predicted past the deadline or past the memory bound (``STOPPED_BY`` says so);
     the memory predicted for the ``n_live`` orders still composed (:func:`retire`)."""
     cost = time.monotonic() - t0
-    width = float((hi - lo) / lo) if hi is not None and lo > 0 else None  # float ok: a prediction
+    width = _width(lo, hi)
     factor = min(max(0.85 * math.sqrt(aim / width) if width else 0.5, 1 / 8), 0.7)  # float ok: a grid choice
     if time.monotonic() + cost / factor * 1.2 > deadline:
         return None
