@@ -111,3 +111,17 @@ def test_a_bracket_from_the_wrong_law_is_caught(monkeypatch: pytest.MonkeyPatch)
     lo, hi = _ends(fft)
     assert not _holds_closed_form(sigma, k, kind, target, lo, hi)
     assert _m(hi) < _gaussian_delta(sigma, k, _m(Fraction(target)))
+
+
+def test_a_delta_near_1_far_below_the_mean_gets_its_digits() -> None:
+    """6666 Gaussian steps of sigma 1.403 (mu = 58) at eps 1.794, 29 sd below the composed mean: delta
+    is 1 - 10^-150 or so.  The binned Q's missing bottom (docs/pld.md §12.4, part (iii)) was charged
+    1220 times the query's weight, and the path answered [0, 1] at 6 digits (stop 41's sweep); its
+    second form charges the mass below the window."""
+    sigma, k, target = "1.403", 6666, "1.794"
+    fft = _query(_spec(sigma, None, k), "delta", target, 6, True, 60)
+    assert fft.algorithm == "pld-fft"
+    lo, hi = _ends(fft)
+    assert _holds_closed_form(sigma, k, "delta", target, lo, hi)
+    assert fft.digits >= 6 and lo > 0
+
