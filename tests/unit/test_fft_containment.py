@@ -125,3 +125,16 @@ def test_a_delta_near_1_far_below_the_mean_gets_its_digits() -> None:
     assert _holds_closed_form(sigma, k, "delta", target, lo, hi)
     assert fft.digits >= 6 and lo > 0
 
+
+def test_a_delta_far_below_1e_20_is_not_held_at_the_truncation() -> None:
+    """230 steps of sigma 4.443, q 0.0871 at eps 3.799: delta 1.64e-32.  The truncations' mass was
+    set from 10^-20 whatever the delta (the upper end stayed at 8.9e-32: no digit); it is set from the
+    delta reached (fftquery.fft_delta).  The exact products at 6 digits (4 certified) meet it."""
+    spec = _spec("4.443", "0.0871", 230)
+    fft = _query(spec, "delta", "3.799", 6, True, 60)
+    assert fft.algorithm == "pld-fft" and fft.digits >= 3
+    lo, hi = _ends(fft)
+    exact = _query(spec, "delta", "3.799", 3, False, 60)
+    e_lo, e_hi = _ends(exact)
+    assert lo <= e_hi and e_lo <= hi
+
