@@ -382,6 +382,8 @@ WRAP_CASES = [  # (law size, k, n, start, i0, rate)
     (10, 30, 128, 80, 120, Fraction(1, 40)),        # centred, little aliasing
     (10, 30, 128, 140, 150, Fraction(0)),           # the top end of the support
     (12, 20, 32, 100, 0, Fraction(1, 5)),           # steep weights, the query far below the window
+    (12, 20, 32, 100, 40, Fraction(1)),             # the mass below the query: part (iii)'s second form
+    (12, 20, 64, 130, 90, Fraction(1, 4)),          # ... and below a longer window
 ]
 
 
@@ -422,6 +424,19 @@ def test_each_wrapped_part_is_needed(monkeypatch: pytest.MonkeyPatch, part: int)
         with mpmath.workdps(60):
             caught |= _worst_wrap(t, k, start, n, i0, rate) > mpmath.mpf(bound.upper().str(50, radius=False))
     assert caught
+
+
+def test_the_mass_below_the_query_is_charged_the_query_weight() -> None:
+    """Part (iii)'s second form (docs/pld.md §12.4): with most of the weighted mass below the query
+    and the window above it, the bound is within 100 times the worst weights' error (the first form
+    alone: 2.7e-12 against 1.5e-19)."""
+    import mpmath
+
+    size, k, n, start, i0, rate = 12, 20, 32, 100, 40, Fraction(1)
+    t = _random_law(random.Random(size * 1000 + start + i0), size, 8)
+    bound = W.wrapped_mass(F.Power(np.zeros(n), start, Fraction(0), None, t, k), i0, rate)
+    with mpmath.workdps(60):
+        assert mpmath.mpf(bound.upper().str(50, radius=False)) <= 100 * _worst_wrap(t, k, start, n, i0, rate)
 
 
 def test_a_wrapped_bound_is_kept_only_where_it_holds() -> None:

@@ -199,7 +199,7 @@ def wrap_terms(t: np.ndarray, k: int, start: int, n: int, i0: int,
 
     (i) the missing top, ``sum_{J >= max(s + n, i0)} x^J L_J``; (ii) the top wrapped onto indices
     ``>= i0``, ``x^c L(J >= c + n)``; (iii) the missing bottom at indices ``>= i0``,
-    ``sum_{J < s} x^J L_J`` (0 unless ``i0 < s``); (iv) the bottom wrapped to ``J + m n >= J + n``,
+    ``min(sum_{J < s} x^J L_J, x^{i0} L(J < s))`` (0 unless ``i0 < s``; the second form for rate >= 0); (iv) the bottom wrapped to ``J + m n >= J + n``,
     ``min(x^c L(J < s), x^n sum_{J < s} x^J L_J)``."""
     top = k * (t.shape[0] - 1)
     zero = Fraction(0)
@@ -210,6 +210,8 @@ def wrap_terms(t: np.ndarray, k: int, start: int, n: int, i0: int,
         t2 = _weighted_tail(t, k, c + n, zero, True, -rate * (c - i0)) if c + n <= top else zero
         if start > 0:
             t3 = _weighted_tail(t, k, start - 1, rate, False, rate * i0) if i0 < start else zero
+            if t3 > _NEGLIGIBLE and rate >= 0:  # its second form: x^{J - i0} <= 1 at J >= i0
+                t3 = min(t3, _weighted_tail(t, k, start - 1, zero, False, zero))
             t4 = _weighted_tail(t, k, start - 1, zero, False, -rate * (c - i0))
             if t4 > _NEGLIGIBLE:  # the other bound of the same part, only when the first is not tiny
                 t4 = min(t4, _weighted_tail(t, k, start - 1, rate, False, -rate * (n - i0)))
