@@ -99,10 +99,19 @@ def spans(pl: Plan) -> float:  # float ok: a prediction only
     >>> round(spans(plan(Composition.of(["gaussian:sigma=1,q=0.01,count=10000"]))), 2)
     4.38
     """
+    q, _, k = _sampling(pl)
+    qk = (1.0 if q is None else q) * k
+    return WINDOW_SPANS * min(1.0, (WINDOW_SPANS_STEPS / max(qk, 1e-300)) ** WINDOW_SPANS_POWER)
+
+
+def _sampling(pl: Plan) -> tuple[float | None, tuple, int]:  # float ok: a prediction only
+    """(q, the base mechanism's key, k) of the plan's first order: q None (the key the model's own)
+    where it is not Poisson-subsampled."""
     model, k = pl.orders[0][0]
     key = model.key()
-    q = float(key[1]) if key[0] == "poisson" else 1.0  # float ok: a prediction only
-    return WINDOW_SPANS * min(1.0, (WINDOW_SPANS_STEPS / max(q * k, 1e-300)) ** WINDOW_SPANS_POWER)
+    if key[0] == "poisson" and isinstance(key[2], tuple):
+        return float(key[1]), key[2], k  # float ok: a prediction only
+    return None, key, k
 
 
 def sd_correction(pl: Plan) -> float:  # float ok: a prediction only
@@ -121,11 +130,10 @@ def sd_correction(pl: Plan) -> float:  # float ok: a prediction only
     >>> sd_correction(plan(Composition.of(["gaussian:sigma=1,q=0.01,count=1000"])))
     1.0
     """
-    model, k = pl.orders[0][0]
-    key = model.key()
-    if not (key[0] == "poisson" and isinstance(key[2], tuple) and key[2][0] == "gaussian") or not pl.sd > 0:
+    q, base, k = _sampling(pl)
+    if q is None or base[0] != "gaussian" or not pl.sd > 0:
         return 1.0
-    q, mu = float(key[1]), float(key[2][1])  # float ok: a prediction only
+    mu = float(base[1])  # float ok: a prediction only
     if not mu * mu < 700:
         return 1.0
     sd = math.sqrt(k * q * q * math.expm1(mu * mu))  # float ok: a prediction only
