@@ -85,10 +85,25 @@ def twiddles(n: int) -> Twiddles:
     ``w_{aB + b} = c_a f_b`` with ``c_a = w_{aB}`` and ``f_b = w_b`` each computed in Arb and rounded
     to nearest (error at most ``u + 2^-79`` each), and the product taken in float64 (one complex
     product, relative error at most ``sqrt(5) u``): ``mu`` of :func:`twiddle_mu` (docs/pld.md §12.2).
-    Only about ``2 sqrt(n)`` Arb evaluations.
+    Only about ``2 sqrt(n)`` Arb evaluations.  Where a longer table (N a multiple of n) was computed,
+    its every (N/n)-th entry is taken instead: ``w^(n)_j = w^(N)_{j N/n}``, the same exact values, each
+    float within the same ``mu`` (the real transforms need n and n/2, docs/pld.md §12.2).
+
+    >>> _TWIDDLES.clear()  # a cache: the tables below are then computed, and read, here
+    >>> big = twiddles(64)
+    >>> small = twiddles(32)
+    >>> bool((small.re == big.re[::2]).all() and (small.im == big.im[::2]).all()), small.mu == big.mu
+    (True, True)
     """
     if n in _TWIDDLES:
         return _TWIDDLES[n]
+    for big, tb in _TWIDDLES.items():
+        if big > n and big % n == 0:
+            step = big // n
+            tw = Twiddles(n, np.ascontiguousarray(tb.re[::step][:max(n // 2, 1)]),
+                          np.ascontiguousarray(tb.im[::step][:max(n // 2, 1)]), tb.mu)
+            _TWIDDLES[n] = tw
+            return tw
     half = max(n // 2, 1)
     bits = half.bit_length() - 1
     b = 1 << ((bits + 1) // 2)

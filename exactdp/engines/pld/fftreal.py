@@ -109,10 +109,10 @@ def _spectrum(t: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     zr, zi = np.zeros(m), np.zeros(m)
     zr[: (t.shape[0] + 1) // 2] = t[0::2]
     zi[: t.shape[0] // 2] = t[1::2]
+    tw = twiddles(n)  # first: the length-m table is then read from it (:func:`twiddles`)
     fr, fi = fft(zr, zi, twiddles(m))
     er, ei, orr, oi = separate(fr, fi)
     del fr, fi
-    tw = twiddles(n)
     wr, wi = tw.re[:m], tw.im[:m]
     xr, xi = np.empty(m + 1), np.empty(m + 1)
     tr, ti = xr[:m], xi[:m]

@@ -66,9 +66,20 @@ def _offsets(log_r: Fraction, block: int) -> tuple[np.ndarray, Fraction]:
     r^o``, ``r = e^{log_r}`` (docs/pld.md §12.6).
 
     ``m[2^i + o] = fl(m[o] p_i)`` with ``p_i`` the float nearest ``r^{2^i}`` (its relative error
-    rho_p checked in Arb): ``m_o`` is a product of at most L = log2(block) factors p_i by at most
-    L - 1 roundings, every partial product a normal float (``|log r| block <= 400``), so
-    ``rho = (1 + rho_p)^L (1 + u)^{L-1} - 1``.  ``r = 1`` gives ones and rho = 0."""
+    checked in Arb, at most ``a``, a power of 2): ``m_o`` is a product of at most L = log2(block)
+    factors p_i by at most L - 1 roundings, every partial product a normal float (``|log r| block <=
+    400``), so ``|m_o / r^o - 1| <= (1 + a)^L (1 + u)^{L-1} - 1 <= e^s - 1 <= s (1 + s) = rho``,
+    ``s = L a + (L - 1) u`` (``e^s - 1 - s <= s^2`` for ``s <= 1``): a rational of a few bits, where the
+    product itself had thousands.  ``r = 1`` gives ones and rho = 0.
+
+    >>> m, rho = _offsets(Fraction(-1, 3), 8)
+    >>> import mpmath
+    >>> with mpmath.workdps(50):
+    ...     errs = [abs(mpmath.mpf(float(m[o])) / mpmath.exp(mpmath.mpf(-o) / 3) - 1) for o in range(8)]  # float ok: a doctest reading floats
+    ...     ok = all(e <= mpmath.mpf(rho.numerator) / rho.denominator for e in errs)
+    >>> ok, rho < Fraction(1, 10**14)
+    (True, True)
+    """
     key = (log_r, block)
     hit = _TABLES.get(key)
     if hit is not None:
@@ -77,20 +88,40 @@ def _offsets(log_r: Fraction, block: int) -> tuple[np.ndarray, Fraction]:
     m = np.ones(block)
     rho = Fraction(0)
     if log_r != 0 and levels > 0:
-        rho_p = Fraction(0)
+        worst = arb(0)
         with ctx.workprec(_PREC):
             lr = arb_of_fraction(log_r)
             for i in range(levels):
                 p = (lr * (1 << i)).exp()
                 pf = float(p.mid())  # float ok: a float near r^(2^i), its error checked next
-                rel = abs(arb(pf) - p) / p
-                rho_p = max(rho_p, _upper(rel))
+                worst = max(worst, abs(arb(pf) - p) / p, key=lambda x: x.upper())
                 m[1 << i: 2 << i] = m[: 1 << i] * pf
-        rho = (1 + rho_p) ** levels * (1 + _U) ** (levels - 1) - 1
+            a = _power_of_2_above(_upper(worst))
+        s = levels * a + (levels - 1) * _U
+        if not s <= 1:
+            raise ArithmeticError("a per-offset factor far from its power")  # p_i is the nearest float
+        rho = s * (1 + s)
     if len(_TABLES) > 64:
         _TABLES.clear()
     _TABLES[key] = (m, rho)
     return m, rho
+
+
+def _power_of_2_above(x: Fraction) -> Fraction:
+    """The least power of 2 at least x (> 0), 2^-1100 for x <= 0 (a bound above 0 in every case).
+
+    >>> _power_of_2_above(Fraction(3, 16)), _power_of_2_above(Fraction(1, 4))
+    (Fraction(1, 4), Fraction(1, 4))
+    """
+    if x <= 0:
+        return Fraction(1, 1 << 1100)
+    e = x.numerator.bit_length() - x.denominator.bit_length()  # 2^(e-1) < x < 2^(e+1)
+    p = Fraction(2) ** e
+    while p < x:
+        p *= 2
+    while p / 2 >= x:
+        p /= 2
+    return p
 
 
 def _upper(x: arb) -> Fraction:
