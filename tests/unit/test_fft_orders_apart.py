@@ -185,6 +185,8 @@ def test_the_pre_pass_cuts_its_tails_shorter_and_still_retires_the_add_order(mon
     fine = [(h, tau, kind, n) for h, tau, kind, n in seen if h == finest]
     assert {kind for _, _, kind, _ in pre} == {"poisson", "reversed"} and [x[2] for x in fine] == ["poisson"]
     tau_fine, tau_pre = fine[0][1], pre[0][1]
+    # q k = 10, fewer than ``MANY_SAMPLED``: the query's tau is its 8 digits' (not its width's, ``aim_digits``)
+    assert tau_fine == tau_for(8, DG, 8)
     assert tau_pre == DG / 10**6 / (1000 * 2) and tau_pre >= 10**4 * tau_fine
     # and its float blocks at the pre-pass's remainder rule (2^-40), the fine grid's at its aim's (also
     # 2^-40 at 1000 steps and 1e-5: log2(1000 / 1e-5) + 11 < 40)
@@ -232,9 +234,9 @@ def _record_sides(monkeypatch) -> list[tuple[Fraction, str]]:
     seen: list[tuple[Fraction, str]] = []
     orig = fc.order_of_side
 
-    def recording(up, low, k, h, hint, side, log_target=-23.0):
+    def recording(up, low, k, h, hint, side, log_target=-23.0, upper_target=None):
         seen.append((h, side))
-        return orig(up, low, k, h, hint, side, log_target)
+        return orig(up, low, k, h, hint, side, log_target, upper_target)
 
     monkeypatch.setattr(fc, "order_of_side", recording)
     return seen

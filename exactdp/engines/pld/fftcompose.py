@@ -312,9 +312,11 @@ def _coeffs(p: arb_poly) -> list[arb]:
 
 
 def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
-                  log_target: float = -23.0) -> FftOrder:  # float ok: the windows' choice only
+                  log_target: float = -23.0,  # float ok: the windows' choice only
+                  upper_target: float | None = None) -> FftOrder:  # float ok: the windows' choice only
     """:func:`fft_order` from laws already discretised; ``log_target``: the windows' Chernoff tails
-    (:func:`exactdp.engines.pld.fftpower.window_for`)."""
+    (:func:`exactdp.engines.pld.fftpower.window_for`), ``upper_target`` the upper law's where it differs
+    (:func:`exactdp.engines.pld.fftcost.upper_log_target`)."""
     if low.Q is None or up.stride != 1 or low.stride != 1 or low.qshift != 0:
         raise ValueError("the FFT path takes the binned laws of a continuous model")
     with ctx.workprec(_PREC):
@@ -325,7 +327,8 @@ def order_of_laws(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction,
         # laws are aimed half a cell per step lower (any aim is sound, docs/pld.md §12.6)
         lmids = _law_mids(pl_)
         theta_low = choose_theta(lmids, k, h, float(eps_hint - k * low.offset * h - k * h / 2))  # float ok
-        t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target, mids=mids)
+        t_up = tilted_power(pu, up.offset, h, k, theta, True, mids=mids,
+                            log_target=log_target if upper_target is None else upper_target)
         t_lp, t_lq = tilted_pair(pl_, ql, low.offset, h, k, theta_low, log_target, lmids)
         one = arb(1)
         inf_up = one - (one - up.p_inf) ** k
@@ -391,15 +394,18 @@ def _running_max(fo: FftOrder) -> np.ndarray:  # float ok: a cut's choice only
 def _crossing(fo: FftOrder, eps_f: Fraction) -> int:  # a cut's choice only, from floats
     """The first power index where the binned pair's ``P_I - e^eps Q_I`` turns positive (in floats:
     only where the cuts are tried; each cut is certified, docs/pld.md §3)."""
+    return _crossing_at(fo, _first_index(fo.low_p, eps_f, False), float(eps_f))  # float ok: a choice only
+
+
+def _crossing_at(fo: FftOrder, i_eps: int, e: float) -> int:  # float ok: a cut's choice only
+    """:func:`_crossing` from the first power index at or above eps (``i_eps``) and eps in floats."""
     tp, tq = fo.low_p, fo.low_q
-    i_eps = _first_index(tp, eps_f, False)
     if tp.power.start != tq.power.start or tp.power.v.shape != tq.power.v.shape:
         return i_eps
     ratio, run = _log_ratio(fo), _running_max(fo)
     # a binned index sum J has its loss in (J h, (J + k) h]: the crossing lies in [i_eps - k, i_eps]
     lo = max(i_eps - fo.k - 2 - tp.power.start, 0)
     hi = max(min(i_eps + 2 - tp.power.start, ratio.shape[0]), lo)
-    e = float(eps_f)  # float ok: a choice only
     # the first index of the whole vector with ratio >= e (the running maximum is non-decreasing): when
     # it is at lo or beyond, it is the first in [lo, hi) too, without a scan of the k + 4 indices
     first = int(np.searchsorted(run, e, side="left"))
@@ -497,7 +503,7 @@ def delta_curves(fo: FftOrder, lo_eps: float, hi_eps: float):  # float ok: root 
     def lower(eps: float) -> float:  # float ok: a choice only
         if not math.isfinite(eps / hf):
             return float(fo.p_inf_low.mid())  # float ok: a choice only
-        c = _crossing(fo, Fraction(eps))
+        c = _crossing_at(fo, math.ceil(eps / hf) - fo.low_p.offset, eps)  # float ok: a cut's choice only
         x = _scaled(pf0, at(p0, st_p, c)) - _scaled(eps - fo.low_q.offset * hf + qf1, at(q1, st_q, c))
         return float(fo.p_inf_low.mid()) + x  # float ok: a choice only
 
@@ -550,7 +556,8 @@ def _nothing(h: Fraction) -> Tilted:
 
 
 def order_of_side(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction, side: str,
-                  log_target: float = -23.0) -> FftOrder:  # float ok: the windows' choice only
+                  log_target: float = -23.0,  # float ok: the windows' choice only
+                  upper_target: float | None = None) -> FftOrder:  # float ok: the windows' choice only
     """:func:`order_of_laws` with one side powered only (``side`` "upper" or "lower"; "both" is
     :func:`order_of_laws`): a decision that needs one end of the bracket pays one FFT (upper) or two.
 
@@ -558,7 +565,7 @@ def order_of_side(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction, si
     the +inf mass 1 (:func:`order_delta_bounds` gives upper = 1), or lower laws P = Q = 0 with the
     true +inf mass (the cut sum is then that mass alone, and delta >= P(L = +inf), docs/pld.md §1)."""
     if side == "both":
-        return order_of_laws(up, low, k, h, eps_hint, log_target)
+        return order_of_laws(up, low, k, h, eps_hint, log_target, upper_target)
     if side not in ("upper", "lower"):
         raise ValueError(f"side={side!r} must be 'upper', 'lower' or 'both'")
     if low.Q is None or up.stride != 1 or low.stride != 1 or low.qshift != 0:
@@ -570,7 +577,8 @@ def order_of_side(up: Law, low: Law, k: int, h: Fraction, eps_hint: Fraction, si
             pu = up.P
             mids = _law_mids(pu)
             theta = choose_theta(mids, k, h, float(eps_hint - k * up.offset * h))  # float ok: a choice
-            t_up = tilted_power(pu, up.offset, h, k, theta, True, log_target=log_target)
+            t_up = tilted_power(pu, up.offset, h, k, theta, True,
+                                log_target=log_target if upper_target is None else upper_target)
             return FftOrder(h, k, t_up, none, none, one - (one - up.p_inf) ** k, one - (one - low.p_inf) ** k)
         pl_, ql = low.P, low.Q
         lmids = _law_mids(pl_)
