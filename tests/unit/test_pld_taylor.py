@@ -251,22 +251,22 @@ def test_the_adaptive_blocks_serve_every_edge_once_and_fail_rarely(monkeypatch: 
                                                                    j0: int, j1: int) -> None:
     """The blocks are laid left to right with an adaptive half-width (docs/pld.md §12.8): every edge of
     the range gets exactly one quad, equal (ball for ball) to the block's or ``cdf``'s own, and on
-    DP-SGD sigma 2, q 0.001 at h = 1/14207 (the benchmark's grid) at most 45 % of the blocks tried
-    fail (measured 23 of 59; the old halving: 52 of 89, 58 %)."""
+    DP-SGD sigma 2, q 0.001 at h = 1/14207 (the benchmark's grid) at most 25 % of the blocks tried
+    fail (measured 10 of 46; 23 of 59 with retries at 0.7 of the width, 52 of 89 with the old halving)."""
     mu, q, h = Fraction(1, 2), Fraction(1, 1000), Fraction(1, 14207)
     model = Subsampled(GaussianPair(mu), q)
     tried: list[bool] = []
     served: list[int] = []
-    real = taylor.block_quads
+    real = taylor._block
 
     def counting(m, hb, c, r):  # type: ignore[no-untyped-def]
         got = real(m, hb, c, r)
-        tried.append(got is not None)
-        if got is not None:
+        tried.append(got[0] is not None)
+        if got[0] is not None:
             served.extend(range(c - r, c + r + 1))
         return got
 
-    monkeypatch.setattr(taylor, "block_quads", counting)
+    monkeypatch.setattr(taylor, "_block", counting)
     with ctx.workprec(64):
         got = taylor.taylor_quads(model, h, j0, j1)
         hb = taylor.arb_of_fraction(h)
@@ -275,5 +275,5 @@ def test_the_adaptive_blocks_serve_every_edge_once_and_fail_rarely(monkeypatch: 
     assert len(served) == len(set(served)) and set(served) | set(direct) == set(got)
     for j, quad in direct.items():
         assert all(a.mid() == b.mid() and a.rad() == b.rad() for a, b in zip(got[j], quad))
-    if (j0, j1) == (-15, 1059):
-        assert tried.count(False) * 20 <= len(tried) * 9 and len(served) > 900, (tried.count(False), len(tried))
+    if (j0, j1) == (-15, 1059):  # stop 42: 10 of 46 fail (the retries sized from each miss's excess)
+        assert tried.count(False) * 4 <= len(tried) and len(served) > 900, (tried.count(False), len(tried))

@@ -16,6 +16,7 @@ weights, evaluated for every block of one width by one Arb matrix product (docs/
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from itertools import pairwise
 from math import comb
@@ -86,12 +87,19 @@ def block_quads(model: LossModel, hb: arb, c: int, r: int) -> list[Quad] | None:
     >>> all(g.overlaps(w) and g.rad() < 2 ** -70 for a, b in zip(got, want) for g, w in zip(a, b))
     True
     """
+    return _block(model, hb, c, r)[0]
+
+
+def _block(model: LossModel, hb: arb, c: int, r: int) -> tuple[list[Quad] | None, float]:  # float ok: a choice
+    """(:func:`block_quads`, its excess): the remainder bound over the threshold (the larger of the two
+    sides) as a float, inf where the model has no series in the block; a choice of the next block's
+    width only (:func:`taylor_quads`)."""
     cen = _series(model, hb * c, hb)
     if cen is None:
-        return None
+        return None, math.inf
     rem = _series(model, hb * c + hb * arb(0, r), hb)
     if rem is None:
-        return None
+        return None, math.inf
     d = DEGREE
     tp, tq = model.cont_totals()
     # each side pair (F, T - F): only the smaller side is a polynomial, the other is T minus it (no
@@ -103,14 +111,14 @@ def block_quads(model: LossModel, hb: arb, c: int, r: int) -> list[Quad] | None:
         poly = arb_poly(_coeffs(cen[small], d + 1))
         tail = abs(_coeff(rem[small], d + 1))
         if not tail.is_finite():
-            return None
+            return None, math.inf
         picks.append((small - i, total, poly, tail))
     scale = arb(2) ** -(ctx.prec - _SLACK)
     big = arb(r) ** (d + 1)
     for _, _, poly, tail in picks:
         least = min(abs(poly(arb(-r))).lower(), abs(poly(arb(r))).lower())
         if not tail * big <= scale * least:
-            return None
+            return None, _excess(tail * big, scale * least)
     powers = [arb(abs(s)) ** (d + 1) for s in range(-r, r + 1)]
     (sp, tot_p, poly_p, tail_p), (sq, tot_q, poly_q, tail_q) = picks
     err_p, err_q = arb(0, tail_p.upper()), arb(0, tail_q.upper())
@@ -122,7 +130,26 @@ def block_quads(model: LossModel, hb: arb, c: int, r: int) -> list[Quad] | None:
         p2 = (vp, tot_p - vp) if sp == 0 else (tot_p - vp, vp)
         q2 = (vq, tot_q - vq) if sq == 0 else (tot_q - vq, vq)
         out.append((p2[0], p2[1], q2[0], q2[1]))
-    return out
+    return out, 0.0
+
+
+def _excess(bound: arb, room: arb) -> float:  # float ok: a block width's choice only
+    """``bound / room``, the upper end over the lower end, as a float (inf where the room is not
+    positive or either is beyond floats): a choice only."""
+    try:
+        b, m = float(bound.upper()), float(room.lower())  # float ok: a choice only
+    except (OverflowError, ValueError):
+        return math.inf
+    return b / m if m > 0 and math.isfinite(b) and math.isfinite(m) else math.inf
+
+
+def _shrunk(r: int, excess: float) -> int:  # float ok: a block width's choice only
+    """The half-width to retry a block that failed with ``excess`` (> 1): the remainder bound grows about
+    as ``r^(D+1)``, so ``r (1/2 excess)^(1/(D+1))`` (at most 0.7 r; 0 where no series exists, ``excess``
+    inf: a left-aligned block keeps the edge that had none, so its edges are computed directly)."""
+    if not math.isfinite(excess):
+        return 0
+    return min(r * 7 // 10, int(r * (0.5 / excess) ** (1.0 / (DEGREE + 1))))
 
 
 def taylor_quads(model: LossModel, h: Fraction, j0: int, j1: int) -> dict[int, Quad]:
@@ -146,7 +173,7 @@ def taylor_quads(model: LossModel, h: Fraction, j0: int, j1: int) -> dict[int, Q
             progress.tick(f"discretising {model.name} ({j - j0}/{j1 - j0 + 1} edges)")
         rr = min(r, (j1 - j) // 2)
         if rr >= _LEAST:
-            got = block_quads(model, hb, j + rr, rr)
+            got, excess = _block(model, hb, j + rr, rr)
             if got is not None:
                 for i, q in enumerate(got):
                     out[j + i] = q
@@ -154,8 +181,8 @@ def taylor_quads(model: LossModel, h: Fraction, j0: int, j1: int) -> dict[int, Q
                 r = min(_WIDEST, rr + max(rr // 8, 1))
                 misses = 0
                 continue
-            if rr > _LEAST:
-                r = max(_LEAST, rr * 7 // 10)
+            if rr > _LEAST and _shrunk(rr, excess) >= _LEAST:
+                r = _shrunk(rr, excess)
                 continue
         run = (2 * _LEAST + 1) << min(misses, 6) if rr >= _LEAST else j1 - j + 1
         for i in range(j, min(j + run, j1 + 1)):
