@@ -1,16 +1,16 @@
-"""The float-FFT path at coarse widths (issue 26, stop 42; docs/pld.md §12.4, §12.7): an eps query asked
-for a relative width sizes its truncations for that width (``fftquery.aim_digits``), and its upper laws'
-windows aim at ``log(aim) - 12`` (``fftcost.upper_log_target``), both where the expected number of sampled
-steps is at least ``fftcost.MANY_SAMPLED``.
+"""The float-FFT path at coarse widths (issue 26, stop 42; docs/pld.md §12.4, §12.6, §12.7): an eps query
+asked for a relative width sizes its truncations for that width (``fftquery.aim_digits``), and the
+windows aim at ``log(aim) - 12`` (``fftcost.path_log_target``), both where the expected number of
+sampled steps is at least ``fftcost.MANY_SAMPLED``; the binned pair's tilt is aimed by its cells' own
+offsets (``fftcompose._low_theta``).
 
 Every bracket is checked against a reference independent of the path: the closed form of k Gaussian
 steps in mpmath at 50 digits, or the exact-product engine (``fft_path(False)``).  Two tests show the
 limits are needed: with the threshold at 0 a row of 3 expected sampled steps certifies no upper end on
-its grid, and with the binned pair's window loosened too a row loses its lower end."""
+its grid, and with the pair aimed half a cell per step low (the rule before) a row loses its lower end."""
 
 from __future__ import annotations
 
-import math
 import time
 from fractions import Fraction
 
@@ -81,8 +81,8 @@ def test_a_dpsgd_coarse_width_truncates_for_the_width_and_meets_the_exact_produc
 
 def test_the_benchmark_row_halves_its_upper_windows_and_meets_the_exact_products(monkeypatch) -> None:
     """DP-SGD sigma 2, q 0.001 x 10^5 (q k = 100) at 3.2e-3, the row of ``benchmarks/bench_dpsgd.py`` that
-    stop 42 worked on: each upper law's window is 2^14 points (2^15 at the e^-23 tail), the binned
-    pair's stays 2^15, and the bracket meets the exact products' (3 digits)."""
+    stop 42 worked on: every window is 2^14 points (2^15 at the e^-23 tail), and the bracket meets the
+    exact products' (3 digits)."""
     windows: list[tuple[str, int]] = []
     orig = fftcompose.window_for
 
@@ -95,7 +95,7 @@ def test_the_benchmark_row_halves_its_upper_windows_and_meets_the_exact_products
     spec = "gaussian:sigma=2,q=0.001,count=100000"
     e = _eps(spec, "1e-5", "3.2e-3")
     assert e.algorithm == ALGORITHM_FFT and Fraction(e.upper) - Fraction(e.lower) <= Fraction("3.2e-3") * Fraction(e.lower)
-    assert sorted(windows) == [("pair", 1 << 15), ("upper", 1 << 14), ("upper", 1 << 14)], windows
+    assert sorted(windows) == [("pair", 1 << 14), ("upper", 1 << 14), ("upper", 1 << 14)], windows
     with progress.task("coarse", max_seconds=120, stream=None), fft_path(False):
         ref = pld_epsilon(Composition.of([spec]), Fraction(1, 10**5), digits=3)
     assert Fraction(e.lower) <= Fraction(ref.upper) and Fraction(ref.lower) <= Fraction(e.upper)
@@ -119,15 +119,29 @@ def test_few_sampled_steps_keep_the_tails_of_their_digits(monkeypatch) -> None:
     assert _one_grid(spec, 1e-4)[1] is None
 
 
-def test_the_binned_pair_keeps_the_tail_of_log_target(monkeypatch) -> None:
-    """sigma 1, q 0.01 x 10^4 at 3e-2, one grid: as it is, both ends are certified; with the binned
-    pair's window at the upper laws' looser tail too, the pair's window starts at its cut and no lower
-    end is certified (docs/pld.md §12.4)."""
+def test_the_binned_pair_is_aimed_by_its_cells_offsets(monkeypatch) -> None:
+    """sigma 1, q 0.01 x 10^4 at 3e-2 (q k = 100), one grid (h = 1/168): as it is, both ends are certified
+    and the pair's window is 2^11 points (2^12 before stop 42); with the pair's tilt aimed half a cell
+    per step below eps (the rule before) its crossing with eps lies below the window's start and no
+    lower end is certified (docs/pld.md §12.6)."""
     monkeypatch.setattr(fftquery, "_next_grid", lambda *a, **kw: None)
+    windows: list[int] = []
+    orig = fftcompose.window_for
+
+    def recording(t, k, lt=-23.0, rate=0.0, also=()):  # type: ignore[no-untyped-def]
+        got = orig(t, k, lt, rate, also)
+        if also:
+            windows.append(got[0])
+        return got
+
+    monkeypatch.setattr(fftcompose, "window_for", recording)
     spec = "gaussian:sigma=1,q=0.01,count=10000"
     lo, hi = _one_grid(spec, 3e-2)
-    assert hi is not None and 0 < lo < hi
-    loose = fftcost.log_target
-    monkeypatch.setattr(fftquery, "log_target", lambda aim: max(loose(aim), math.log(aim) - fftcost.UPPER_TAIL_OFFSET))
+    assert hi is not None and 0 < lo < hi and windows and max(windows) <= 2048, windows
+
+    def half_a_cell(p, qt, k, h, target):  # type: ignore[no-untyped-def]
+        return fftcompose.choose_theta(p, k, h, target - k * float(h) / 2)
+
+    monkeypatch.setattr(fftcompose, "_low_theta", half_a_cell)
     lo2, hi2 = _one_grid(spec, 3e-2)
     assert lo2 == 0 and hi2 is not None

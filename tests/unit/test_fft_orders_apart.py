@@ -234,9 +234,9 @@ def _record_sides(monkeypatch) -> list[tuple[Fraction, str]]:
     seen: list[tuple[Fraction, str]] = []
     orig = fc.order_of_side
 
-    def recording(up, low, k, h, hint, side, log_target=-23.0, upper_target=None):
+    def recording(up, low, k, h, hint, side, log_target=-23.0):
         seen.append((h, side))
-        return orig(up, low, k, h, hint, side, log_target, upper_target)
+        return orig(up, low, k, h, hint, side, log_target)
 
     monkeypatch.setattr(fc, "order_of_side", recording)
     return seen

@@ -16,10 +16,10 @@ from fractions import Fraction
 from exactdp.engines.pld.models import LossModel
 from exactdp.engines.pld.plan import Plan
 
-__all__ = ["FFT_BYTES", "FFT_POINT_BYTES_A", "FFT_POINT_BYTES_B", "MANY_SAMPLED", "SECONDS_PER_POINT",
-           "SECONDS_PER_WINDOW_POINT", "UPPER_TAIL_OFFSET", "WINDOW_SCALED_MARGIN", "WINDOW_SDS_PER_ROOT", "WINDOW_SPANS",
-           "WINDOW_SPANS_POWER", "WINDOW_SPANS_STEPS", "grid_cost", "log_target", "predicted_window", "sampled_steps",
-           "sd_correction", "spans", "step_points", "upper_log_target"]
+__all__ = ["COARSE_TAIL_OFFSET", "FFT_BYTES", "FFT_POINT_BYTES_A", "FFT_POINT_BYTES_B", "MANY_SAMPLED",
+           "SECONDS_PER_POINT", "SECONDS_PER_WINDOW_POINT", "WINDOW_SCALED_MARGIN", "WINDOW_SDS_PER_ROOT", "WINDOW_SPANS",
+           "WINDOW_SPANS_POWER", "WINDOW_SPANS_STEPS", "grid_cost", "log_target", "path_log_target", "predicted_window",
+           "sampled_steps", "sd_correction", "spans", "step_points"]
 
 #: seconds per predicted single-step grid point (:func:`grid_cost`) of each order, discretising it and
 #: tilting its floats: measured 2.5e-6-3.6e-6 on DP-SGD sigma 1, q 0.01 (10^3-10^6 steps, 10^5 points;
@@ -71,11 +71,11 @@ def log_target(aim: float) -> float:  # float ok: the windows' choice only
     return max(min(math.log(aim) - 10.0, -23.0), -40.0)  # float ok: the windows' choice only
 
 
-#: the upper laws' windows at coarse aims: their Chernoff tail ``log(aim) - UPPER_TAIL_OFFSET`` where that is
-#: above :func:`log_target` (docs/pld.md §12.4)
-UPPER_TAIL_OFFSET = 12.0
+#: the path's windows at coarse aims: their Chernoff tail ``log(aim) - COARSE_TAIL_OFFSET`` where that is
+#: above :func:`log_target` (:func:`path_log_target`, docs/pld.md §12.4)
+COARSE_TAIL_OFFSET = 12.0
 #: the expected number of sampled steps (q k, or k where not subsampled) from which the path's coarse-aim
-#: economies apply: the upper windows' looser tail (:func:`upper_log_target`) and the truncations sized for
+#: economies apply: the windows' looser tail (:func:`path_log_target`) and the truncations sized for
 #: the width asked (:func:`exactdp.engines.pld.fftquery.aim_digits`); below it the composed law is far from
 #: its Chernoff shape (docs/pld.md §12.4, §12.7)
 MANY_SAMPLED = 30
@@ -101,27 +101,25 @@ def sampled_steps(groups: list[tuple[LossModel, int]]) -> float:  # float ok: a 
     return out
 
 
-def upper_log_target(aim: float, sampled: float) -> float:  # float ok: the windows' choice only
-    """The upper laws' windows' Chernoff tail: :func:`log_target`, or ``log(aim) - 12`` where that is
-    larger (aims above about 1.2e-5) and the steps are many or sampled often enough (``sampled``, the
-    expected number of sampled steps ``q k``, or k where not subsampled, at least
-    ``MANY_SAMPLED``; docs/pld.md §12.4).  A choice only: the wrapped mass is bounded and
-    charged whatever the window.  The e^-23 floor held the upper windows of coarse aims to tails far
-    below the width asked: at 3.2e-3 (DP-SGD sigma 2, q 0.001 x 10^5, q k = 100) each upper law's
-    window halves (2^15 to 2^14 points) and the width is the same (2.361e-3).  With few sampled steps
-    the composed law is far from its Chernoff shape: at q k = 3 (sigma 0.8, q 0.001 x 3000 at 1e-4) the
-    add order's halved window certified no upper end on any grid.  The binned pair keeps
-    :func:`log_target`: its cut sums lie up to k cells below the query, and with the looser tail its
-    window started at the cut (sigma 1, q 0.01 x 10^4 at 3e-2: no lower end on the first grid).
+def path_log_target(aim: float, sampled: float) -> float:  # float ok: the windows' choice only
+    """The path's windows' Chernoff tail (the eps and delta queries): :func:`log_target`, or ``log(aim)
+    - 12`` where that is larger (aims above about 1.2e-5) and the steps are many or sampled often enough
+    (``sampled``, the expected number of sampled steps ``q k``, or k where not subsampled, at least
+    ``MANY_SAMPLED``; docs/pld.md §12.4).  A choice only: the wrapped mass is bounded and charged
+    whatever the window.  The e^-23 floor held the windows of coarse aims to tails far below the width
+    asked: at 3.2e-3 (DP-SGD sigma 2, q 0.001 x 10^5, q k = 100) all three windows halve (2^15 to 2^14
+    points) and the width is the same (2.361e-3).  With few sampled steps the composed law is far from
+    its Chernoff shape: at q k = 3 (sigma 0.8, q 0.001 x 3000 at 1e-4) the add order's halved window
+    certified no upper end on any grid.
 
-    >>> upper_log_target(1e-6, 100) == log_target(1e-6), round(upper_log_target(3.2e-3, 100), 2)
+    >>> path_log_target(1e-6, 100) == log_target(1e-6), round(path_log_target(3.2e-3, 100), 2)
     (True, -17.74)
-    >>> upper_log_target(3.2e-3, 3) == log_target(3.2e-3) == -23.0
+    >>> path_log_target(3.2e-3, 3) == log_target(3.2e-3) == -23.0
     True
     """
     if sampled < MANY_SAMPLED:
         return log_target(aim)
-    return max(log_target(aim), math.log(aim) - UPPER_TAIL_OFFSET)  # float ok: the windows' choice only
+    return max(log_target(aim), math.log(aim) - COARSE_TAIL_OFFSET)  # float ok: the windows' choice only
 
 
 def predicted_window(pl: Plan, h: Fraction, aim: float) -> int:  # float ok: a prediction only

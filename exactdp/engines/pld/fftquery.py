@@ -25,10 +25,9 @@ from exactdp.core.errors import TimeBudgetError
 from exactdp.engines.pld.fftcost import (
     MANY_SAMPLED,
     grid_cost,
-    log_target,
+    path_log_target,
     sampled_steps,
     sd_correction,
-    upper_log_target,
 )
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
@@ -119,10 +118,10 @@ def _orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]], h:
             hint: Fraction, aim: float) -> list[FftOrder]:  # float ok: the windows' choice only
     from exactdp.engines.pld.fftcompose import order_of_laws
 
-    # the wrapped mass: about e^-23 of the tilted law, less for finer aims, the upper laws' at most
-    # aim e^-12 with many sampled steps (docs/pld.md §12.4), a choice
-    lt, ut = log_target(aim), upper_log_target(aim, sampled_steps(groups))
-    return [order_of_laws(up, low, k, h, hint, lt, ut) for (up, low), (_, k) in zip(laws, groups)]
+    # the wrapped mass: about e^-23 of the tilted law, less for finer aims, at most aim e^-12 with many
+    # sampled steps (docs/pld.md §12.4), a choice
+    lt = path_log_target(aim, sampled_steps(groups))
+    return [order_of_laws(up, low, k, h, hint, lt) for (up, low), (_, k) in zip(laws, groups)]
 
 
 
@@ -139,8 +138,8 @@ def _pre_orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]]
 
     from exactdp.engines.pld.fftcompose import delta_curves, order_of_side
 
-    lt, ut = log_target(aim), upper_log_target(aim, sampled_steps(groups))
-    orders = [order_of_side(up, low, k, h, hint, "upper", lt, ut) for (up, low), (_, k) in zip(laws, groups)]
+    lt = path_log_target(aim, sampled_steps(groups))
+    orders = [order_of_side(up, low, k, h, hint, "upper", lt) for (up, low), (_, k) in zip(laws, groups)]
     g = float(hint)  # float ok: a choice only
     at = [delta_curves(fo, 0.5 * g, 1.5 * g + 1)[0](g) for fo in orders]
     best = max(range(len(orders)), key=lambda i: at[i])
