@@ -12,6 +12,7 @@ per-block factor ``(r^B)^b``.  The answer is an Arb ball holding the exact sum o
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -40,6 +41,7 @@ def _gamma(n: int) -> Fraction:
     return n * _U / (1 - n * _U)
 
 
+@functools.lru_cache(maxsize=256)
 def dot_error_factor(block: int, rho: Fraction) -> tuple[Fraction, Fraction]:
     """``(c1, c2)``: for a block of ``block`` terms with float factors ``m_o``, ``|m_o - r^o| <=
     rho r^o``, the computed ``D = fl(sum v_o m_o)`` and ``F = fl(sum |v_o| m_o)`` (any order) give
@@ -90,21 +92,29 @@ def _offsets(log_r: Fraction, block: int) -> tuple[np.ndarray, Fraction]:
     if log_r != 0 and levels > 0:
         worst = arb(0)
         with ctx.workprec(_PREC):
-            lr = arb_of_fraction(log_r)
+            p = arb_of_fraction(log_r).exp()
             for i in range(levels):
-                p = (lr * (1 << i)).exp()
+                if i:
+                    p = p * p  # a ball holding r^(2^i): one product, not another exp
                 pf = float(p.mid())  # float ok: a float near r^(2^i), its error checked next
                 worst = max(worst, abs(arb(pf) - p) / p, key=lambda x: x.upper())
                 m[1 << i: 2 << i] = m[: 1 << i] * pf
             a = _power_of_2_above(_upper(worst))
-        s = levels * a + (levels - 1) * _U
-        if not s <= 1:
-            raise ArithmeticError("a per-offset factor far from its power")  # p_i is the nearest float
-        rho = s * (1 + s)
+        rho = _rho(levels, a)
     if len(_TABLES) > 64:
         _TABLES.clear()
     _TABLES[key] = (m, rho)
     return m, rho
+
+
+@functools.lru_cache(maxsize=256)
+def _rho(levels: int, a: Fraction) -> Fraction:
+    """``s (1 + s)``, ``s = L a + (L - 1) u``: the per-offset factors' relative bound (:func:`_offsets`),
+    remembered (a query asks for a few values of (L, a) many times)."""
+    s = levels * a + (levels - 1) * _U
+    if not s <= 1:
+        raise ArithmeticError("a per-offset factor far from its power")  # p_i is the nearest float
+    return s * (1 + s)
 
 
 def _power_of_2_above(x: Fraction) -> Fraction:
@@ -158,6 +168,14 @@ def _block_sums(v: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return d, f
 
 
+@functools.lru_cache(maxsize=256)
+def _factor_balls(block: int, rho: Fraction, prec: int) -> tuple[arb, arb]:
+    """:func:`dot_error_factor` as Arb balls at ``prec`` bits (exact rationals' balls, remembered)."""
+    c1, c2 = dot_error_factor(block, rho)
+    with ctx.workprec(prec):
+        return arb_of_fraction(c1), arb_of_fraction(c2)
+
+
 def power_sum(v: np.ndarray, log_r: Fraction) -> arb:
     """A ball holding ``sum_j v_j r^j`` (``r = e^{log_r}``) of the exact float64 values v, of any
     sign (docs/pld.md §12.6): per block of B a float dot product with per-offset float factors, its
@@ -179,10 +197,10 @@ def power_sum(v: np.ndarray, log_r: Fraction) -> arb:
         d, f = _block_sums(v, m)
         if not (np.isfinite(d).all() and np.isfinite(f).all()):  # overflow: the exact floats in Arb
             return arb_poly(v.tolist())(lr.exp())
-        c1, c2 = dot_error_factor(block, rho)
+        c1, c2 = _factor_balls(block, rho, ctx.prec)
         x = (lr * block).exp()
         main = arb_poly(d.tolist())(x)
-        spread = arb_of_fraction(c1) * arb_poly(f.tolist())(x) + arb_of_fraction(c2) * arb_poly([1] * d.shape[0])(x)
+        spread = c1 * arb_poly(f.tolist())(x) + c2 * arb_poly([1] * d.shape[0])(x)
         return main + spread * arb(0, 1)
 
 
