@@ -813,29 +813,29 @@ def test_wrap_terms_hold_when_no_float_sum_is_finite(monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize("n", [2, 8, 64, 1024])
 def test_every_twiddle_is_within_mu_of_the_root_computed_or_read_from_a_longer_table(n: int) -> None:
     """Each float pair of ``twiddles(n)`` lies within ``mu`` (complex modulus) of ``exp(-2 pi i j / n)``,
-    computed in mpmath at 60 digits: for the table computed at n and for the one read from the table of
-    4n (every 4th entry, docs/pld.md §12.2).  A table read with the wrong stride fails: its entries are
-    other roots."""
-    mpmath.mp.dps = 60
-    try:
-        saved = dict(R._TWIDDLES)
-        R._TWIDDLES.clear()
+    computed in mpmath at 60 digits, and so does each of ``half_twiddles(2n)`` (the table of n read
+    from the table of 2n, docs/pld.md §12.2).  A table read with the wrong stride fails: its entries
+    are other roots.  Each table is a function of its length alone: computed again, the same floats."""
+    with mpmath.workdps(60):
         direct = R.twiddles(n)
-        R._TWIDDLES.clear()
-        R.twiddles(4 * n)
-        sliced = R.twiddles(n)
-        wrong = R.Twiddles(n, R.twiddles(4 * n).re[::2][: n // 2], R.twiddles(4 * n).im[::2][: n // 2], sliced.mu)
-        mu = mpmath.mpf(sliced.mu.numerator) / sliced.mu.denominator
-        assert sliced.mu == direct.mu
+        half = R.half_twiddles(2 * n)
+        big = R.twiddles(4 * n)
+        wrong = R.Twiddles(n, big.re[::2][: max(n // 2, 1)], big.im[::2][: max(n // 2, 1)], half.mu)
+        mu = mpmath.mpf(half.mu.numerator) / half.mu.denominator
+        assert half.n == n and half.mu == direct.mu
 
         def worst(tw: R.Twiddles) -> mpmath.mpf:
             return max(abs(mpmath.mpc(tw.re[j], tw.im[j]) - mpmath.expjpi(mpmath.mpf(-2 * j) / n))
                        for j in range(max(n // 2, 1)))
 
-        assert worst(direct) <= mu and worst(sliced) <= mu
+        assert worst(direct) <= mu and worst(half) <= mu
         if n >= 4:
             assert worst(wrong) > mu
+    saved = dict(R._TWIDDLES)
+    R._TWIDDLES.clear()
+    try:
+        again = R.twiddles(n)
+        assert again.re.tolist() == direct.re.tolist() and again.im.tolist() == direct.im.tolist()
     finally:
         R._TWIDDLES.clear()
         R._TWIDDLES.update(saved)
-        mpmath.mp.dps = 15

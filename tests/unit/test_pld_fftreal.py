@@ -115,15 +115,21 @@ def test_close_to_power_parts_but_other_floats() -> None:
 
 
 def _float32_twiddles_of(monkeypatch: pytest.MonkeyPatch, length: int) -> None:
-    real = Q.twiddles
+    """The table of ``length`` in float32, whichever way the real power reads it: ``twiddles(length)``
+    or ``half_twiddles(2 length)`` (the half-length transforms' table, docs/pld.md §12.2)."""
+    real, real_half = Q.twiddles, Q.half_twiddles
+
+    def single(tw: F.Twiddles) -> F.Twiddles:
+        return F.Twiddles(tw.n, tw.re.astype(np.float32).astype(np.float64), tw.im.astype(np.float32).astype(np.float64),
+                          tw.mu)
 
     def make(n: int) -> F.Twiddles:
-        tw = real(n)
-        if n != length:
-            return tw
-        return F.Twiddles(n, tw.re.astype(np.float32).astype(np.float64), tw.im.astype(np.float32).astype(np.float64),
-                          tw.mu)
+        return single(real(n)) if n == length else real(n)
+
+    def make_half(n: int) -> F.Twiddles:
+        return single(real_half(n)) if n // 2 == length else real_half(n)
     monkeypatch.setattr(Q, "twiddles", make)
+    monkeypatch.setattr(Q, "half_twiddles", make_half)
 
 
 def _separate_in_float32(monkeypatch: pytest.MonkeyPatch, length: int) -> None:

@@ -22,7 +22,7 @@ from flint import arb, ctx, fmpq
 from exactdp.core.errors import InvalidParameterError
 
 __all__ = ["SKIP_BITS", "SQRT5_UP", "UNIT_ROUNDOFF", "Twiddles", "bit_reversal", "cmul_into", "cpower", "cpower_above",
-           "fft", "separate", "skip_level", "skip_modulus", "twiddle_mu", "twiddles"]
+           "fft", "half_twiddles", "separate", "skip_level", "skip_modulus", "twiddle_mu", "twiddles"]
 
 #: u = 2^-53, the unit roundoff of float64 with rounding to nearest
 UNIT_ROUNDOFF = Fraction(1, 1 << 53)
@@ -104,25 +104,12 @@ def twiddles(n: int) -> Twiddles:
     ``w_{aB + b} = c_a f_b`` with ``c_a = w_{aB}`` and ``f_b = w_b`` each computed in Arb and rounded
     to nearest (error at most ``u + 2^-79`` each), and the product taken in float64 (one complex
     product, relative error at most ``sqrt(5) u``): ``mu`` of :func:`twiddle_mu` (docs/pld.md §12.2).
-    Only about ``2 sqrt(n)`` Arb evaluations.  Where a longer table (N a multiple of n) was computed,
-    its every (N/n)-th entry is taken instead: ``w^(n)_j = w^(N)_{j N/n}``, the same exact values, each
-    float within the same ``mu`` (the real transforms need n and n/2, docs/pld.md §12.2).
-
-    >>> _TWIDDLES.clear()  # a cache: the tables below are then computed, and read, here
-    >>> big = twiddles(64)
-    >>> small = twiddles(32)
-    >>> bool((small.re == big.re[::2]).all() and (small.im == big.im[::2]).all()), small.mu == big.mu
-    (True, True)
+    Only about ``sqrt(n)`` Arb evaluations (:func:`_coarse_roots`).  Each table is a function of n
+    alone (the same floats whatever was computed before: a result does not depend on the process's
+    history); :func:`half_twiddles` reads the table of n/2 from it.
     """
     if n in _TWIDDLES:
         return _TWIDDLES[n]
-    for big, tb in _TWIDDLES.items():
-        if big > n and big % n == 0:
-            step = big // n
-            tw = Twiddles(n, np.ascontiguousarray(tb.re[::step][:max(n // 2, 1)]),
-                          np.ascontiguousarray(tb.im[::step][:max(n // 2, 1)]), tb.mu)
-            _TWIDDLES[n] = tw
-            return tw
     half = max(n // 2, 1)
     bits = half.bit_length() - 1
     # a coarse roots (by their symmetries, about a/4 Arb evaluations) and b fine ones: a b = n/2 with
@@ -136,6 +123,28 @@ def twiddles(n: int) -> Twiddles:
     tw = Twiddles(n, re, im, twiddle_mu(n))
     _TWIDDLES[n] = tw
     return tw
+
+
+_HALVES: dict[int, Twiddles] = {}
+
+
+def half_twiddles(n: int) -> Twiddles:
+    """The table of length n/2 read from :func:`twiddles` (n)'s every other entry: ``w^(n/2)_j =
+    w^(n)_{2j}``, the same exact values, each float within the same ``mu`` (docs/pld.md §12.2).  The
+    real transforms of length n use it for their half-length FFT, so they compute one table, not two
+    (it is not :func:`twiddles` (n/2), whose floats come from another split: each is a function of n).
+
+    >>> h = half_twiddles(64)
+    >>> bool((h.re == twiddles(64).re[::2]).all() and (h.im == twiddles(64).im[::2]).all()), h.n, h.mu == twiddles(64).mu
+    (True, 32, True)
+    """
+    got = _HALVES.get(n)
+    if got is None:
+        tw = twiddles(n)
+        m = max(n // 2, 1)
+        got = _HALVES[n] = Twiddles(m, np.ascontiguousarray(tw.re[::2][:max(m // 2, 1)]),
+                                    np.ascontiguousarray(tw.im[::2][:max(m // 2, 1)]), tw.mu)
+    return got
 
 
 def bit_reversal(n: int) -> np.ndarray:

@@ -39,6 +39,7 @@ from exactdp.engines.pld.fftradix import (
     cmul_into,
     cpower_above,
     fft,
+    half_twiddles,
     separate,
     skip_level,
     skip_modulus,
@@ -109,8 +110,8 @@ def _spectrum(t: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     zr, zi = np.zeros(m), np.zeros(m)
     zr[: (t.shape[0] + 1) // 2] = t[0::2]
     zi[: t.shape[0] // 2] = t[1::2]
-    tw = twiddles(n)  # first: the length-m table is then read from it (:func:`twiddles`)
-    fr, fi = fft(zr, zi, twiddles(m))
+    tw = twiddles(n)
+    fr, fi = fft(zr, zi, half_twiddles(n))  # the length-m table read from the length-n one
     er, ei, orr, oi = separate(fr, fi)
     del fr, fi
     wr, wi = tw.re[:m], tw.im[:m]
@@ -145,7 +146,7 @@ def _inverse(pr: np.ndarray, pi: np.ndarray, n: int) -> tuple[np.ndarray, np.nda
     np.subtract(er, s2, out=er)
     np.add(ei, s1, out=ei)
     del dr, di, s1, s2
-    return fft(er, ei, twiddles(m), inverse=True)
+    return fft(er, ei, half_twiddles(n), inverse=True)
 
 
 def _interleaved(yr: np.ndarray, yi: np.ndarray, scale: float, start: int) -> np.ndarray:  # float ok: 1/n
