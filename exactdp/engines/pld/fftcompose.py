@@ -145,9 +145,9 @@ def _low_theta(p: np.ndarray, qt: np.ndarray, k: int, h: Fraction, target: float
     i = np.arange(p.shape[0], dtype=np.float64)
     lp = np.log(np.maximum(p, 1e-320))
     for _ in range(2):  # the offsets' mean under the tilt, then the tilt again: it settles at once
-        z = lp + float(theta) * hf * i
+        z = lp + float(theta) * hf * i  # float ok: a choice only
         w = np.exp(z - z.max())
-        theta = choose_theta(p, k, h, target - k * float((w * c).sum() / w.sum()))
+        theta = choose_theta(p, k, h, target - k * float((w * c).sum() / w.sum()))  # float ok: a choice only
     return theta
 
 
