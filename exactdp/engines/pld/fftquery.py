@@ -124,7 +124,6 @@ def _orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]], h:
     return [order_of_laws(up, low, k, h, hint, lt) for (up, low), (_, k) in zip(laws, groups)]
 
 
-
 def _pre_orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]], h: Fraction,
                 hint: Fraction, aim: float) -> list[FftOrder]:  # float ok: the windows' choice only
     """The orders of a grid on which several are live (the pre-pass's and every later one, eps and delta
@@ -284,21 +283,25 @@ FIRST_GRID_HALVINGS = 10
 FIRST_GRID_TIME_HALVINGS = 2
 
 
-def aim_digits(aim: float, digits: int) -> int:  # float ok: a target
+def aim_digits(aim: float, digits: int, sampled: float = math.inf) -> int:  # float ok: a target
     """The digits an eps query's truncations (``tau_for``) and precision (``prec_for``) are sized for:
     the fewest whose own aim ``0.99 10^-d`` is at most ``aim``, at most ``digits`` (a query asked for
     ``digits`` alone gets them unchanged; one asked for a relative width, ``pld_epsilon(rel_width=)``,
     gets the digits of that width, not of its print precision).  The mass the truncations move is then
     below ``10^-(d + 4)`` of delta_g in all, charged to the bounds as always (docs/pld.md §5): a choice
     of tightness, never of soundness.  At DP-SGD sigma 2, q 0.001 x 10^5 and a width of 3.2e-3 asked
-    with 8 print digits, the single-step laws span 551 bins instead of 1,074 (stop 42).  Taken where
-    the steps are many or sampled often (``fftcost.MANY_SAMPLED``): at q k = 3 (sigma 0.8, q 0.001 x
-    3000 at 1e-4) the shorter "add" law's window missed its upper tail and no grid certified an
-    upper end.
+    with 8 print digits, the single-step laws span 551 bins instead of 1,074 (stop 42).  Only where the
+    steps are many or sampled often (``sampled``, :func:`exactdp.engines.pld.fftcost.sampled_steps`, at
+    least ``fftcost.MANY_SAMPLED``; else ``digits``): at q k = 3 (sigma 0.8, q 0.001 x 3000 at 1e-4)
+    the shorter "add" law's window missed its upper tail and no grid certified an upper end.
 
     >>> aim_digits(0.99e-6, 6), aim_digits(3.2e-3, 8), aim_digits(1e-4, 3), aim_digits(0.5, 8)
     (6, 3, 3, 1)
+    >>> aim_digits(3.2e-3, 8, sampled=3)
+    8
     """
+    if sampled < MANY_SAMPLED:
+        return digits
     return max(1, min(digits, math.ceil(math.log10(0.99 / aim) - 1e-9)))  # float ok: a target
 
 
@@ -310,9 +313,7 @@ def affordable(comp: Composition, digits: int, aim: float, seconds: float) -> bo
         return False
     pl = plan(comp)
     groups = fft_groups(comp)
-    if groups is not None and sampled_steps(groups) >= MANY_SAMPLED:
-        digits = aim_digits(aim, digits)
-    prec = prec_for(digits, Fraction(1, 10**20))
+    prec = prec_for(aim_digits(aim, digits, sampled_steps(groups) if groups else 0), Fraction(1, 10**20))
     cost, need = grid_cost(pl, first_grid(pl, aim, prec, seconds), prec, aim)
     return cost <= 0.5 * seconds and need <= memory.available()
 
@@ -570,8 +571,7 @@ def fft_epsilon(comp: Composition, delta_g: Fraction, aim: float, digits: int,  
         raise ValueError("fft_epsilon: not k copies of one continuous mechanism")
     pl = plan(comp)
     scale = max(delta_g, Fraction(1, 10**300))
-    if sampled_steps(groups) >= MANY_SAMPLED:  # the truncations and the precision follow the width asked
-        digits = aim_digits(aim, digits)
+    digits = aim_digits(aim, digits, sampled_steps(groups))  # the truncations and precision: the width's
     prec = prec_for(digits, scale)
     tau = tau_for(digits, scale, 4 * len(groups))
     tau_pre = pre_tau(tau, scale, groups)

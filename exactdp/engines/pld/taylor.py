@@ -145,8 +145,9 @@ def _excess(bound: arb, room: arb) -> float:  # float ok: a block width's choice
 
 def _shrunk(r: int, excess: float) -> int:  # float ok: a block width's choice only
     """The half-width to retry a block that failed with ``excess`` (> 1): the remainder bound grows about
-    as ``r^(D+1)``, so ``r (1/2 excess)^(1/(D+1))`` (at most 0.7 r; 0 where no series exists, ``excess``
-    inf: a left-aligned block keeps the edge that had none, so its edges are computed directly)."""
+    as ``r^(D+1)``, so ``r (1/2 excess)^(1/(D+1))`` (at most 0.7 r; 0 where ``excess`` is inf, no series
+    or no finite remainder: a left-aligned block keeps the edge that had none, so its edges are
+    computed directly)."""
     if not math.isfinite(excess):
         return 0
     return min(r * 7 // 10, int(r * (0.5 / excess) ** (1.0 / (DEGREE + 1))))
