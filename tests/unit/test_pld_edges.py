@@ -1,5 +1,5 @@
-"""The edge quads of a grid are computed once per model and grid (exactdp/engines/pld/discrete.py,
-``edge_quads``; docs/pld.md §9, issue 26).
+"""The edge quads of a grid are computed once per model and grid (exactdp/engines/pld/edges.py,
+``edge_quads`` and ``edge_bins``; docs/pld.md §9, issue 26).
 
 The "add" order of a Poisson-subsampled mechanism is the reversed "remove" order: its quads are the
 base's at the mirrored edges, and they are reused ball for ball.  Every check compares with the
@@ -16,7 +16,7 @@ from flint import arb, ctx
 from exactdp import Composition, optimal_epsilon
 from exactdp.core.numbers import arb_of_fraction
 from exactdp.engines.pld import build as build_module
-from exactdp.engines.pld import discrete
+from exactdp.engines.pld import discrete, edges
 from exactdp.engines.pld.models import GaussianPair, LossModel, Reversed, Subsampled
 
 
@@ -44,7 +44,7 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def test_the_reversed_order_reuses_every_edge_of_the_forward_one(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = counting(monkeypatch)
-    monkeypatch.setattr(discrete, "_QUADS", {})
+    monkeypatch.setattr(edges, "_QUADS", {})
     rem = Subsampled(GaussianPair(Fraction(1)), Fraction(1, 100))
     h = Fraction(1, 977)
     with ctx.workprec(80):
@@ -63,7 +63,7 @@ def test_remembered_edges_are_the_direct_balls(q: Fraction, sigma: Fraction) -> 
     h = Fraction(1, 1733)
     with ctx.workprec(97):
         for model, (jmin, jmax) in ((rem, (-30, 600)), (Reversed(rem), (-800, 30))):
-            got = discrete.edge_quads(model, h, jmin, jmax)
+            got = edges.edge_quads(model, h, jmin, jmax)
             want = direct_quads(model, h, jmin, jmax)
             assert len(got) == len(want) == jmax - jmin + 1
             assert all(same_ball(x, y) for g, w in zip(got, want) for x, y in zip(g, w))
@@ -78,9 +78,9 @@ def test_the_laws_are_those_of_the_direct_edges(monkeypatch: pytest.MonkeyPatch)
             return [discrete.discretize(m, h, a, b, prec=90) for m, (a, b) in
                     ((rem, (-20, 700)), (Reversed(rem), (-650, 20)))]
 
-    monkeypatch.setattr(discrete, "_QUADS", {})
+    monkeypatch.setattr(edges, "_QUADS", {})
     memo = both()
-    monkeypatch.setattr(discrete, "edge_quads", direct_quads)
+    monkeypatch.setattr(edges, "edge_quads", direct_quads)
     direct = both()
     for (mu, ml), (du, dl) in zip(memo, direct):
         for a, b in ((mu, du), (ml, dl)):
@@ -100,12 +100,12 @@ def test_dpsgd_answers_are_the_same_with_and_without_the_memo(monkeypatch: pytes
 
     def answer() -> tuple:
         monkeypatch.setattr(build_module, "_CACHE", {})
-        monkeypatch.setattr(discrete, "_QUADS", {})
+        monkeypatch.setattr(edges, "_QUADS", {})
         e = optimal_epsilon(comp, delta, digits=digits)
         return str(e.lower), str(e.upper), e.digits, e.algorithm
 
     memo = answer()
-    monkeypatch.setattr(discrete, "edge_quads", direct_quads)
+    monkeypatch.setattr(edges, "edge_quads", direct_quads)
     assert answer() == memo
 
 
@@ -134,3 +134,37 @@ def test_model_constants_are_computed_once_per_precision_and_give_the_same_balls
                 e = arb_of_fraction(Fraction(1, 977)) * j
                 assert all(same_ball(x, y) for x, y in zip(model.cdf(e), fresh(e)))
     assert sorted(model._balls) == [53, 64, 97, 200]
+
+
+def test_the_reversed_bins_are_the_base_bins_mirrored_and_hold_their_own_masses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``edge_bins`` of the "add" order (docs/pld.md §9, stop 43): bin j of the loss -L is the "remove"
+    bin -j-1 with P and Q exchanged, the same ball objects; each holds the reversed pair's own
+    probability of its bin (an independent Arb difference at twice the precision), and the mapping
+    off by one bin (bin -j) does not, so the check can fail."""
+    monkeypatch.setattr(edges, "_QUADS", {})
+    monkeypatch.setattr(edges, "_BINS", {})
+    rem = Subsampled(GaussianPair(Fraction(1)), Fraction(1, 100))
+    rev = Reversed(rem)
+    h = Fraction(1, 977)
+    with ctx.workprec(80):
+        pb, qb, _ = edges.edge_bins(rem, h, -40, 900)
+        rp, rq, rends = edges.edge_bins(rev, h, -700, 40)
+    assert len(rp) == len(rq) == 740
+    for i, j in enumerate(range(-700, 40)):
+        b = -j - 1 - (-40)  # the base bin -j-1, as an index of the base's list
+        assert rp[i] is qb[b] and rq[i] is pb[b]
+    shifted_ok = tried = 0
+    with ctx.workprec(160):
+        hb = arb_of_fraction(h)
+        first, last = rev.cdf(hb * -700), rev.cdf(hb * 40)  # the tails outside the reversed range
+        assert all(x.overlaps(y) for x, y in zip(rends, (first[0], first[2], last[1], last[3])))
+        for i, j in enumerate(range(-700, 40, 7)):
+            lo, hi = rev.cdf(hb * j), rev.cdf(hb * (j + 1))
+            want_p = (hi[0] - lo[0]) if hi[0] < 0.5 else (lo[1] - hi[1])
+            want_q = (hi[2] - lo[2]) if hi[2] < 0.5 else (lo[3] - hi[3])
+            k = (j - (-700))
+            assert rp[k].overlaps(want_p) and rq[k].overlaps(want_q), j
+            if want_p > 1e-12:  # away from the far tails, where the masses underflow towards 0
+                tried += 1
+                shifted_ok += k + 1 < len(rp) and rp[k + 1].overlaps(want_p)
+    assert tried > 50 and shifted_ok == 0  # the neighbouring bin's mass is another number: the test can fail

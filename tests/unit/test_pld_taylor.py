@@ -191,7 +191,7 @@ def test_bin_blocks_with_a_wrong_weight_are_caught(monkeypatch: pytest.MonkeyPat
     real = taylor.bin_weights
 
     def wrong(h: Fraction, d: int, r: int):  # type: ignore[no-untyped-def]
-        wp, wq, wc = real(h, d, r)
+        wp, wq, _wc = real(h, d, r)
         return wp, wq, wp  # p_j read as the bin's P-mass
     monkeypatch.setattr(taylor, "bin_weights", wrong)
     monkeypatch.setattr(taylor, "_WEIGHTS", {})
@@ -252,7 +252,9 @@ def test_the_adaptive_blocks_serve_every_edge_once_and_fail_rarely(monkeypatch: 
     """The blocks are laid left to right with an adaptive half-width (docs/pld.md §12.8): every edge of
     the range gets exactly one quad, equal (ball for ball) to the block's or ``cdf``'s own, and on
     DP-SGD sigma 2, q 0.001 at h = 1/14207 (the benchmark's grid) at most 25 % of the blocks tried
-    fail (measured 10 of 46; 23 of 59 with retries at 0.7 of the width, 52 of 89 with the old halving)."""
+    fail (measured 10 of 46; 23 of 59 with retries at 0.7 of the width, 52 of 89 with the old halving;
+    8 of 35 since stop 43, where blocks narrower than ``_LEAST_EDGES`` = 8 are not tried: their edges
+    are cheaper directly, and 819 of the 1075 edges are served by blocks)."""
     mu, q, h = Fraction(1, 2), Fraction(1, 1000), Fraction(1, 14207)
     model = Subsampled(GaussianPair(mu), q)
     tried: list[bool] = []
@@ -275,5 +277,5 @@ def test_the_adaptive_blocks_serve_every_edge_once_and_fail_rarely(monkeypatch: 
     assert len(served) == len(set(served)) and set(served) | set(direct) == set(got)
     for j, quad in direct.items():
         assert all(a.mid() == b.mid() and a.rad() == b.rad() for a, b in zip(got[j], quad))
-    if (j0, j1) == (-15, 1059):  # stop 42: 10 of 46 fail (the retries sized from each miss's excess)
-        assert tried.count(False) * 4 <= len(tried) and len(served) > 900, (tried.count(False), len(tried))
+    if (j0, j1) == (-15, 1059):  # stop 43: 8 of 35 fail (the retries sized from each miss's excess)
+        assert tried.count(False) * 4 <= len(tried) and len(served) > 800, (tried.count(False), len(tried), len(served))

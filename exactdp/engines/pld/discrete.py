@@ -29,14 +29,15 @@ from flint import arb, arb_poly, ctx
 from exactdp.core import progress
 from exactdp.core.binomial import binomial_pmf, binomial_upper_tail
 from exactdp.core.numbers import arb_of_fraction
+from exactdp.engines.pld.edges import edge_bins, edge_quads
 from exactdp.engines.pld.laws import Law
-from exactdp.engines.pld.models import LossModel, Position, Quad, Reversed
-from exactdp.engines.pld.taylor import taylor_bins, taylor_bins_floats, taylor_quads
+from exactdp.engines.pld.models import LossModel, Position
+from exactdp.engines.pld.taylor import taylor_bins, taylor_bins_floats
 
 if TYPE_CHECKING:  # numpy only where the float path runs (the exact engines import this module)
     import numpy as np
 
-__all__ = ["atom_bin", "binomial_law", "discretize", "discretize_binomial", "edge_quads", "tail_range"]
+__all__ = ["atom_bin", "binomial_law", "discretize", "discretize_binomial", "tail_range"]
 
 
 # -- single-step discretisation --------------------------------------------------------------------
@@ -213,19 +214,12 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
                     return laws
             return _taylor_laws(model, h, jmin, jmax)
         if cont:
-            quads = edge_quads(model, h, jmin, jmax, taylor=taylor)
-            half = arb(1) / 2
-            for i in range(n_bins):
-                pf0, ps0, qf0, qs0 = quads[i]
-                pf1, ps1, qf1, qs1 = quads[i + 1]
-                # difference on the small side of the law: no tail is 1 minus a probability
-                dp = (pf1 - pf0) if pf1 < half else (ps0 - ps1)
-                dq = (qf1 - qf0) if qf1 < half else (qs0 - qs1)
-                Pb[i] += dp.nonnegative_part() if hasattr(dp, "nonnegative_part") else dp
-                Qb[i] += dq.nonnegative_part() if hasattr(dq, "nonnegative_part") else dq
-            PL += quads[0][0]
-            PR += quads[-1][1]
-            QR += quads[-1][3]
+            cp, cq, (pl, _, pr, qr) = edge_bins(model, h, jmin, jmax, taylor=taylor)
+            Pb = [x + y for x, y in zip(Pb, cp)] if atoms else cp
+            Qb = [x + y for x, y in zip(Qb, cq)] if atoms else cq
+            PL += pl
+            PR += pr
+            QR += qr
         p_inf = model.p_inf()
         exact = on_grid and not cont
         if exact:
@@ -414,59 +408,6 @@ def _nonneg_parts(xs: list[arb | None]) -> list[arb]:
     """Balls of masses known to be >= 0, each cut to [0, inf) (bin masses; every bin is served by a
     block or by its edges, so none is None here)."""
     return [x if x >= 0 else x.nonnegative_part() for x in cast(list[arb], xs)]
-
-
-#: the edge quads of the last grid, by (h, precision, taylor), then model key, then index j
-_QUADS: dict[tuple[Fraction, int, bool], dict[tuple, dict[int, Quad]]] = {}
-
-
-def edge_quads(model: LossModel, h: Fraction, jmin: int, jmax: int, *, taylor: bool = False) -> list[Quad]:
-    """[model.cdf(hb j) for jmin <= j <= jmax] at the working precision, hb the ball of h;
-    remembered for the last grid (docs/pld.md §9).  With ``taylor`` the balls come from certified
-    Taylor models of blocks of edges (:func:`exactdp.engines.pld.taylor.taylor_quads`, docs/pld.md
-    §12.8): other balls around the same values, a few times cheaper.
-
-    A reversed model's quad at j is its base's quad at -j, permuted (``Reversed.cdf`` evaluates the
-    base at ``-(hb j)``, and ``hb (-j)`` is the same ball: Arb rounds a product towards zero, so
-    negating a factor negates the result exactly).  The "add" order of a Poisson-subsampled
-    mechanism therefore reuses every edge its "remove" order computed on the same grid, ball for ball.
-
-    >>> from exactdp.engines.pld.models import GaussianPair, Reversed
-    >>> m = GaussianPair(Fraction(1))
-    >>> with ctx.workprec(64):
-    ...     a = edge_quads(Reversed(m), Fraction(1, 4), -2, 3)
-    ...     b = [Reversed(m).cdf(arb_of_fraction(Fraction(1, 4)) * j) for j in range(-2, 4)]
-    >>> all(x.mid() == y.mid() and x.rad() == y.rad() for qa, qb in zip(a, b) for x, y in zip(qa, qb))
-    True
-    """
-    if isinstance(model, Reversed):
-        base = edge_quads(model.base, h, -jmax, -jmin, taylor=taylor)
-        return [(qs, qf, ps, pf) for pf, ps, qf, qs in reversed(base)]
-    grid = (h, ctx.prec, taylor)
-    if grid not in _QUADS:
-        _QUADS.clear()
-        _QUADS[grid] = {}
-    memo = _QUADS[grid].setdefault(model.key(), {})
-    hb = arb_of_fraction(h)
-    if taylor:
-        run: list[int] = []
-        for j in range(jmin, jmax + 2):
-            if j <= jmax and j not in memo:
-                run.append(j)
-                continue
-            if run:
-                progress.tick(f"discretising {model.name} ({run[0] - jmin}/{jmax - jmin} bins)")
-                memo.update(taylor_quads(model, h, run[0], run[-1]))
-                run = []
-    out = []
-    for j in range(jmin, jmax + 1):
-        if (j - jmin) % 2048 == 0:
-            progress.tick(f"discretising {model.name} ({j - jmin}/{jmax - jmin} bins)")
-        v = memo.get(j)
-        if v is None:
-            v = memo[j] = model.cdf(hb * j)
-        out.append(v)
-    return out
 
 
 _EXPS: dict[tuple[Fraction, int], dict[int, arb]] = {}

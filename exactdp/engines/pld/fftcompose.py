@@ -491,33 +491,51 @@ def _scaled(log_f: float, x: float) -> float:  # float ok: x e^{log_f} without o
     return math.copysign(math.exp(min(log_f + math.log(abs(x)), 700.0)), x)  # float ok: a choice only
 
 
+#: the curves of the last six long powered vectors, by (vector, extra rate): the pre-pass's and the bracket's
+#: readings of one order share them (stop 43)
+_CURVES: dict[tuple[int, int], tuple[Tilted, tuple[np.ndarray, float, int]]] = {}  # float ok: a curve
+
+
+def _curve(tl: Tilted, extra: int, lo_eps: float, hf: float) -> tuple[np.ndarray, float, int]:  # float ok: a choice
+    """(cum, log factor, start): ``cum[a] = sum_{i >= a} v_i e^{-rate (i - i_ref)}``, rate ``(theta +
+    extra) h`` and ``i_ref`` the index of ``lo_eps``, whose log factor is ``log M^k - rate i_ref``: the
+    curve of :func:`delta_curves` (a choice only).  Where no exponent was clipped to +-700, the same
+    curve serves every later ``lo_eps`` (only its scale depends on i_ref), so it is kept."""
+    hit = _CURVES.get((id(tl), extra))
+    if hit is not None and hit[0] is tl:
+        return hit[1]
+    pw = tl.power
+    i_ref = (lo_eps / hf) - tl.offset
+    with ctx.workprec(64):
+        lmk = float(tl.log_mk.mid())  # float ok: a choice only
+    rate = (float(tl.theta) + extra) * hf  # float ok: a choice only
+    # w = v e^{clip(-rate ((start + i) - i_ref))}, in place in one vector of the window
+    w = np.arange(pw.v.shape[0], dtype=np.float64)
+    w += pw.start
+    w -= i_ref
+    w *= -rate
+    clipped = not (w.shape[0] == 0 or (float(w.min()) >= -700.0 and float(w.max()) <= 700.0))  # float ok: a choice
+    np.clip(w, -700.0, 700.0, out=w)
+    np.exp(w, out=w)
+    w *= pw.v
+    cum = np.cumsum(w[::-1])[::-1]  # cum[a] = sum_{i >= a} v_i e^{-rate (i - i_ref)}
+    out = cum, lmk - rate * i_ref, pw.start
+    if not clipped and w.shape[0] >= 1024:  # a short vector's curve costs nothing
+        if len(_CURVES) >= 6:  # one query's orders (their vectors kept alive, as by _SUMS), no more
+            _CURVES.pop(next(iter(_CURVES)))
+        _CURVES[(id(tl), extra)] = (tl, out)
+    return out
+
+
 def delta_curves(fo: FftOrder, lo_eps: float, hi_eps: float):  # float ok: root finding only
     """Float approximations of the upper and lower delta of one order as functions of eps in
     [lo_eps, hi_eps] (dp_accounting-like reading of the powered vectors): they only place the
     candidate eps that :func:`order_delta_bounds` then certifies."""
     hf = float(fo.h)  # float ok: a choice only
-
-    def curve(tl: Tilted, extra: int):  # float ok: a choice only
-        pw = tl.power
-        i_ref = (lo_eps / hf) - tl.offset
-        with ctx.workprec(64):
-            lmk = float(tl.log_mk.mid())  # float ok: a choice only
-        rate = (float(tl.theta) + extra) * hf  # float ok: a choice only
-        # w = v e^{clip(-rate ((start + i) - i_ref))}, in place in one vector of the window
-        w = np.arange(pw.v.shape[0], dtype=np.float64)
-        w += pw.start
-        w -= i_ref
-        w *= -rate
-        np.clip(w, -700.0, 700.0, out=w)
-        np.exp(w, out=w)
-        w *= pw.v
-        cum = np.cumsum(w[::-1])[::-1]  # cum[a] = sum_{i >= a} v_i e^{-rate (i - i_ref)}
-        return cum, lmk - rate * i_ref, pw.start
-
-    u0, uf0, st_u = curve(fo.up, 0)
-    u1, uf1, _ = curve(fo.up, 1)
-    p0, pf0, st_p = curve(fo.low_p, 0)
-    q1, qf1, st_q = curve(fo.low_q, 1)
+    u0, uf0, st_u = _curve(fo.up, 0, lo_eps, hf)
+    u1, uf1, _ = _curve(fo.up, 1, lo_eps, hf)
+    p0, pf0, st_p = _curve(fo.low_p, 0, lo_eps, hf)
+    q1, qf1, st_q = _curve(fo.low_q, 1, lo_eps, hf)
 
     def at(cum, start: int, idx: int) -> float:  # float ok: a choice only
         a = idx - start
@@ -574,10 +592,57 @@ def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a
     lo, hi = 1e-6, 1.0
     while at(hi)[1] > target and hi < 1e6:
         lo, hi = hi, hi * 2
+    return at(_bisected(lambda th: at(th)[1] - target, lo, hi))[0]
+
+
+#: the relative distance from the located root beyond which a bisection step is decided without
+#: evaluating f: f's slope in log theta is about the squared z-score of the aim (about -10), so f there
+#: is about 1e-7 from 0, far above its float noise (about 1e-10 at 10^5 steps)
+_DECIDED = 1e-8
+
+
+def _bisected(f, lo: float, hi: float) -> float:  # float ok: a tilt's aim only
+    """The upper end after 32 geometric bisections of ``[lo, hi]`` by the sign of f, decreasing: the
+    same float the bisection gives, from about 16 evaluations of f instead of 32.  The root is located
+    first (:func:`_log_root`); a midpoint farther than ``_DECIDED`` from it is on its side, and only
+    the few nearer ones are evaluated (stop 43; a choice only: the hint aims the tilt)."""
+    root = _log_root(f, lo, hi)
     for _ in range(32):
         mid = math.sqrt(lo * hi)  # float ok: a choice only
-        lo, hi = (mid, hi) if at(mid)[1] > target else (lo, mid)
-    return at(hi)[0]
+        above = mid < root if abs(math.log(mid / root)) > _DECIDED else f(mid) > 0  # float ok: a side's choice
+        lo, hi = (mid, hi) if above else (lo, mid)
+    return hi
+
+
+def _log_root(f, lo: float, hi: float) -> float:  # float ok: a tilt's aim only
+    """The root of f, decreasing, in the bracket ``[lo, hi]`` (0 < lo < hi, f(lo) > 0 >= f(hi)), to
+    ``1e-13`` in ``log theta`` by the Illinois rule (regula falsi in log theta, the kept end's value
+    halved when it is kept twice; about ten evaluations); ``hi`` if f(hi) > 0, ``lo`` if f(lo) <= 0."""
+    xl, xh = math.log(lo), math.log(hi)  # float ok: a choice only
+    fl, fh = f(lo), f(hi)
+    if fh > 0:
+        return hi
+    if not fl > 0:
+        return lo
+    side = 0
+    for _ in range(100):
+        if xh - xl <= 1e-13 * max(1.0, abs(xh)):  # float ok: a choice only
+            break
+        x = xh - fh * (xh - xl) / (fh - fl)  # float ok: a choice only
+        if not xl < x < xh:  # a NaN or a step off the bracket: bisect
+            x = (xl + xh) / 2  # float ok: a choice only
+        fx = f(math.exp(x))  # float ok: a choice only
+        if fx > 0:
+            xl, fl = x, fx
+            if side < 0:
+                fh /= 2
+            side = -1
+        else:  # as bisection: not above the target (a NaN too) moves the upper end
+            xh, fh = x, fx
+            if side > 0:
+                fl /= 2
+            side = 1
+    return math.exp(xh)  # float ok: a choice only
 
 
 def _nothing(h: Fraction) -> Tilted:
