@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from flint import arb, ctx
+from flint import arb, arb_poly, ctx
 
 from exactdp import Composition, optimal_epsilon
 from exactdp.core.numbers import arb_of_fraction
@@ -168,3 +168,49 @@ def test_the_reversed_bins_are_the_base_bins_mirrored_and_hold_their_own_masses(
                 tried += 1
                 shifted_ok += k + 1 < len(rp) and rp[k + 1].overlaps(want_p)
     assert tried > 50 and shifted_ok == 0  # the neighbouring bin's mass is another number: the test can fail
+
+
+def _per_bin_laws(h: Fraction, jmin: int, Pb: list, Qb: list, PL, PR, QR) -> tuple[list, list]:
+    """(Qt, p): the tilt and the connect-the-dots masses by the per-bin formulas of docs/pld.md §2 (the
+    code before stop 43): a_j = e^{jh} one exp each, t_j = G_j / (a_{j+1} - a_j)."""
+    hb = arb_of_fraction(h)
+    n = len(Pb)
+    a = [(hb * (jmin + i)).exp() for i in range(n + 1)]
+    qt = [q * x for q, x in zip(Qb, a)]
+    t = [(Pb[i] - qt[i]) / (a[i + 1] - a[i]) for i in range(n)]
+    p = [PL + qt[0] - a[0] * t[0]] + [a[i] * (t[i - 1] - t[i]) + qt[i] for i in range(1, n)]
+    p.append(a[n] * t[n - 1] + QR * a[n])
+    return qt, p
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_tilt_and_the_spread_by_polynomials_hold_the_per_bin_formulas(seed: int) -> None:
+    """``grid_tilt`` and ``_connect_the_dots`` (stop 43: whole-vector polynomial operations, no exp per
+    bin) against the per-bin formulas at twice the precision, on bins like a law's (random masses with
+    Q below P e^{-jh}, exact zeros among them, more bins than one run of the tilt); a spread with the
+    factor e^h left out is caught."""
+    import random
+
+    rng = random.Random(seed)
+    h, jmin, n = Fraction(1, rng.choice([7, 64, 977])), rng.randint(-400, 50), rng.choice([5, 300, 700])
+    pb = [Fraction(rng.randint(0, 10**6), 10**7) if rng.random() > 0.1 else Fraction(0) for _ in range(n)]
+    # a bin's likelihood ratio lies in (e^{jh}, e^{(j+1)h}]: Q = P e^{-(j + u) h}, 0 < u < 1
+    us = [Fraction(rng.randint(1, 99), 100) for _ in range(n)]
+    with ctx.workprec(160):
+        qb_a = [arb_of_fraction(x) * (-(arb_of_fraction((jmin + i + u) * h))).exp() for i, (x, u) in enumerate(zip(pb, us))]
+        pb_a = [arb_of_fraction(x) for x in pb]
+        # the tail above jmax: its ratio above e^{jmax h} too
+        PL, PR = arb_of_fraction(Fraction(1, 10**4)), arb_of_fraction(Fraction(1, 10**5))
+        QR = PR * (-arb_of_fraction((jmin + n + Fraction(1, 2)) * h)).exp()
+        want_qt, want_p = _per_bin_laws(h, jmin, pb_a, qb_a, PL, PR, QR)
+    with ctx.workprec(80):
+        qt = discrete.grid_tilt(qb_a, h, jmin)
+        up = discrete._connect_the_dots(h, jmin, pb_a, qt, PL, PR, QR * (arb_of_fraction(h) * (jmin + n)).exp(), arb(0))
+        got_p = up.P.coeffs() + [arb(0)] * (n + 1 - len(up.P.coeffs()))
+        assert len(qt) == n and all(g.overlaps(w) for g, w in zip(qt, want_qt))
+        assert all(x.is_zero() for x, q in zip(qt, pb) if q == 0)
+        assert all(g.overlaps(w) or (w < 0 and g.contains(0)) for g, w in zip(got_p, want_p))
+        assert all(g.rad() < 2 ** -60 * (1 + abs(w.mid())) for g, w in zip(got_p, want_p))
+        g = arb_poly(pb_a) - arb_poly(qt)  # the spread without e^h: another law
+        wrong = ((g.left_shift(1) - g) * (1 / arb_of_fraction(h).expm1()) + arb_poly(qt)).coeffs()
+        assert not all(x.overlaps(w) for x, w in zip(wrong, want_p) if not w.contains(0))

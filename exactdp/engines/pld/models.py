@@ -506,16 +506,30 @@ class Subsampled(LossModel):
 
     def cdf(self, e: arb) -> Quad:
         # L <= e  <=>  L_base <= g^{-1}(e) = log((e^e - (1-q))/q), for e > log(1-q); none below
+        u = self.base_loss(e)
+        if u is None:
+            zero = arb(0)
+            tp, tq = self.cont_totals()
+            return zero, tp, zero, tq
+        return self.from_base(self.base.cdf(u))
+
+    def base_loss(self, e: arb) -> arb | None:
+        """The base loss ``u = g^{-1}(e) = log((e^e - (1-q))/q)`` with ``L <= e`` iff ``L_base <= u``
+        (a ball), None where ``e <= log(1-q)`` (no base loss: the continuous part lies above);
+        :class:`PrecisionError` where the ball cannot tell."""
         qa, keep = per_precision(self._balls, lambda: _q_balls(self.q))
         y = e.exp() - keep
         if not y > 0:
             if y < 0 or y.is_zero():
-                zero = arb(0)
-                tp, tq = self.cont_totals()
-                return zero, tp, zero, tq
+                return None
             raise PrecisionError("a grid edge of a subsampled loss is too close to log(1-q)")
-        u = (y / qa).log()
-        pf, ps, qf, qs = self.base.cdf(u)
+        return (y / qa).log()
+
+    def from_base(self, quad: tuple) -> tuple:
+        """The four edge functions from the base's at the base loss (balls, or power series in any
+        variable: the map is linear), ``P = (1 - q) Q_base + q P_base``, ``Q = Q_base``."""
+        qa, keep = per_precision(self._balls, lambda: _q_balls(self.q))
+        pf, ps, qf, qs = quad
         return keep * qf + qa * pf, keep * qs + qa * ps, qf, qs
 
     def cdf_series(self, x: arb_series) -> tuple[arb_series, ...] | None:
@@ -524,10 +538,7 @@ class Subsampled(LossModel):
         if not y.coeffs()[0] > 0:  # an edge at or below log(1 - q) is in the block: no series
             return None
         base = self.base.cdf_series((y / qa).log())
-        if base is None:
-            return None
-        pf, ps, qf, qs = base
-        return keep * qf + qa * pf, keep * qs + qa * ps, qf, qs
+        return None if base is None else self.from_base(base)
 
     def cont_totals(self) -> tuple[arb, arb]:
         tp, tq = self.base.cont_totals()

@@ -104,37 +104,67 @@ def _block(model: LossModel, hb: arb, c: int, r: int) -> tuple[list[Quad] | None
     rem = _series(model, hb * c + hb * arb(0, r), hb)
     if rem is None:
         return None, math.inf
+    picks = _picks(cen, rem, model.cont_totals())
+    if picks is None:
+        return None, math.inf
+    excess = _test(picks, arb(-r), arb(r), arb(r))
+    if excess:
+        return None, excess
+    points = [arb(s) for s in range(-r, r + 1)]
+    return _values(picks, points, [arb(abs(s)) ** (DEGREE + 1) for s in range(-r, r + 1)]), 0.0
+
+
+#: one side pair's Taylor model: (0 if the first function F is the polynomial, 1 if T - F is), the
+#: continuous total T, the polynomial, the bound of the (D+1)-th coefficient over the block
+_Pick = tuple[int, arb, arb_poly, arb]
+
+
+def _picks(cen: tuple[arb_series, ...], rem: tuple[arb_series, ...],
+           totals: tuple[arb, arb]) -> tuple[_Pick, _Pick] | None:
+    """The P and Q side pairs' Taylor models from the four functions' series at the centre (``cen``)
+    and over the block (``rem``): of each pair (F, T - F) only the smaller side at the centre is a
+    polynomial, the other is T minus it (no cancellation: it is at least T/2); None where a remainder
+    coefficient is not finite."""
     d = DEGREE
-    tp, tq = model.cont_totals()
-    # each side pair (F, T - F): only the smaller side is a polynomial, the other is T minus it (no
-    # cancellation: it is at least T/2), T the model's continuous total
-    picks = []
-    for i, total in ((0, tp), (2, tq)):
+    out = []
+    for i, total in ((0, totals[0]), (2, totals[1])):
         a, b = cen[i].coeffs()[0], cen[i + 1].coeffs()[0]
         small = i if abs(a).upper() <= abs(b).upper() else i + 1
         poly = arb_poly(_coeffs(cen[small], d + 1))
         tail = abs(_coeff(rem[small], d + 1))
         if not tail.is_finite():
-            return None, math.inf
-        picks.append((small - i, total, poly, tail))
+            return None
+        out.append((small - i, total, poly, tail))
+    return out[0], out[1]
+
+
+def _test(picks: tuple[_Pick, _Pick], t_lo: arb, t_hi: arb, t_max: arb) -> float:  # float ok: a choice
+    """0 when the remainder bound ``tail t_max^(D+1)`` is at most ``2^-(prec - _SLACK)`` of the
+    polynomials' values at the block's ends, for both sides, else the excess (:func:`_excess`): a
+    tightness test only (every value used carries its remainder)."""
     scale = arb(2) ** -(ctx.prec - _SLACK)
-    big = arb(r) ** (d + 1)
+    big = t_max ** (DEGREE + 1)
     for _, _, poly, tail in picks:
-        least = min(abs(poly(arb(-r))).lower(), abs(poly(arb(r))).lower())
+        least = min(abs(poly(t_lo)).lower(), abs(poly(t_hi)).lower())
         if not tail * big <= scale * least:
-            return None, _excess(tail * big, scale * least)
-    powers = [arb(abs(s)) ** (d + 1) for s in range(-r, r + 1)]
+            return _excess(tail * big, scale * least)
+    return 0.0
+
+
+def _values(picks: tuple[_Pick, _Pick], points: list[arb], powers: list[arb]) -> list[Quad]:
+    """The quads at the block's points t (balls of the offset from the centre), ``powers`` upper bounds
+    of ``|t|^(D+1)``: each value the polynomial at the ball t plus ``[-1, 1] tail |t|^(D+1)`` (Taylor's
+    theorem with Lagrange's remainder at every point of the ball), the other side T minus it."""
     (sp, tot_p, poly_p, tail_p), (sq, tot_q, poly_q, tail_q) = picks
     err_p, err_q = arb(0, tail_p.upper()), arb(0, tail_q.upper())
     out: list[Quad] = []
-    for s in range(-r, r + 1):
-        pw = powers[s + r]
-        vp = poly_p(s) + err_p * pw
-        vq = poly_q(s) + err_q * pw
+    for t, pw in zip(points, powers):
+        vp = poly_p(t) + err_p * pw
+        vq = poly_q(t) + err_q * pw
         p2 = (vp, tot_p - vp) if sp == 0 else (tot_p - vp, vp)
         q2 = (vq, tot_q - vq) if sq == 0 else (tot_q - vq, vq)
         out.append((p2[0], p2[1], q2[0], q2[1]))
-    return out, 0.0
+    return out
 
 
 def _excess(bound: arb, room: arb) -> float:  # float ok: a block width's choice only
