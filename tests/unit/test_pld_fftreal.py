@@ -247,3 +247,23 @@ def test_a_skip_left_out_of_the_bound_is_caught(monkeypatch: pytest.MonkeyPatch)
     err = _l1(pw.v, _cyclic(t, k, n, start))
     assert err > Q.real_bound(n, k, *F.sum_up(t)), float(err)
     assert err <= Q.real_bound(n, k, *F.sum_up(t), R.skip_modulus(0.995 ** 2))
+
+
+@pytest.mark.parametrize("n, filled", [(1 << 13, 280), (1 << 13, 4096), (1 << 10, 3), (1 << 16, 1000),
+                                       (1 << 17, 9000), (64, 1)])
+def test_a_transform_of_a_zero_padded_input_copies_its_first_stages_to_the_same_floats(n: int, filled: int) -> None:
+    """``fftradix.fft(..., nonzero=L)`` (stop 43): the stages of span m <= N/(2L) pair transforms of
+    exact zeros, and copy; the result is the full transform's, float for float (several segments at
+    2^17), and a ``nonzero`` that wrongly claims zeros (a quarter of the entries) changes it."""
+    from exactdp.engines.pld import fftradix
+
+    rng = np.random.default_rng(n + filled)
+    re, im = np.zeros(n), np.zeros(n)
+    re[:filled], im[:filled] = rng.random(filled), rng.random(filled)
+    tw = fftradix.twiddles(n)
+    full = fftradix.fft(re, im, tw)
+    pruned = fftradix.fft(re, im, tw, nonzero=filled)
+    assert np.array_equal(full[0], pruned[0]) and np.array_equal(full[1], pruned[1])
+    if filled >= 4:  # two more stages copied over entries that are not 0
+        wrong = fftradix.fft(re, im, tw, nonzero=filled // 4)
+        assert not (np.array_equal(full[0], wrong[0]) and np.array_equal(full[1], wrong[1]))

@@ -29,7 +29,7 @@ from flint import arb, arb_poly, ctx
 from exactdp.core import progress
 from exactdp.core.binomial import binomial_pmf, binomial_upper_tail
 from exactdp.core.numbers import arb_of_fraction
-from exactdp.engines.pld.edges import edge_bins, edge_quads
+from exactdp.engines.pld.edges import coarse_bins, edge_bins, edge_quads
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel, Position
 from exactdp.engines.pld.taylor import taylor_bins, taylor_bins_floats
@@ -157,14 +157,18 @@ BLOCK_BINS_MIN = 2048
 
 
 def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int,
-               taylor: bool = False, floats: bool = False, float_tight: int = 0) -> tuple[Law, Law]:
+               taylor: bool = False, floats: bool = False, float_tight: int = 0,
+               coarse: tuple[int, Fraction] | None = None) -> tuple[Law, Law]:
     """(upper, lower) laws of ``model`` on the grid ``h``, indices [jmin, jmax] (docs/pld.md §2-§3);
     ``taylor``: the edges from certified Taylor models (:func:`edge_quads`, docs/pld.md §12.8), and
     for a model without atoms the bin masses from Taylor models of blocks of bins (docs/pld.md §12.9);
     ``floats`` (with ``taylor``): those blocks evaluated in float64 with a proved bound, the laws'
     balls built around the float enclosures, which the float-FFT path reads back
     (:func:`exactdp.engines.pld.floatlaws.bounds_of`, docs/pld.md §12.11); ``float_tight``: those
-    blocks' remainder rule (0: :data:`exactdp.engines.pld.taylor.FLOAT_TIGHT`; a tightness choice only).
+    blocks' remainder rule (0: :data:`exactdp.engines.pld.taylor.FLOAT_TIGHT`; a tightness choice only);
+    ``coarse`` (w, tail), for a model without atoms on the edges' path: the upper tail above the first
+    edge where ``P(L > jh) <= tail`` in bins of w steps, the range grown to a multiple of w
+    (:func:`exactdp.engines.pld.edges.coarse_bins`, docs/pld.md §12.12; a tightness choice).
 
     Upper, connect-the-dots, with B_j = (jh, (j+1)h], G_j = P(B_j) - e^{jh} Q(B_j) >= 0 and
     D_j = e^{(j+1)h} - e^{jh}:
@@ -213,7 +217,12 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
                     _keep(key, laws)
                     return laws
             return _taylor_laws(model, h, jmin, jmax)
-        if cont:
+        wide: dict[int, int] = {}
+        if cont and coarse is not None and not atoms:  # the upper tail in wider bins (docs/pld.md §12.12)
+            Pb, Qb, (pl, _, pr, qr), wide, jmin, jmax = coarse_bins(model, h, jmin, jmax, *coarse, taylor=taylor)
+            n_bins = jmax - jmin
+            PL, PR, QR = pl, pr, qr
+        elif cont:
             cp, cq, (pl, _, pr, qr) = edge_bins(model, h, jmin, jmax, taylor=taylor)
             Pb = [x + y for x, y in zip(Pb, cp)] if atoms else cp
             Qb = [x + y for x, y in zip(Qb, cq)] if atoms else cq
@@ -231,7 +240,7 @@ def discretize(model: LossModel, h: Fraction, jmin: int, jmax: int, *, prec: int
         Qt = grid_tilt(Qb, h, jmin)
         lower = Law(h, jmin, arb_poly(Pb if n_bins else [zero]), arb_poly(Qt or [zero]),
                     p_inf, upper=False, exact=False, moved=PL + PR)
-        return _connect_the_dots(h, jmin, Pb, Qt, PL, PR, QR * (arb_of_fraction(h) * jmax).exp(), p_inf), lower
+        return _connect_the_dots(h, jmin, Pb, Qt, PL, PR, QR * (arb_of_fraction(h) * jmax).exp(), p_inf, wide), lower
 
 
 #: the float laws of the last few (model, grid) pairs with at most _LAWS_MAX_BINS bins, newest last:
@@ -441,7 +450,7 @@ def grid_tilt(xs: list[arb], h: Fraction, jmin: int) -> list[arb]:
 
 
 def _connect_the_dots(h: Fraction, jmin: int, Pb: list[arb], Qt: list[arb], PL: arb, PR: arb, QRt: arb,
-                      p_inf: arb) -> Law:
+                      p_inf: arb, wide: dict[int, int] | None = None) -> Law:
     """The upper (connect-the-dots) law from the bin masses of bins jmin .. jmin + len(Pb) - 1
     (formulas in :func:`discretize`, docs/pld.md §2); at the working precision.
 
@@ -450,18 +459,29 @@ def _connect_the_dots(h: Fraction, jmin: int, Pb: list[arb], Qt: list[arb], PL: 
     ``D_j = a_j (e^h - 1)``, ``a_j t_j = c G_j`` and ``a_j t_{j-1} = c e^h G_{j-1}`` with ``c = 1 / (e^h
     - 1)``: ``p = c (e^h x G - G) + Qt`` as polynomials in x (G_j the coefficient of x^(j - jmin)), plus
     PL at jmin and QRt at jmax, no power of e^h per bin (stop 43; tests/unit/test_pld_edges.py checks
-    it against the per-bin formulas)."""
+    it against the per-bin formulas).  ``wide``: bins of w steps at index a (``{a: w}``, docs/pld.md
+    §12.12): their ratio spread between a and a + w, ``a_a t = c_w G_a`` and ``a_{a+w} t = c_w e^{wh}
+    G_a`` with ``c_w = 1 / (e^{wh} - 1)``."""
     n_bins = len(Pb)
+    wide = wide or {}
     if n_bins == 0:
         p = [PL]
     else:
         hb = arb_of_fraction(h)
-        g = arb_poly(Pb) - arb_poly(Qt)
+        zero = arb(0)
+        unit_p = [zero if jmin + i in wide else x for i, x in enumerate(Pb)] if wide else Pb
+        unit_q = [zero if jmin + i in wide else x for i, x in enumerate(Qt)] if wide else Qt
+        g = arb_poly(unit_p) - arb_poly(unit_q)
         spread = (g.left_shift(1) * hb.exp() - g) * (1 / hb.expm1()) + arb_poly(Qt)
         p = spread.coeffs()
-        p += [arb(0)] * (n_bins + 1 - len(p))  # trailing exact zeros are dropped by arb_poly
+        p += [zero] * (n_bins + 1 - len(p))  # trailing exact zeros are dropped by arb_poly
         p[0] += PL
         p[n_bins] += QRt
+        for a, w in wide.items():
+            i, ew = a - jmin, (hb * w).exp()
+            cg = (Pb[i] - Qt[i]) / (ew - 1)
+            p[i] -= cg
+            p[i + w] += cg * ew
     p_inf_up = p_inf + PR - QRt
     p = [_nonneg(x) for x in p]
     return Law(h, jmin, arb_poly(p), None, _nonneg(p_inf_up), upper=True, exact=False, moved=arb(0))

@@ -132,3 +132,104 @@ def edge_bins(model: LossModel, h: Fraction, jmin: int, jmax: int, *,
         Pb.append(got[0])
         Qb.append(got[1])
     return Pb, Qb, (quads[0][0], quads[0][2], quads[-1][1], quads[-1][3])
+
+
+#: where the coarse tail of the last grid starts, by (h, precision, taylor, model key, width, mass)
+_STARTS: dict[tuple, int] = {}
+
+
+def coarse_bins(model: LossModel, h: Fraction, jmin: int, jmax: int, w: int, tail: Fraction, *,
+                taylor: bool = False) -> tuple[list[arb], list[arb], Quad, dict[int, int], int, int]:
+    """:func:`edge_bins` with the upper tail in bins of w grid steps: (P(B), Q(B) per bin index, the four
+    tails outside, the merged bins {index: w}, jmin, jmax'), the bins listed at every index of [jmin,
+    jmax') (a merged bin's masses at its lowest index, exact zeros inside it).  The merged bins start at
+    the first edge ``j_t`` where ``P(L > j_t h) <= tail`` and run in steps of w to ``jmax' >= jmax`` (the
+    range only grows: the mass beyond it is smaller).  The edges inside them are never evaluated:
+    docs/pld.md §12.12 (stop 43) bounds what the coarser spread and binning cost, at most ``k (e^{w h} - 1)
+    tail`` in delta over k steps; a choice of tightness (the spread dominates, the binning is a
+    post-processing).  Fewer than two merged bins: none (``edge_bins`` over [jmin, jmax]).
+
+    A reversed model's bins are its base's mirrored (:func:`edge_bins`): the base's bin at index a of
+    width w is the reversed interval (-(a + w) h, -a h], at index -(a + w); its merged bins lie at the
+    bottom of its range, which grows downwards.
+
+    >>> from exactdp.engines.pld.models import GaussianPair, Reversed
+    >>> m = GaussianPair(Fraction(1))
+    >>> with ctx.workprec(64):
+    ...     pb, qb, ends, wide, lo, hi = coarse_bins(m, Fraction(1, 16), -40, 80, 4, Fraction(1, 10**3))
+    ...     rp, rq, rends, rwide, rlo, rhi = coarse_bins(Reversed(m), Fraction(1, 16), -80, 40, 4, Fraction(1, 10**3))
+    ...     direct = m.cdf(arb(62) / 16)[0] - m.cdf(arb(58) / 16)[0]
+    >>> sorted(wide.items())[:2], (lo, hi), (rlo, rhi), sorted(rwide)[:2]
+    ([(58, 4), (62, 4)], (-40, 82), (-82, 40), [-82, -78])
+    >>> pb[58 + 40].overlaps(direct) and pb[59 + 40] == 0 and rp[-62 + 82].overlaps(qb[58 + 40])
+    True
+    """
+    if isinstance(model, Reversed):
+        pb, qb, (pl, ql, pr, qr), base_wide, lo, hi = coarse_bins(model.base, h, -jmax, -jmin, w, tail, taylor=taylor)
+        if not base_wide:
+            return qb[::-1], pb[::-1], (qr, pr, ql, pl), {}, -hi, -lo
+        n = hi - lo
+        zero = arb(0)
+        rp, rq = [zero] * n, [zero] * n
+        i = 0
+        while i < n:
+            width = base_wide.get(lo + i, 1)
+            k = n - i - width  # the reversed index -(a + width), from -hi
+            rp[k], rq[k] = qb[i], pb[i]
+            i += width  # past the merged bin's inside (exact zeros)
+        return rp, rq, (qr, pr, ql, pl), {-(a + b): b for a, b in base_wide.items()}, -hi, -lo
+    start = _tail_start(model, h, jmin, jmax, w, tail, taylor)
+    if start is None:
+        pb, qb, ends = edge_bins(model, h, jmin, jmax, taylor=taylor)
+        return pb, qb, ends, {}, jmin, jmax
+    pb, qb, first = edge_bins(model, h, jmin, start, taylor=taylor)
+    count = -(-(jmax - start) // w)
+    hb = arb_of_fraction(h)
+    memo = _QUADS[(h, ctx.prec, taylor)].setdefault(model.key(), {})
+    quads = [edge_quads(model, h, start, start, taylor=taylor)[0]]
+    for i in range(1, count + 1):
+        j = start + w * i
+        v = memo.get(j)
+        if v is None:
+            v = memo[j] = model.cdf(hb * j)
+        quads.append(v)
+    zero, half = arb(0), arb(1) / 2
+    wide: dict[int, int] = {}
+    for i in range(count):
+        pf0, ps0, qf0, qs0 = quads[i]
+        pf1, ps1, qf1, qs1 = quads[i + 1]
+        dp = (pf1 - pf0) if pf1 < half else (ps0 - ps1)
+        dq = (qf1 - qf0) if qf1 < half else (qs0 - qs1)
+        pb += [dp if dp >= 0 else dp.nonnegative_part()] + [zero] * (w - 1)
+        qb += [dq if dq >= 0 else dq.nonnegative_part()] + [zero] * (w - 1)
+        wide[start + w * i] = w
+    return pb, qb, (first[0], first[1], quads[-1][1], quads[-1][3]), wide, jmin, start + w * count
+
+
+def _tail_start(model: LossModel, h: Fraction, jmin: int, jmax: int, w: int, tail: Fraction,
+                taylor: bool) -> int | None:
+    """The first edge j of [jmin, jmax] with ``P(L > j h) <= tail`` (bisection on the balls' upper ends,
+    a choice only), None when fewer than two bins of w fit above it; remembered per grid."""
+    key = (h, ctx.prec, taylor, model.key(), w, tail)
+    if key in _STARTS:
+        start = _STARTS[key]
+    else:
+        hb, t = arb_of_fraction(h), arb_of_fraction(tail)
+
+        def small(j: int) -> bool:
+            return bool(model.cdf(hb * j)[1] <= t)
+
+        if not small(jmax):
+            start = jmax
+        else:
+            lo, hi = jmin, jmax  # small(hi); the first small index is in (lo, hi]
+            if small(lo):
+                hi = lo
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if small(mid) else (mid, hi)
+            start = hi
+        if len(_STARTS) > 16:
+            _STARTS.clear()
+        _STARTS[key] = start
+    return start if jmax - start >= 2 * w - 1 and start > jmin else None

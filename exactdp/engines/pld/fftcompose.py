@@ -23,6 +23,7 @@ from flint import arb, arb_poly, ctx
 
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
+from exactdp.engines.pld.aiming import above, log_root
 from exactdp.engines.pld.discrete import discretize, tail_range
 from exactdp.engines.pld.fftpower import Power, lower_fraction, upper_fraction, window_for
 from exactdp.engines.pld.fftreal import real_power
@@ -32,7 +33,7 @@ from exactdp.engines.pld.floatsums import power_sum
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
 
-__all__ = ["FftOrder", "Tilted", "choose_theta", "delta_curves", "fft_order", "order_delta_bounds", "order_of_laws", "order_of_side",
+__all__ = ["COARSE_STEPS", "FftOrder", "Tilted", "choose_theta", "coarse_tail", "delta_curves", "fft_order", "order_delta_bounds", "order_of_laws", "order_of_side",
            "step_laws", "tilted_pair", "tilted_power"]
 
 _PREC = 128
@@ -56,9 +57,13 @@ def _directed(coeffs: list[arb], up: bool) -> np.ndarray:  # float ok: floats bo
     ``float`` of an exact Arb point is within one unit in the last place; two steps of nextafter
     outward cover it, and the result is checked exactly against the end it must bound."""
     ends = [x.upper() if up else x.lower() for x in coeffs]
-    f = np.array([float(e) for e in ends])  # float ok: a conversion, moved outward and checked below
-    f = np.nextafter(np.nextafter(f, np.inf if up else -np.inf), np.inf if up else -np.inf)
+    raw = np.array([float(e) for e in ends])  # float ok: a conversion, moved outward and checked below
+    f = np.nextafter(np.nextafter(raw, np.inf if up else -np.inf), np.inf if up else -np.inf)
     f = np.maximum(f, 0.0)  # a mass is >= 0: 0 is below every true mass
+    if up:  # an exact 0 stays 0 (not the subnormal two steps above it, slow in every float op after)
+        for i in np.nonzero(raw == 0.0)[0].tolist():
+            if ends[i].is_zero():
+                f[i] = 0.0
     for x, e in zip(f.tolist(), ends):
         if (up and not arb(x) >= e) or (not up and x > 0 and not arb(x) <= e):
             raise AssertionError("a directed float does not bound its ball")
@@ -97,7 +102,8 @@ def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:
     # bracket, not by 32 bisections (stop 42: a query aims six tilts).
     hf = float(h)  # float ok: a choice only
     i = np.arange(p.shape[0], dtype=np.float64)
-    lp = np.log(np.maximum(p, 1e-320))
+    with np.errstate(divide="ignore"):  # an exact 0 (inside a coarse bin) weighs e^-inf = 0, at full speed:
+        lp = np.log(p)  # not a subnormal's log, whose e^z then underflow slowly (stop 43)
     buf = np.empty_like(lp)
 
     def moments(theta: float) -> tuple[float, float]:  # float ok: (mean, its derivative), a choice only
@@ -143,7 +149,8 @@ def _low_theta(p: np.ndarray, qt: np.ndarray, k: int, h: Fraction, target: float
     c = np.where((p > 0) & (qt > 0) & np.isfinite(c), c, hf / 2)
     theta = choose_theta(p, k, h, target - k * hf / 2)
     i = np.arange(p.shape[0], dtype=np.float64)
-    lp = np.log(np.maximum(p, 1e-320))
+    with np.errstate(divide="ignore"):
+        lp = np.log(p)  # exact zeros weigh 0 (as in choose_theta)
     for _ in range(2):  # the offsets' mean under the tilt, then the tilt again: it settles at once
         z = lp + float(theta) * hf * i  # float ok: a choice only
         w = np.exp(z - z.max())
@@ -321,7 +328,28 @@ def step_laws(model: LossModel, h: Fraction, tau: Fraction, prec: int, tight: in
     (0: the default, :data:`exactdp.engines.pld.taylor.FLOAT_TIGHT`; docs/pld.md §12.11)."""
     jmin, jmax = tail_range(model, h, tau)
     with ctx.workprec(prec):
-        return discretize(model, h, jmin, jmax, prec=prec, taylor=True, floats=True, float_tight=tight)
+        return discretize(model, h, jmin, jmax, prec=prec, taylor=True, floats=True, float_tight=tight,
+                          coarse=coarse_tail(h, tau))
+
+
+#: the width, in grid steps, of the bins of a single-step law's upper tail where its P-mass is small
+#: (docs/pld.md §12.12; a choice)
+COARSE_STEPS = 16
+
+
+def coarse_tail(h: Fraction, tau: Fraction) -> tuple[int, Fraction] | None:
+    """(w, tail) for :func:`~exactdp.engines.pld.discrete.discretize`: bins of w = ``COARSE_STEPS`` steps
+    above the first edge where ``P(L > jh) <= tau / (2 w h)``, so that k steps pay at most ``k (e^{w h}
+    - 1) tail <= k tau`` in delta (``e^x - 1 <= 2x`` for ``x <= 1``), no more than the truncation at
+    tau itself (docs/pld.md §12.12); None where ``w h > 1``.
+
+    >>> coarse_tail(Fraction(1, 14207), Fraction(1, 64 * 10**12))
+    (16, Fraction(14207, 2048000000000000))
+    """
+    w = COARSE_STEPS
+    if w * h > 1:
+        return None
+    return w, tau / (2 * w * h)
 
 
 def fft_order(model: LossModel, k: int, h: Fraction, tau: Fraction, eps_hint: Fraction, prec: int) -> FftOrder:
@@ -595,54 +623,16 @@ def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a
     return at(_bisected(lambda th: at(th)[1] - target, lo, hi))[0]
 
 
-#: the relative distance from the located root beyond which a bisection step is decided without
-#: evaluating f: f's slope in log theta is about the squared z-score of the aim (about -10), so f there
-#: is about 1e-7 from 0, far above its float noise (about 1e-10 at 10^5 steps)
-_DECIDED = 1e-8
-
-
 def _bisected(f, lo: float, hi: float) -> float:  # float ok: a tilt's aim only
     """The upper end after 32 geometric bisections of ``[lo, hi]`` by the sign of f, decreasing: the
-    same float the bisection gives, from about 16 evaluations of f instead of 32.  The root is located
-    first (:func:`_log_root`); a midpoint farther than ``_DECIDED`` from it is on its side, and only
-    the few nearer ones are evaluated (stop 43; a choice only: the hint aims the tilt)."""
-    root = _log_root(f, lo, hi)
+    same float the bisection gives, from about 16 evaluations of f instead of 32 (the root located
+    first, each step decided from it: :mod:`exactdp.engines.pld.aiming`; stop 43, a choice only: the
+    hint aims the tilt)."""
+    root = log_root(f, lo, hi)
     for _ in range(32):
         mid = math.sqrt(lo * hi)  # float ok: a choice only
-        above = mid < root if abs(math.log(mid / root)) > _DECIDED else f(mid) > 0  # float ok: a side's choice
-        lo, hi = (mid, hi) if above else (lo, mid)
+        lo, hi = (mid, hi) if above(mid, root, f) else (lo, mid)
     return hi
-
-
-def _log_root(f, lo: float, hi: float) -> float:  # float ok: a tilt's aim only
-    """The root of f, decreasing, in the bracket ``[lo, hi]`` (0 < lo < hi, f(lo) > 0 >= f(hi)), to
-    ``1e-13`` in ``log theta`` by the Illinois rule (regula falsi in log theta, the kept end's value
-    halved when it is kept twice; about ten evaluations); ``hi`` if f(hi) > 0, ``lo`` if f(lo) <= 0."""
-    xl, xh = math.log(lo), math.log(hi)  # float ok: a choice only
-    fl, fh = f(lo), f(hi)
-    if fh > 0:
-        return hi
-    if not fl > 0:
-        return lo
-    side = 0
-    for _ in range(100):
-        if xh - xl <= 1e-13 * max(1.0, abs(xh)):  # float ok: a choice only
-            break
-        x = xh - fh * (xh - xl) / (fh - fl)  # float ok: a choice only
-        if not xl < x < xh:  # a NaN or a step off the bracket: bisect
-            x = (xl + xh) / 2  # float ok: a choice only
-        fx = f(math.exp(x))  # float ok: a choice only
-        if fx > 0:
-            xl, fl = x, fx
-            if side < 0:
-                fh /= 2
-            side = -1
-        else:  # as bisection: not above the target (a NaN too) moves the upper end
-            xh, fh = x, fx
-            if side > 0:
-                fl /= 2
-            side = 1
-    return math.exp(xh)  # float ok: a choice only
 
 
 def _nothing(h: Fraction) -> Tilted:

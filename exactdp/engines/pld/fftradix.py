@@ -11,6 +11,7 @@ that of the point-by-point algorithm whose error Higham's Theorem 24.2 bounds, b
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ class Twiddles:
 _TWIDDLES: dict[int, Twiddles] = {}
 
 
+@functools.lru_cache(maxsize=64)  # a pure function of its arguments, asked for by every bound
 def twiddle_mu(n: int) -> Fraction:
     """The twiddle error bound of :func:`twiddles`: ``2 e + e^2 + sqrt(5) u (1 + e)^2``, ``e = u + 2^-79``
     (docs/pld.md §12.2).
@@ -282,7 +284,8 @@ def _stage(er: np.ndarray, orr: np.ndarray, ei: np.ndarray, oi: np.ndarray, wr: 
     np.add(ei, ti, out=ei)
 
 
-def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False,
+        nonzero: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The unnormalised DFT ``y_k = sum_j x_j w^{jk}`` (``w = e^{-2 pi i/N}``, or its conjugate when
     ``inverse``) by radix-2 decimation in time: bit reversal, then log2 N stages of butterflies
     ``(x1 + w x2, x1 - w x2)``, the product ``w x2`` in the standard way (4 real products, 2 sums).
@@ -293,13 +296,21 @@ def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) 
     of ``2 _CHUNK`` points, gathered in bit-reversed order into a transposed work array, the first
     stages there (long inner loops), then copied into place for the stages whose blocks fit in the
     segment, all while it is in cache; the longer stages ``_FUSE`` at a time, piece by piece of
-    ``2 _CHUNK`` points (the butterflies of those stages that a piece's points feed)."""
+    ``2 _CHUNK`` points (the butterflies of those stages that a piece's points feed).
+
+    ``nonzero``: the input is exactly 0 from that index on (a zero-padded law).  A stage of span m
+    pairs, after the bit reversal, transforms of the inputs ``r + j N/m`` and ``r + N/(2m) + j N/m``:
+    where ``N/(2m) >= nonzero`` the second is a transform of exact zeros, itself exactly 0 (each
+    product with 0 and each sum of zeros is exact), so the butterfly gives ``(x1, x1)``, and the stage is
+    a copy (stop 43: 4 of the 13 stages of a forward transform at 2^13 points of a 559-bin law).  The
+    values are the same floats but for the sign of a zero, which changes no sum they enter."""
     n = re.shape[0]
     if n != tw.n or n & (n - 1) or im.shape[0] != n:
         raise InvalidParameterError("fft: the length must be the twiddles' power of 2")
     re, im = np.ascontiguousarray(re, dtype=np.float64), np.ascontiguousarray(im, dtype=np.float64)
     plan = _plan(n)
     span, b = plan.span, plan.small
+    copies = n // (2 * nonzero) if nonzero else 0  # the stages of span m <= copies are copies
     xr, xi = np.empty(n), np.empty(n)
     ar, ai = plan.seg_r, plan.seg_i
     cols = span // b
@@ -327,14 +338,22 @@ def fft(re: np.ndarray, im: np.ndarray, tw: Twiddles, *, inverse: bool = False) 
             np.take(rows_r, plan.perms[j], out=flat_r, mode="clip")  # in range: clip changes nothing
             np.take(rows_i, plan.perms[j], out=flat_i, mode="clip")
             for er, orr, ei, oi, wr, wi, tmp, mm in first:
-                _stage(er, orr, ei, oi, wr, wi, inverse, tmp, mm)
+                if mm <= copies:  # x2 = 0 exactly: (x1 + w x2, x1 - w x2) = (x1, x1)
+                    np.copyto(orr, er)
+                    np.copyto(oi, ei)
+                else:
+                    _stage(er, orr, ei, oi, wr, wi, inverse, tmp, mm)
             p0 = int(plan.order[g * group + j]) * span
             sr, si = xr[p0:p0 + span], xi[p0:p0 + span]
             np.copyto(sr.reshape(cols, b), ar.T)  # x[p0 + c b + i] = a[i, c]
             np.copyto(si.reshape(cols, b), ai.T)
             for mm, wr, wi, tmp in later:
                 hr, hi = sr.reshape(-1, 2, mm), si.reshape(-1, 2, mm)
-                _stage(hr[:, 0], hr[:, 1], hi[:, 0], hi[:, 1], wr, wi, inverse, tmp, mm)
+                if mm <= copies:
+                    np.copyto(hr[:, 1], hr[:, 0])
+                    np.copyto(hi[:, 1], hi[:, 0])
+                else:
+                    _stage(hr[:, 0], hr[:, 1], hi[:, 0], hi[:, 1], wr, wi, inverse, tmp, mm)
     while m < n:
         r = min(_FUSE, (n // m).bit_length() - 1, span.bit_length() - 1)
         _fused(xr, xi, tw, m, r, inverse, plan)
@@ -435,6 +454,7 @@ def skip_level(k: int) -> float:  # float ok: a threshold, its consequence bound
     return 2.0 ** (-2 * SKIP_BITS / k)  # float ok: a choice; 0.0 where it underflows
 
 
+@functools.lru_cache(maxsize=64)  # a pure function of its arguments, asked for by every bound
 def skip_modulus(tau: float) -> Fraction:  # float ok: the threshold, read exactly
     """An upper bound of ``|z|`` for every float complex ``z = a + i b`` with ``fl(fl(a a) + fl(b b)) <= tau``:
     a rounded product of a nonnegative result is at least ``(1 - u)`` times it less ``2^-1075`` (an

@@ -99,7 +99,7 @@ def _offsets(log_r: Fraction, block: int) -> tuple[np.ndarray, Fraction]:
                 pf = float(p.mid())  # float ok: a float near r^(2^i), its error checked next
                 worst = max(worst, abs(arb(pf) - p) / p, key=lambda x: x.upper())
                 m[1 << i: 2 << i] = m[: 1 << i] * pf
-            a = _power_of_2_above(_upper(worst))
+            a = _power_of_2_above(worst)
         rho = _rho(levels, a)
     if len(_TABLES) > 64:
         _TABLES.clear()
@@ -117,28 +117,21 @@ def _rho(levels: int, a: Fraction) -> Fraction:
     return s * (1 + s)
 
 
-def _power_of_2_above(x: Fraction) -> Fraction:
-    """The least power of 2 at least x (> 0), 2^-1100 for x <= 0 (a bound above 0 in every case).
+def _power_of_2_above(x: arb) -> Fraction:
+    """The least power of 2 at least every point of the finite ball x (at least its upper end), read
+    from the upper end's mantissa and exponent in integers; 2^-1100 where that end is <= 0 (a bound
+    above 0 in every case).
 
-    >>> _power_of_2_above(Fraction(3, 16)), _power_of_2_above(Fraction(1, 4))
-    (Fraction(1, 4), Fraction(1, 4))
+    >>> _power_of_2_above(arb(3) / 16), _power_of_2_above(arb(1) / 4), _power_of_2_above(arb(-1)) == Fraction(1, 1 << 1100)
+    (Fraction(1, 4), Fraction(1, 4), True)
     """
-    if x <= 0:
-        return Fraction(1, 1 << 1100)
-    e = x.numerator.bit_length() - x.denominator.bit_length()  # 2^(e-1) < x < 2^(e+1)
-    p = Fraction(2) ** e
-    while p < x:
-        p *= 2
-    while p / 2 >= x:
-        p /= 2
-    return p
-
-
-def _upper(x: arb) -> Fraction:
-    """A rational at least every point of the finite ball x (its upper end, rounded up)."""
     man, exp = x.upper().man_exp()
     m, e = int(man), int(exp)
-    return Fraction(m * (1 << e)) if e >= 0 else Fraction(m, 1 << -e)
+    if m <= 0:
+        return Fraction(1, 1 << 1100)
+    b = m.bit_length()  # 2^(b-1) <= m < 2^b
+    k = e + (b - 1 if m == 1 << (b - 1) else b)  # 2^k is the least power of 2 >= m 2^e
+    return Fraction(1 << k) if k >= 0 else Fraction(1, 1 << -k)
 
 
 def _block_of(log_r: Fraction, n: int) -> int:
