@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from exactdp.core import memory, progress
 from exactdp.core.errors import TimeBudgetError
+from exactdp.engines.pld.aiming import bracketing, curve_root
 from exactdp.engines.pld.fftcost import (
     MANY_SAMPLED,
     grid_cost,
@@ -148,35 +149,6 @@ def _pre_orders(laws: list[tuple[Law, Law]], groups: list[tuple[LossModel, int]]
     return orders
 
 
-def _root(f, lo: float, hi: float, level: float) -> float:  # float ok: root finding, certified after
-    """The eps where the decreasing float curve f crosses level (bisection, until the range is
-    ``ROOT_TOL`` of the root: the certified steps start ``1e-12`` of it away, a choice only)."""
-    for _ in range(80):
-        if hi - lo <= ROOT_TOL * (1.0 + abs(hi)):
-            break
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if f(mid) > level else (lo, mid)
-    return (lo + hi) / 2
-
-
-#: the float roots' relative resolution (a choice only: every end is certified after)
-ROOT_TOL = 1e-15
-
-
-def _bracketing(f, a: float, b: float, level: float) -> tuple[float, float]:  # float ok: a search range
-    """[a, b] widened (a down to 0, b up) until the decreasing float curve f crosses level inside it:
-    a tilt aimed far from the root must not clamp the root to an end of the first range (issue 26:
-    8 x 10^-4 of an eps; a choice only, every end is certified after)."""
-    for _ in range(40):
-        if a > 0 and not f(a) > level:
-            a, b = max(a - 2 * (b - a), 0.0), a
-        elif not f(b) <= level:
-            a, b = b, b + 2 * (b - a)
-        else:
-            break
-    return a, b
-
-
 #: the least float slope a certified step is predicted from: a flatter curve (or a NaN) gives no
 #: prediction, and the step doubles instead (a choice only)
 _FLAT = 1e-300
@@ -224,13 +196,13 @@ def _eps_bracket(orders: list[FftOrder], delta_g: Fraction, guess: float,  # flo
     for fo in orders:
         up_f, low_f = delta_curves(fo, a, b)
         curves.append((up_f, low_f))
-        root_u = _root(up_f, *_bracketing(up_f, a, b, dg), dg)
+        root_u = curve_root(up_f, *bracketing(up_f, a, b, dg), dg)
         ups.append(root_u)
         # the lower curve's root is below the upper's and near it: searched from just below it, where
         # the tilt (aimed near the root) keeps the float curve accurate; far below the aim the weights
         # are clipped and the curve can cross the level there (docs/pld.md §12.7, a choice only)
         w = max(LOW_SEARCH * (1 + root_u), 4 * float(fo.h))  # float ok: a search range
-        lows.append(_root(low_f, *_bracketing(low_f, max(root_u - w, 0.0), root_u, dg), dg))
+        lows.append(curve_root(low_f, *bracketing(low_f, max(root_u - w, 0.0), root_u, dg), dg))
     est = max(ups)
     d = max(4 * float(orders[0].h), 1e-9 * (1 + est))  # float ok: a difference step, a choice only
     hi: Fraction | None = None
