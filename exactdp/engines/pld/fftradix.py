@@ -68,17 +68,17 @@ def _nearest(x: arb) -> float:  # float ok: round-to-nearest of an Arb midpoint,
 
 def _unit_roots(count: int, step: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """exp(-2 pi i j step / n) for j < count, in Arb at 96 bits, rounded to the nearest float64."""
-    re = np.empty(count)
-    im = np.empty(count)
+    re: list[float] = []  # float ok: the nearest floats of the roots, as documented
+    im: list[float] = []  # float ok: as above
     with ctx.workprec(96):
         tiny = arb(2) ** -80
         for j in range(count):
             s, c = arb(fmpq(2 * j * step, n)).sin_cos_pi()
             if not (s.rad() < tiny and c.rad() < tiny):
                 raise AssertionError("twiddle ball too wide")  # 96 bits leave radii near 2^-95
-            re[j] = _nearest(c)
-            im[j] = -_nearest(s)
-    return re, im
+            re.append(_nearest(c))
+            im.append(-_nearest(s))
+    return np.array(re, dtype=np.float64), np.array(im, dtype=np.float64)
 
 
 def _coarse_roots(count: int, step: int, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -93,10 +93,10 @@ def _coarse_roots(count: int, step: int, n: int) -> tuple[np.ndarray, np.ndarray
     cr, ci = _unit_roots(q + 1, step, n)  # angles pi j / count, j <= count / 4: [0, pi / 4]
     re, im = np.empty(count), np.empty(count)
     re[: q + 1], im[: q + 1] = cr, ci
-    for j in range(q + 1, 2 * q + 1):  # pi j / count = pi/2 - pi (2q - j) / count
-        re[j], im[j] = -ci[2 * q - j], -cr[2 * q - j]  # cos = sin(.), -sin = -cos(.); im holds -sin
-    for j in range(2 * q + 1, count):  # pi j / count = pi - pi (count - j) / count
-        re[j], im[j] = -re[count - j], im[count - j]
+    # j in (q, 2q]: pi j / count = pi/2 - pi (2q - j) / count, cos = sin(.), -sin = -cos(.) (im holds -sin)
+    re[q + 1: 2 * q + 1], im[q + 1: 2 * q + 1] = -ci[q - 1::-1], -cr[q - 1::-1]
+    # j in (2q, count): pi j / count = pi - pi (count - j) / count, read from the entries set above
+    re[2 * q + 1:], im[2 * q + 1:] = -re[2 * q - 1:0:-1], im[2 * q - 1:0:-1]
     return re, im
 
 
