@@ -16,6 +16,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 from flint import arb, ctx
+from mpref import subsampled_gaussian_delta1, subsampled_gaussian_delta2  # tests/unit/mpref.py
 
 from exactdp.engines.pld import discrete, edges, fftcompose
 from exactdp.engines.pld.laws import compose
@@ -27,35 +28,11 @@ _MP.dps = 50
 SIGMA, Q, H, TAU = Fraction(2), Fraction(1, 1000), Fraction(1, 14207), Fraction(1, 64 * 10**12)
 
 
-def _delta1(t: mpmath.mpf, order: str) -> mpmath.mpf:
-    """delta(t) of one Poisson-subsampled Gaussian step (sensitivity 1, noise SIGMA, rate Q)."""
-    s, q = _MP.mpf(2), _MP.mpf(1) / 1000
-    et = _MP.exp(t)
-    if order == "remove":
-        if et <= 1 - q:
-            return 1 - et
-        x = s**2 * _MP.log((et - (1 - q)) / q) + _MP.mpf(1) / 2
-        return (1 - q) * _MP.ncdf(-x / s) + q * _MP.ncdf(-(x - 1) / s) - et * _MP.ncdf(-x / s)
-    inv = 1 / et
-    if inv <= 1 - q:
-        return _MP.mpf(0)
-    x = s**2 * _MP.log((inv - (1 - q)) / q) + _MP.mpf(1) / 2
-    return _MP.ncdf(x / s) - et * ((1 - q) * _MP.ncdf(x / s) + q * _MP.ncdf((x - 1) / s))
-
-
-def _delta2(t: mpmath.mpf, order: str) -> mpmath.mpf:
-    """Two steps: the integral over the first step's output x of p(x) delta_1(t - L(x))."""
-    s, q = _MP.mpf(2), _MP.mpf(1) / 1000
-
-    def loss(x: mpmath.mpf) -> mpmath.mpf:
-        r = (1 - q) + q * _MP.exp((2 * x - 1) / (2 * s**2))
-        return _MP.log(r) if order == "remove" else -_MP.log(r)
-
-    def p(x: mpmath.mpf) -> mpmath.mpf:
-        n0 = _MP.npdf(x, 0, s)
-        return (1 - q) * n0 + q * _MP.npdf(x, 1, s) if order == "remove" else n0
-
-    return _MP.quad(lambda x: p(x) * _delta1(t - loss(x), order), [-_MP.inf, -20, 0, 1, 10, 21, _MP.inf])
+def _delta(t: mpmath.mpf, order: str, steps: int) -> mpmath.mpf:
+    """delta(t) of one or two Poisson-subsampled Gaussian steps (noise SIGMA, rate Q), at 50 digits."""
+    with mpmath.workdps(50):
+        s, q = mpmath.mpf(2), mpmath.mpf(1) / 1000
+        return (subsampled_gaussian_delta1 if steps == 1 else subsampled_gaussian_delta2)(s, q, t, order)
 
 
 def _laws(order: str) -> tuple:
@@ -77,7 +54,7 @@ def _misses(up, low, steps: int, order: str, points: list[Fraction]) -> list[Fra
     bad = []
     with ctx.workprec(128):
         for e in points:
-            want = (_delta1 if steps == 1 else _delta2)(_MP.mpf(e.numerator) / e.denominator, order)
+            want = _delta(_MP.mpf(e.numerator) / e.denominator, order, steps)
             eb = arb(e.numerator) / e.denominator
             hi, lo = delta_upper(up, eb), delta_lower(low, eb)
             if not (_MP.mpf(hi.upper().str(40, radius=False)) * (1 + _MP.mpf(10) ** -35) >= want

@@ -24,41 +24,18 @@ DECIDED = 1e-8
 
 def log_root(f: Callable[[float], float], lo: float, hi: float,  # float ok: a choice only
              f_lo: float | None = None, f_hi: float | None = None) -> float:  # float ok: a choice only
-    """The root of f, decreasing, in ``[lo, hi]`` (0 < lo < hi) to ``1e-10`` in ``log x`` by the Illinois
-    rule (regula falsi in log x, the kept end's value halved when it is kept twice); ``hi`` if f(hi) >
-    0 (no root: every point is below it), ``lo`` if f(lo) <= 0 (every point is above it).  ``f_lo``,
-    ``f_hi``: f at the ends where the caller has them.
+    """The root of f, decreasing, in ``[lo, hi]`` (0 < lo < hi) to ``1e-10`` in ``log x``: :func:`root`
+    in the variable ``log x`` (the Illinois rule); ``hi`` if f(hi) > 0 (no root: every point is below
+    it), ``lo`` if f(lo) <= 0 (every point is above it).  ``f_lo``, ``f_hi``: f at the ends where the
+    caller has them.
 
     >>> r = log_root(lambda x: 2.0 - x, 1e-3, 1e3)
-    >>> abs(r - 2.0) < 1e-12, log_root(lambda x: 1.0, 1.0, 4.0), log_root(lambda x: -1.0, 1.0, 4.0)
+    >>> abs(r - 2.0) < 1e-9, log_root(lambda x: 1.0, 1.0, 4.0), log_root(lambda x: -1.0, 1.0, 4.0)
     (True, 4.0, 1.0)
     """
     xl, xh = math.log(lo), math.log(hi)  # float ok: a choice only
-    fl = f(lo) if f_lo is None else f_lo
-    fh = f(hi) if f_hi is None else f_hi
-    if fh > 0:
-        return hi
-    if not fl > 0:
-        return lo
-    side = 0
-    for _ in range(100):
-        if xh - xl <= 1e-10 * max(1.0, abs(xh)):  # float ok: a choice only (100 times below DECIDED)
-            break
-        x = xh - fh * (xh - xl) / (fh - fl)  # float ok: a choice only
-        if not xl < x < xh:  # a NaN or a step off the bracket: bisect
-            x = (xl + xh) / 2  # float ok: a choice only
-        fx = f(math.exp(x))  # float ok: a choice only
-        if fx > 0:
-            xl, fl = x, fx
-            if side < 0:
-                fh /= 2
-            side = -1
-        else:  # as bisection: not above 0 (a NaN too) moves the upper end
-            xh, fh = x, fx
-            if side > 0:
-                fl /= 2
-            side = 1
-    return math.exp(xh)  # float ok: a choice only
+    x = root(lambda y: f(math.exp(y)), xl, xh, 1e-10 * max(1.0, abs(xh)), f_lo, f_hi)  # float ok: a choice
+    return hi if x == xh else (lo if x == xl else math.exp(x))  # float ok: the ends exactly, as given
 
 
 def above(x: float, root: float, f: Callable[[float], float]) -> bool:  # float ok: a choice only
@@ -75,14 +52,17 @@ def above(x: float, root: float, f: Callable[[float], float]) -> bool:  # float 
     return f(x) > 0
 
 
-def root(f: Callable[[float], float], lo: float, hi: float, tol: float) -> float:  # float ok: a choice only
-    """The root of f, decreasing, in ``[lo, hi]`` to ``tol`` (absolute) by the Illinois rule in x (as
-    :func:`log_root`, for brackets that may start at 0); ``hi`` if f(hi) > 0, ``lo`` if f(lo) <= 0.
+def root(f: Callable[[float], float], lo: float, hi: float, tol: float,  # float ok: a choice only
+         f_lo: float | None = None, f_hi: float | None = None) -> float:  # float ok: a choice only
+    """The root of f, decreasing, in ``[lo, hi]`` to ``tol`` (absolute) by the Illinois rule (regula
+    falsi, the kept end's value halved when it is kept twice; about ten evaluations); ``hi`` if f(hi)
+    > 0, ``lo`` if f(lo) <= 0.  ``f_lo``, ``f_hi``: f at the ends where the caller has them.
 
     >>> abs(root(lambda x: 0.5 - x * x, 0.0, 1.0, 1e-15) - 0.5 ** 0.5) < 1e-14
     True
     """
-    fl, fh = f(lo), f(hi)
+    fl = f(lo) if f_lo is None else f_lo
+    fh = f(hi) if f_hi is None else f_hi
     if fh > 0:
         return hi
     if not fl > 0:
@@ -100,7 +80,7 @@ def root(f: Callable[[float], float], lo: float, hi: float, tol: float) -> float
             if side < 0:
                 fh /= 2
             side = -1
-        else:
+        else:  # as bisection: not above 0 (a NaN too) moves the upper end
             hi, fh = x, fx
             if side > 0:
                 fl /= 2
