@@ -328,7 +328,9 @@ class GaussianPair(LossModel):
         return arb(1), arb(1)
 
     def cdf(self, e: arb) -> Quad:
-        mu, m = per_precision(self._balls, lambda: _mu_balls(self.mu) if self.mu is not None else _mu2_balls(self.mu2))
+        got = self._balls.get(ctx.prec)  # the constants' balls, as per_precision gives them (one lookup)
+        mu, m = got if got is not None else per_precision(
+            self._balls, lambda: _mu_balls(self.mu) if self.mu is not None else _mu2_balls(self.mu2))
         zp = (e - m) / mu  # P: (L - mu^2/2)/mu standard normal
         zq = (e + m) / mu
         return _normal_sides(zp) + _normal_sides(zq)
@@ -436,7 +438,9 @@ _SQRT2: dict[int, arb] = {}
 def _normal_sides(z: arb) -> tuple[arb, arb]:
     """(Phi(z), 1 - Phi(z)) with one erfc: the small side directly, the large side as 1 minus it
     (no cancellation: the large side is at least 1/2)."""
-    r2 = per_precision(_SQRT2, lambda: arb(2).sqrt())
+    r2 = _SQRT2.get(ctx.prec)  # per_precision's ball, looked up without a closure (the edges' hot path)
+    if r2 is None:
+        r2 = per_precision(_SQRT2, lambda: arb(2).sqrt())
     if z < 0:
         small = (-z / r2).erfc() / 2
         return small, 1 - small
@@ -517,7 +521,8 @@ class Subsampled(LossModel):
         """The base loss ``u = g^{-1}(e) = log((e^e - (1-q))/q)`` with ``L <= e`` iff ``L_base <= u``
         (a ball), None where ``e <= log(1-q)`` (no base loss: the continuous part lies above);
         :class:`PrecisionError` where the ball cannot tell."""
-        qa, keep = per_precision(self._balls, lambda: _q_balls(self.q))
+        got = self._balls.get(ctx.prec)  # as per_precision, one lookup
+        qa, keep = got if got is not None else per_precision(self._balls, lambda: _q_balls(self.q))
         y = e.exp() - keep
         if not y > 0:
             if y < 0 or y.is_zero():
@@ -528,7 +533,8 @@ class Subsampled(LossModel):
     def from_base(self, quad: tuple) -> tuple:
         """The four edge functions from the base's at the base loss (balls, or power series in any
         variable: the map is linear), ``P = (1 - q) Q_base + q P_base``, ``Q = Q_base``."""
-        qa, keep = per_precision(self._balls, lambda: _q_balls(self.q))
+        got = self._balls.get(ctx.prec)  # as per_precision, one lookup
+        qa, keep = got if got is not None else per_precision(self._balls, lambda: _q_balls(self.q))
         pf, ps, qf, qs = quad
         return keep * qf + qa * pf, keep * qs + qa * ps, qf, qs
 
