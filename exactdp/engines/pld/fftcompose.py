@@ -522,6 +522,7 @@ def _scaled(log_f: float, x: float) -> float:  # float ok: x e^{log_f} without o
 #: the curves of the last six long powered vectors, by (vector, extra rate): the pre-pass's and the bracket's
 #: readings of one order share them (stop 43)
 _CURVES: dict[tuple[int, int], tuple[Tilted, tuple[np.ndarray, float, int]]] = {}  # float ok: a curve
+_CURVE_MAX = 1 << 16
 
 
 def _curve(tl: Tilted, extra: int, lo_eps: float, hf: float) -> tuple[np.ndarray, float, int]:  # float ok: a choice
@@ -548,7 +549,9 @@ def _curve(tl: Tilted, extra: int, lo_eps: float, hf: float) -> tuple[np.ndarray
     w *= pw.v
     cum = np.cumsum(w[::-1])[::-1]  # cum[a] = sum_{i >= a} v_i e^{-rate (i - i_ref)}
     out = cum, lmk - rate * i_ref, pw.start
-    if not clipped and w.shape[0] >= 1024:  # a short vector's curve costs nothing
+    # kept for windows of 2^10-2^16 points: shorter curves cost nothing, and a longer one kept alive raises
+    # the peak memory of the next grid (6 MB at 10^6 steps, stop 43) for a saving it hardly sees
+    if not clipped and 1024 <= w.shape[0] <= _CURVE_MAX:
         if len(_CURVES) >= 6:  # one query's orders (their vectors kept alive, as by _SUMS), no more
             _CURVES.pop(next(iter(_CURVES)))
         _CURVES[(id(tl), extra)] = (tl, out)
