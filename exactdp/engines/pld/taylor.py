@@ -96,13 +96,17 @@ def block_quads(model: LossModel, hb: arb, c: int, r: int) -> list[Quad] | None:
 
 def _block(model: LossModel, hb: arb, c: int, r: int) -> tuple[list[Quad] | None, float]:  # float ok: a choice
     """(:func:`block_quads`, its excess): the remainder bound over the threshold (the larger of the two
-    sides) as a float, inf where the model has no series in the block; a choice of the next block's
-    width only (:func:`taylor_quads`)."""
-    cen = _series(model, hb * c, hb)
-    if cen is None:
-        return None, math.inf
+    sides) as a float, inf where the model has no series in the block, and minus an estimate below it
+    where the block missed before its centre's series (:func:`_sure_miss`); a choice of the next
+    block's width only (:func:`taylor_quads`)."""
     rem = _series(model, hb * c + hb * arb(0, r), hb)
     if rem is None:
+        return None, math.inf
+    sure = _sure_miss(rem, r)
+    if sure:  # the remainder alone is past every value the block can take: no centre series (stop 44)
+        return None, -sure
+    cen = _series(model, hb * c, hb)
+    if cen is None:
         return None, math.inf
     picks = _picks(cen, rem, model.cont_totals())
     if picks is None:
@@ -112,6 +116,27 @@ def _block(model: LossModel, hb: arb, c: int, r: int) -> tuple[list[Quad] | None
         return None, excess
     points = [arb(s) for s in range(-r, r + 1)]
     return _values(picks, points, [arb(abs(s)) ** (DEGREE + 1) for s in range(-r, r + 1)]), 0.0
+
+
+def _sure_miss(rem: tuple[arb_series, ...], r: int) -> float:  # float ok: a choice
+    """0, or (about) the excess :func:`_test` would find: where, for both functions F of a side pair,
+    the remainder bound ``|b_{D+1}| r^(D+1)`` (F's (D+1)-th coefficient over the block) is past
+    ``2^-(prec - _SLACK)`` times the upper end of ``|F|`` over the block (its series' constant term,
+    the ball of every value in the block), the block fails whichever side is its polynomial, and the
+    centre's series is not computed.  A choice only (no value is taken from it)."""
+    scale = arb(2) ** -(ctx.prec - _SLACK)
+    big = arb(r) ** (DEGREE + 1)
+    for i in (0, 2):
+        least = math.inf  # float ok: a choice only
+        for f in rem[i:i + 2]:
+            bound, room = (abs(_coeff(f, DEGREE + 1)) * big).upper(), scale * abs(_coeff(f, 0)).upper()
+            if not bound > room:  # this side may pass (compared in Arb: no float overflows here)
+                least = 0.0
+                break
+            least = min(least, _excess(bound, room))
+        if least > 1:
+            return least
+    return 0.0
 
 
 #: one side pair's Taylor model: (0 if the first function F is the polynomial, 1 if T - F is), the
@@ -187,6 +212,23 @@ def _shrunk(r: int, excess: float) -> int:  # float ok: a block width's choice o
     return min(r * 7 // 10, int(r * (0.5 / excess) ** (1.0 / (DEGREE + 1))))
 
 
+def _reach(d: int, r: int, excess: float) -> int:  # float ok: a choice only
+    """The offset from a range's first edge (less one) of the first block centre predicted to pass at
+    ``_LEAST_EDGES``, after a block of half-width r centred d edges into the range missed with
+    ``excess`` (0 where it is inf: no series): where the misses come from a singular point at or
+    below the range's start (log(1-q) of a subsampled loss), the remainder bound falls about as
+    ``(r / d)^(D+1)``, so a block of half-width ``r (1/2 excess)^(1/(D+1))`` passes at d and one of
+    ``_LEAST_EDGES`` at ``d _LEAST_EDGES`` over it (a choice only: every block is tested).
+
+    >>> _reach(34, 16, 1e20), _reach(270, 16, 2e4), _reach(10, 16, math.inf)
+    (266, 252, 0)
+    """
+    if not math.isfinite(excess) or excess <= 1:
+        return 0
+    fits = r * (0.5 / excess) ** (1.0 / (DEGREE + 1))
+    return min(math.ceil(d * _LEAST_EDGES / fits), 1 << 30)
+
+
 def taylor_quads(model: LossModel, h: Fraction, j0: int, j1: int) -> dict[int, Quad]:
     """Quads of every edge ``j h``, ``j0 <= j <= j1``: Taylor blocks where they are tight, the
     direct ``model.cdf`` elsewhere (docs/pld.md §12.8); at the working precision.
@@ -207,6 +249,7 @@ def taylor_quads(model: LossModel, h: Fraction, j0: int, j1: int) -> dict[int, Q
             done = j
             progress.tick(f"discretising {model.name} ({j - j0}/{j1 - j0 + 1} edges)")
         rr = min(r, (j1 - j) // 2)
+        run = j1 - j + 1
         if rr >= _LEAST_EDGES:
             got, excess = _block(model, hb, j + rr, rr)
             if got is not None:
@@ -216,10 +259,10 @@ def taylor_quads(model: LossModel, h: Fraction, j0: int, j1: int) -> dict[int, Q
                 r = min(_WIDEST, rr + max(rr // 8, 1))
                 misses = 0
                 continue
-            if rr > _LEAST_EDGES and _shrunk(rr, excess) >= _LEAST_EDGES:
+            if rr > _LEAST_EDGES and excess > 0 and _shrunk(rr, excess) >= _LEAST_EDGES:
                 r = _shrunk(rr, excess)
                 continue
-        run = (2 * _LEAST_EDGES + 1) << min(misses, 6) if rr >= _LEAST_EDGES else j1 - j + 1
+            run = max((2 * _LEAST_EDGES + 1) << min(misses, 6), _reach(j + rr - j0 + 1, rr, abs(excess)) - rr - (j - j0))
         for i in range(j, min(j + run, j1 + 1)):
             out[i] = model.cdf(hb * i)
         j += run
