@@ -11,9 +11,9 @@ rounded elementwise ``+ - *`` of numpy and ``nextafter`` are used):
   integers ``-r .. r``, by Horner, with the a priori bound ``gamma_{2D} sum |c_k| |s|^k``;
 * :func:`tilted`: ``x_i e^{rate i - lam}`` rounded up or down, the exponential a per-block Arb factor
   times a per-offset Arb factor, both directed to floats;
-* :func:`ball_poly`, :func:`remember`, :func:`bounds_of`: an ``arb_poly`` of balls around float
-  enclosures (for a :class:`exactdp.engines.pld.laws.Law`), remembered with its floats so the FFT
-  path reads the floats back instead of the balls.
+* :func:`ball_poly`, :func:`remember`, :func:`bounds_of`, :func:`enclosures`: an ``arb_poly`` of balls
+  around float enclosures (for a :class:`exactdp.engines.pld.laws.Law`), remembered with its floats
+  so the FFT path reads the floats back instead of the balls.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from flint import arb, arb_mat, arb_poly, ctx
 
 from exactdp.core.numbers import arb_of_fraction
 
-__all__ = ["REL_BITS", "RUNNING_U", "ball_floats", "ball_poly", "bounds_of", "directed_floats", "horner_bounds", "horner_gamma", "mid_rad",
+__all__ = ["REL_BITS", "RUNNING_U", "ball_floats", "ball_poly", "bounds_of", "directed_floats", "enclosures", "horner_bounds", "horner_gamma", "mid_rad",
            "remember", "split_floats", "tilted"]
 
 #: the relative margins that absorb earlier roundings: 1 +- 2^-51 = 1 +- 4u (exact floats)
@@ -54,7 +54,8 @@ def horner_gamma(n: int) -> float:  # float ok: an exact multiple of u
     if not 0 <= n <= 1 << 20:
         raise ValueError("a rounding count out of range")
     return (n + 1) * 2.0 ** -53
-#: the tilt's offsets per block: rate i = rate (B q + s), 0 <= s < B
+#: the tilt's offsets per block: rate i = rate (B q + s), 0 <= s < B; B is the power of 2 above about
+#: sqrt(n), at most this (a choice: B + n / B Arb factors; stop 44, a law of 559 masses took 512 + 2)
 _TILT_BLOCK = 512
 
 
@@ -94,7 +95,9 @@ def ball_floats(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: di
 def mid_rad(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: directed, proved
     """(m, e): floats with every point of ``xs[i]`` within ``e_i`` of ``m_i`` (the proof at
     :func:`ball_floats`)."""
-    m = np.array([float(x.mid()) for x in xs], dtype=np.float64)  # float ok: bounded below
+    # float(x) is float(x.mid()) without the midpoint's ball (python-flint converts the midpoint in
+    # both, to nearest since 0.9 and towards 0 before: either within the unit of the proof)
+    m = np.array([float(x) for x in xs], dtype=np.float64)  # float ok: bounded below
     r = np.array([float(x.rad()) for x in xs], dtype=np.float64)  # float ok: bounded below
     if not (np.all(np.isfinite(m)) and np.all(np.isfinite(r))):
         raise OverflowError("a ball beyond float64")
@@ -117,7 +120,7 @@ def split_floats(g: arb_mat) -> tuple[np.ndarray, np.ndarray]:  # float ok: dire
     >>> bool(e[0] <= 2.0 ** -54)  # float ok: the measured distance, not 2^-52 |m|
     True
     """
-    gm = np.array([float(x.mid()) for x in g.entries()], dtype=np.float64)  # float ok: measured below
+    gm = np.array([float(x) for x in g.entries()], dtype=np.float64)  # float ok: measured below (float(x) is float(x.mid()))
     if not np.all(np.isfinite(gm)):
         raise OverflowError("a ball beyond float64")
     rm, re = mid_rad((g - arb_mat(g.nrows(), g.ncols(), gm.tolist())).entries())
@@ -223,7 +226,7 @@ def tilted(x: np.ndarray, rate: Fraction, lam: Fraction, up: bool, prec: int = 1
     if rate < 0:
         raise ValueError("a tilt rate below 0")
     n = x.shape[0]
-    bq = _TILT_BLOCK
+    bq = min(_TILT_BLOCK, 1 << (math.isqrt(max(n - 1, 0)) + 1).bit_length())  # about sqrt(n): fewer Arb factors
     nq = -(-n // bq)
     with ctx.workprec(prec):
         rb = arb_of_fraction(rate)
@@ -319,3 +322,25 @@ def bounds_of(p: arb_poly) -> tuple[np.ndarray, np.ndarray] | None:
     if hit is None or hit[0] is not p:
         return None
     return hit[1], hit[2]
+
+
+def enclosures(p: arb_poly) -> tuple[np.ndarray, np.ndarray] | None:
+    """The float enclosures of the coefficients of ``p``: those :func:`remember` keeps, else made once
+    from its balls (:func:`ball_floats`, two float conversions a coefficient, docs/pld.md §12.11) and
+    remembered; None where a ball is beyond float64.  The FFT path then tilts the law in floats
+    (:func:`tilted`), not one Arb product and one checked conversion per coefficient (stop 44).
+
+    >>> p = arb_poly([arb(1) / 3, arb(2) / 3])
+    >>> lo, hi = enclosures(p)
+    >>> bounds_of(p) is not None and bool(lo[0] < 1 / 3 < hi[0]) and bool(lo[1] < 2 / 3 < hi[1])  # float ok: a doctest reading directed floats
+    True
+    """
+    got = bounds_of(p)
+    if got is not None:
+        return got
+    try:
+        lo, hi = ball_floats(p.coeffs())
+    except OverflowError:
+        return None
+    remember(p, lo, hi)
+    return lo, hi

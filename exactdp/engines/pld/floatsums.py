@@ -97,8 +97,8 @@ def _offsets(log_r: Fraction, block: int) -> tuple[np.ndarray, Fraction]:
                 if i:
                     p = p * p  # a ball holding r^(2^i): one product, not another exp
                 pf = float(p.mid())  # float ok: a float near r^(2^i), its error checked next
-                worst = max(worst, abs(arb(pf) - p) / p, key=lambda x: x.upper())
-                m[1 << i: 2 << i] = m[: 1 << i] * pf
+                worst = max(worst, (abs(arb(pf) - p) / p).upper())  # exact points: compared exactly
+                np.multiply(m[: 1 << i], pf, out=m[1 << i: 2 << i])
             a = _power_of_2_above(worst)
         rho = _rho(levels, a)
     if len(_TABLES) > 64:
