@@ -23,12 +23,12 @@ from flint import arb, arb_poly, ctx
 
 from exactdp.core import progress
 from exactdp.core.numbers import arb_of_fraction
-from exactdp.engines.pld.aiming import above, log_root
+from exactdp.engines.pld.aiming import log_root
 from exactdp.engines.pld.discrete import discretize, tail_range
 from exactdp.engines.pld.fftpower import Power, lower_fraction, upper_fraction, window_for
 from exactdp.engines.pld.fftreal import real_power
 from exactdp.engines.pld.fftwrap import wrapped_mass
-from exactdp.engines.pld.floatlaws import bounds_of, tilted
+from exactdp.engines.pld.floatlaws import enclosures, tilted
 from exactdp.engines.pld.floatsums import power_sum
 from exactdp.engines.pld.laws import Law
 from exactdp.engines.pld.models import LossModel
@@ -79,7 +79,7 @@ def _mids(coeffs: list[arb]) -> np.ndarray:  # float ok: midpoints that only cho
     hit = _MIDS.get(id(coeffs))
     if hit is not None and hit[0] is coeffs:
         return hit[1]
-    m = np.maximum(np.array([float(x.mid()) for x in coeffs]), 0.0)  # float ok: choices only
+    m = np.maximum(np.array([float(x) for x in coeffs]), 0.0)  # float ok: choices only (the midpoints)
     if len(_MIDS) > 8:
         _MIDS.clear()
     _MIDS[id(coeffs)] = (coeffs, m)
@@ -93,7 +93,8 @@ def _log_mgf(p: np.ndarray, rate: float) -> float:  # float ok: a tilt choice on
     return m + math.log(float(np.exp(z - m).sum()))  # float ok: a choice only
 
 
-def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:  # float ok: a choice
+def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float,  # float ok: a choice
+                 start: float | None = None) -> Fraction:  # float ok: a choice
     """A tilt theta >= 0 near the saddle point: the tilted k-fold mean loss ``k E_t[i] h`` at ``target``
     (a loss above the law's offset).  Any theta >= 0 is sound; this one makes the bound relative."""
     # Aiming only (docs/pld.md §12.10): a wrong theta costs time, never soundness; every bound
@@ -117,23 +118,38 @@ def choose_theta(p: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:
         m2 = float(np.dot(w, i) / sw)  # float ok: a choice only
         return k * hf * m1, k * hf * hf * (m2 - m1 * m1)
 
-    if not target > moments(0.0)[0]:
+    m, d = moments(0.0)
+    if not target > m:
         return Fraction(0)
-    lo, hi = 0.0, 1.0
-    while moments(hi)[0] < target and hi < 1e4:
-        lo, hi = hi, hi * 2
-    theta = (lo + hi) / 2
-    tol = 1e-9 * max(abs(target), k * hf)  # float ok: a choice only
-    for _ in range(64):
+    # Newton from 0 (or from ``start``, a tilt aimed near here before), a step that leaves the bracket
+    # replaced by a bisection, or by a doubling while no upper end is known (stop 44: 3-5 moments a
+    # tilt where the doubling from 1 then Newton took 10)
+    lo, hi = 0.0, _THETA_MAX
+    theta = 0.0
+    if start is not None and 0 < start < _THETA_MAX:
+        theta = start
         m, d = moments(theta)
+    tol = 1e-9 * max(abs(target), k * hf)  # float ok: a choice only
+    for _ in range(80):
         if abs(m - target) <= tol:
             break
         lo, hi = (theta, hi) if m < target else (lo, theta)
         step = theta - (m - target) / d if d > 0 else math.nan
-        theta = step if lo < step < hi else (lo + hi) / 2
+        if lo < step < hi:
+            theta = step
+        elif hi < _THETA_MAX:
+            theta = (lo + hi) / 2
+        else:
+            theta = min(2 * theta + 1, _THETA_MAX)
         if hi - lo <= 1e-13 * hi:
             break
+        m, d = moments(theta)
     return Fraction(theta).limit_denominator(1 << 20)
+
+
+#: the largest tilt per unit loss :func:`choose_theta` tries (the doubling search of before stopped
+#: at 1e4; a choice only)
+_THETA_MAX = 16384.0
 
 
 def _low_theta(p: np.ndarray, qt: np.ndarray, k: int, h: Fraction, target: float) -> Fraction:  # float ok: a choice
@@ -154,7 +170,7 @@ def _low_theta(p: np.ndarray, qt: np.ndarray, k: int, h: Fraction, target: float
     for _ in range(2):  # the offsets' mean under the tilt, then the tilt again: it settles at once
         z = lp + float(theta) * hf * i  # float ok: a choice only
         w = np.exp(z - z.max())
-        theta = choose_theta(p, k, h, target - k * float((w * c).sum() / w.sum()))  # float ok: a choice only
+        theta = choose_theta(p, k, h, target - k * float((w * c).sum() / w.sum()), float(theta))  # float ok: a choice only
     return theta
 
 
@@ -180,7 +196,7 @@ def _tilted_floats(law: list[arb] | arb_poly, h: Fraction, k: int, theta: Fracti
     proved bound (:func:`exactdp.engines.pld.floatlaws.tilted`, docs/pld.md §12.11), else in Arb;
     ``law`` its polynomial or coefficients; ``mids``: the coefficients' midpoints in floats, if known
     (they only choose M)."""
-    bounds = bounds_of(law) if isinstance(law, arb_poly) else None
+    bounds = enclosures(law) if isinstance(law, arb_poly) else None
     if mids is None:
         mids = _law_mids(law)
     lam = Fraction(_log_mgf(mids, float(theta * h))).limit_denominator(1 << 30)  # float ok: M's choice
@@ -198,7 +214,7 @@ def _tilted_floats(law: list[arb] | arb_poly, h: Fraction, k: int, theta: Fracti
 def _law_mids(law: list[arb] | arb_poly) -> np.ndarray:  # float ok: midpoints that only choose
     """The masses' midpoints in floats, at least 0: from the float enclosures where the law has them."""
     if isinstance(law, arb_poly):
-        bounds = bounds_of(law)
+        bounds = enclosures(law)
         if bounds is not None:
             return np.maximum(bounds[0] * 0.5 + bounds[1] * 0.5, 0.0)
         return _mids(_coeffs(law))
@@ -620,22 +636,15 @@ def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a
                  - math.log(s * math.sqrt(2 * math.pi)))  # float ok: a choice only
         return (up.offset + mean) * k * hf, log_d
 
+    # the tilt's root in log theta by the Illinois rule (aiming.log_root, to 1e-10): the hint need only
+    # be within a few % (fft_epsilon aims again beyond 2 %); stop 44: no longer the 32 bisections'
+    # own float replayed from it (about 6 evaluations fewer a law)
     lo, hi = 1e-6, 1.0
-    while at(hi)[1] > target and hi < 1e6:
-        lo, hi = hi, hi * 2
-    return at(_bisected(lambda th: at(th)[1] - target, lo, hi))[0]
-
-
-def _bisected(f, lo: float, hi: float) -> float:  # float ok: a tilt's aim only
-    """The upper end after 32 geometric bisections of ``[lo, hi]`` by the sign of f, decreasing: the
-    same float the bisection gives, from about 16 evaluations of f instead of 32 (the root located
-    first, each step decided from it: :mod:`exactdp.engines.pld.aiming`; stop 43, a choice only: the
-    hint aims the tilt)."""
-    root = log_root(f, lo, hi)
-    for _ in range(32):
-        mid = math.sqrt(lo * hi)  # float ok: a choice only
-        lo, hi = (mid, hi) if above(mid, root, f) else (lo, mid)
-    return hi
+    f_lo, f_hi = None, at(hi)[1] - target
+    while f_hi > 0 and hi < 1e6:
+        lo, hi, f_lo = hi, hi * 2, f_hi
+        f_hi = at(hi)[1] - target
+    return at(log_root(lambda th: at(th)[1] - target, lo, hi, f_lo, f_hi))[0]
 
 
 def _nothing(h: Fraction) -> Tilted:
