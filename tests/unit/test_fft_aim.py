@@ -180,9 +180,9 @@ def test_eps_hint_aims_as_the_scalar_version(spec: str, k_scale: int) -> None:
         assert (new is None) == (old is None)
         if new is not None:
             assert old is not None
-            # the same hint once rounded the way the query rounds it (fftquery: limit_denominator)
-            assert abs(new - old) <= 1e-9 * max(abs(old), 1.0)
-            assert Fraction(new).limit_denominator(1 << 20) == Fraction(old).limit_denominator(1 << 20)
+            # stop 44: Newton steps to 1e-9 in log delta, not the 32 bisections' own float: the same
+            # root to about 1e-10 (the hint aims within a few %; fft_epsilon aims again beyond 2 %)
+            assert abs(new - old) <= 1e-8 * max(abs(old), 1.0), (new, old)
 
 
 class _CountingNumpy:
