@@ -659,7 +659,7 @@ def eps_hint(up: Law, k: int, delta_g: Fraction) -> float | None:  # float ok: a
 
 
 #: the largest tilt per unit loss the eps hint tries (the doubling of before stopped at 2^20)
-_HINT_THETA_MAX = float(1 << 20)
+_HINT_THETA_MAX = float(1 << 20)  # float ok: a search cap
 
 
 def _nothing(h: Fraction) -> Tilted:

@@ -198,14 +198,14 @@ _NEGLIGIBLE = Fraction(1, 1 << 200)
 _FIRST_FORM_ODDS = 1000
 
 
-def _may_be_below(t: np.ndarray, k: int, a: int, log_w: float, bound: Fraction) -> bool:  # float ok: a choice
-    """Whether ``e^{-log_w} L(J <= a)``, estimated in floats (L = t^{*k} as a normal law with the
-    k-fold mean and variance of t), is below ``_FIRST_FORM_ODDS`` times ``bound``: whether part (iv)'s
-    first form may be the smaller (docs/pld.md §12.4).  A choice only: either form is sound.
+def _first_form(t: np.ndarray, k: int, a: int, log_w: float) -> float:  # float ok: a choice
+    """``e^{-log_w} L(J <= a)`` estimated in floats (L = t^{*k} as a normal law with the k-fold mean and
+    variance of t): part (iv)'s first form is bounded only where this is below ``_FIRST_FORM_ODDS``
+    times the second's bound (docs/pld.md §12.4, §12.13).  A choice only: either form is sound.
 
     >>> t = np.array([0.25, 0.5, 0.25])    # 100 steps: mean 100, sd 7.07; L(J <= 100) is about 1/2
-    >>> _may_be_below(t, 100, 100, 0.0, Fraction(1, 10**8)), _may_be_below(t, 100, 30, 0.0, Fraction(1, 10**8))
-    (False, True)
+    >>> round(_first_form(t, 100, 100, 0.0), 3), _first_form(t, 100, 30, 0.0) < 1e-20
+    (0.5, True)
     """
     data = _data_of(t)
     z = data.lt - data.lt.max()
@@ -214,7 +214,7 @@ def _may_be_below(t: np.ndarray, k: int, a: int, log_w: float, bound: Fraction) 
     mean = float(np.dot(w, data.j)) / sw  # float ok: a choice only
     var = max(float(np.dot(w, (data.j - mean) ** 2)) / sw, 1e-300)  # float ok: a choice only
     share = 0.5 * math.erfc((k * mean - a) / math.sqrt(2 * k * var))  # float ok: a normal estimate
-    return share * math.exp(-log_w) < _FIRST_FORM_ODDS * float(bound)  # float ok: a choice only
+    return share * math.exp(-log_w)  # float ok: an estimate
 
 
 def wrap_terms(t: np.ndarray, k: int, start: int, n: int, i0: int,
@@ -240,7 +240,7 @@ def wrap_terms(t: np.ndarray, k: int, start: int, n: int, i0: int,
                 t3 = min(t3, _weighted_tail(t, k, start - 1, zero, False, zero))
             if rate > 0:  # the x^N form first: a window that need not hold the lower tail makes it the small one
                 t4 = _weighted_tail(t, k, start - 1, rate, False, -rate * (n - i0))
-                if t4 > _NEGLIGIBLE and _may_be_below(t, k, start - 1, float(rate * (c - i0)), t4):  # float ok: a choice
+                if t4 > _NEGLIGIBLE and _first_form(t, k, start - 1, float(rate * (c - i0))) < _FIRST_FORM_ODDS * float(t4):  # float ok
                     t4 = min(t4, _weighted_tail(t, k, start - 1, zero, False, -rate * (c - i0)))
             else:
                 t4 = _weighted_tail(t, k, start - 1, zero, False, -rate * (c - i0))
