@@ -214,3 +214,50 @@ def test_the_tilt_and_the_spread_by_polynomials_hold_the_per_bin_formulas(seed: 
         g = arb_poly(pb_a) - arb_poly(qt)  # the spread without e^h: another law
         wrong = ((g.left_shift(1) - g) * (1 / arb_of_fraction(h).expm1()) + arb_poly(qt)).coeffs()
         assert not all(x.overlaps(w) for x, w in zip(wrong, want_p) if not w.contains(0))
+
+
+@pytest.mark.parametrize("spec", ["gaussian:sigma=2,q=0.001", "gaussian:sigma=1,q=0.01", "gaussian:sigma=1",
+                                  "laplace:scale=1"])
+def test_the_tail_search_finds_the_boundary_bisection_finds(monkeypatch: pytest.MonkeyPatch, spec: str) -> None:
+    """``tail_range``'s searches (stop 44: Illinois steps on ``sqrt(-log m)``, docs/pld.md §12.13) give
+    the index the plain bisection gives, each checked against its neighbour (the first edge of each
+    side whose small side is below tau, and the one before it is not), in fewer evaluations."""
+    from exactdp.engines.pld.plan import plan as plan_of
+
+    model = plan_of(Composition.of([spec + ",count=1"])).orders[0][0][0]
+    h, tau = Fraction(1, 3001), Fraction(1, 10**14)
+    calls = [0]
+    real_cdf = type(model).cdf
+
+    def counted(self, e):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return real_cdf(self, e)
+
+    monkeypatch.setattr(type(model), "cdf", counted)
+    got = discrete.tail_range(model, h, tau)
+    fast = calls[0]
+    calls[0] = 0
+
+    def plain(ok, far: int, near: int, side: str, *_: object) -> int:  # type: ignore[no-untyped-def]
+        """The bisection of before stop 44 (written out here: independent of the module's)."""
+        if ok(near, side):
+            return near
+        o, n = far, near
+        while abs(o - n) > 1:
+            m = (o + n) // 2
+            o, n = (m, n) if ok(m, side) else (o, m)
+        return o
+
+    monkeypatch.setattr(discrete, "_bisect_edge", plain)
+    assert discrete.tail_range(model, h, tau) == got
+    assert fast <= calls[0] and (fast < calls[0] or spec.startswith("laplace")), (fast, calls[0])
+    t = arb_of_fraction(tau)
+    hf = float(h)  # float ok: the support's ends in a test
+    lo_f, hi_f = model.support()
+    with ctx.workprec(128):
+        for j, side, inward in ((got[0], 0, 1), (got[1], 1, -1)):
+            end = lo_f if side == 0 else hi_f
+            if abs(j * hf - end) <= 2 * hf:  # float ok: the range ends at the support's end, not a search's
+                continue
+            assert real_cdf(model, arb_of_fraction(j * h))[side] < t
+            assert not real_cdf(model, arb_of_fraction((j + inward) * h))[side] < t

@@ -81,10 +81,22 @@ def tail_range(model: LossModel, h: Fraction, tau: Fraction) -> tuple[int, int]:
 
         prec = 64 + max(0, -math.frexp(float(tau))[1])  # float ok: a working precision only
 
+        seen: dict[int, tuple[arb, arb]] = {}
+
+        def small(j: int, side: str) -> arb:
+            """P(L <= jh) ("lo") or P(L > jh) ("hi"), each edge evaluated once."""
+            got = seen.get(j)
+            if got is None:
+                with ctx.workprec(prec):
+                    pf, ps, _, _ = model.cdf(arb_of_fraction(j * h))
+                got = seen[j] = (pf, ps)
+            return got[0] if side == "lo" else got[1]
+
         def edge_ok(j: int, side: str) -> bool:
-            with ctx.workprec(prec):
-                pf, ps, _, _ = model.cdf(arb_of_fraction(j * h))
-                return bool((pf if side == "lo" else ps) < t)
+            return bool(small(j, side) < t)
+
+        def level(j: int, side: str) -> float:  # float ok: a search's choice only
+            return _tail_level(small(j, side))
 
         hf = float(h)  # float ok: only the search start for the grid range
         # search outward from a point inside the bulk
@@ -111,8 +123,9 @@ def tail_range(model: LossModel, h: Fraction, tau: Fraction) -> tuple[int, int]:
             raise ArithmeticError(f"no right tail below {float(tau):.1e} found for {model!r}")  # float ok: message
         hi_c = j
         # tighten by bisection toward the bulk (a coarse search overshoots by up to a factor 2)
-        lo_c = _bisect_edge(edge_ok, lo_c, start_lo, "lo")
-        hi_c = _bisect_edge(edge_ok, hi_c, start_hi, "hi")
+        goal = math.sqrt(-math.log(float(tau)))  # float ok: a search's choice only
+        lo_c = _bisect_edge(edge_ok, lo_c, start_lo, "lo", level, goal)
+        hi_c = _bisect_edge(edge_ok, hi_c, start_hi, "hi", level, goal)
         if math.isfinite(lo_f):
             lo_c = max(lo_c, math.floor(lo_f / hf) - 1)
         if math.isfinite(hi_f):
@@ -124,29 +137,52 @@ def tail_range(model: LossModel, h: Fraction, tau: Fraction) -> tuple[int, int]:
     return lo_j, max(hi_j, lo_j + 1)
 
 
-def _bisect_edge(ok: Callable[[int, str], bool], far: int, near: int, side: str) -> int:
-    """The index nearest to ``near`` that still satisfies ``ok`` (which holds at ``far``)."""
-    a, b = (far, near) if side == "lo" else (near, far)
-    if side == "lo":
-        # ok(a) true; find the largest j in [a, b] with ok(j)
-        if ok(b, "lo"):
-            return b
-        while b - a > 1:
-            m = (a + b) // 2
-            if ok(m, "lo"):
-                a = m
-            else:
-                b = m
-        return a
-    if ok(a, "hi"):
-        return a
-    while b - a > 1:
-        m = (a + b) // 2
-        if ok(m, "hi"):
-            b = m
+def _tail_level(m: arb) -> float:  # float ok: a search's choice only
+    """``sqrt(-log m)`` of a tail mass's midpoint (nan where it is not in (0, 1)): about linear in the
+    edge for a Gaussian tail (``log m`` about ``-c j^2``), the variable :func:`_bisect_edge` interpolates
+    in."""
+    x = float(m)  # float ok: the midpoint, a search's choice only
+    return math.sqrt(-math.log(x)) if 0 < x < 1 else math.nan  # float ok: a search's choice only
+
+
+def _bisect_edge(ok: Callable[[int, str], bool], far: int, near: int, side: str,
+                 level: Callable[[int, str], float] | None = None,  # float ok: a search's choice only
+                 goal: float = math.nan) -> int:  # float ok: a search's choice only
+    """The index nearest to ``near`` that still satisfies ``ok`` (which holds at ``far``), for ``ok``
+    monotone between them: the bracket (an index where ok holds, one where it does not) shrinks to
+    two neighbours, so any choice of the points tried gives the same index.  With ``level`` (a float
+    that grows towards ``far``, ``goal`` where ok starts to hold) the points are placed by the
+    Illinois rule on it (a step that does not halve the bracket is followed by a bisection), else by
+    bisection; stop 44: about 8 evaluations a search of the grid ranges instead of 13 (a choice only)."""
+    if ok(near, side):
+        return near
+    o, n = far, near  # ok holds at o, not at n
+    fo = fn = math.nan  # float ok: the level's excess over the goal at o and n
+    if level is not None:
+        fo, fn = level(o, side) - goal, level(n, side) - goal
+    kept = 0  # +1: o kept twice (Illinois), -1: n kept twice
+    halve = False
+    while abs(o - n) > 1:
+        width = abs(o - n)
+        x = (o + n) // 2
+        if not halve and math.isfinite(fo) and math.isfinite(fn) and fo > fn:
+            x = round(n + (o - n) * (-fn) / (fo - fn))  # float ok: a search's choice only
+            lo_x, hi_x = min(o, n) + 1, max(o, n) - 1
+            x = min(max(x, lo_x), hi_x)
+        if ok(x, side):
+            o = x
+            fo = level(x, side) - goal if level is not None else math.nan
+            if kept == -1:
+                fn = fn / 2  # Illinois: n kept twice in a row
+            kept = -1
         else:
-            a = m
-    return b
+            n = x
+            fn = level(x, side) - goal if level is not None else math.nan
+            if kept == 1:
+                fo = fo / 2
+            kept = 1
+        halve = not halve and abs(o - n) > width // 2
+    return o
 
 
 #: the fewest bins for which ``discretize(taylor=True)`` takes the masses from blocks of bins (docs/pld.md
