@@ -84,12 +84,18 @@ def ball_floats(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: di
     subnormal, 2^-1075: ``(1 - 2u)(1 - u)^4 (1 + 4u)^2 >= 1``), holds the ball, and each end
     is rounded outward (:func:`_outward`).
 
-    >>> lo, hi = ball_floats([arb(1) / 3, arb(0, 1) + 2])
-    >>> bool(lo[0] < 1 / 3 < hi[0]), float(lo[1]) <= 1.0, float(hi[1]) >= 3.0  # float ok: a doctest reading directed floats
-    (True, True, True)
+    An exact 0 (a ball of radius 0 at 0) is its own bounds, 0 and 0.
+
+    >>> lo, hi = ball_floats([arb(1) / 3, arb(0, 1) + 2, arb(0)])
+    >>> bool(lo[0] < 1 / 3 < hi[0]), float(lo[1]) <= 1.0, float(hi[1]) >= 3.0, float(hi[2]) == 0.0  # float ok: a doctest reading directed floats
+    (True, True, True, True)
     """
     m, e = mid_rad(xs)
-    return _outward(m - e, m + e)
+    lo, hi = _outward(m - e, m + e)
+    for i in np.flatnonzero((m == 0) & (e <= 2.0 ** -1072)).tolist():  # float ok: an exact 0 stays 0
+        if xs[i].is_zero():  # the ball is exactly {0} (a coarse bin's inner mass): its own bounds, not
+            lo[i] = hi[i] = 0.0  # tiny floats that every float step after would carry (stop 43, §12.12)
+    return lo, hi
 
 
 def mid_rad(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: directed, proved
@@ -250,9 +256,9 @@ def tilted(x: np.ndarray, rate: Fraction, lam: Fraction, up: bool, prec: int = 1
     gfull[:gf.shape[0]] = gf
     y = (pad.reshape(nq, bq) * gfull[None, :]) * ff[:, None]
     y = y.reshape(-1)[:n]
-    if up:
+    if up:  # an exact 0 stays 0 (0 G F is exact), not the subnormal _up2 makes of it: slow in every float op after
         y = y * _UP4
-        return np.where(y >= _SMALL, y, _up2(y))
+        return np.where(y >= _SMALL, y, np.where(xx > 0, _up2(y), 0.0))
     y = y * _DOWN4
     return np.maximum(np.where(y >= _SMALL, y, _down2(y)), 0.0)
 
