@@ -228,6 +228,8 @@ def tilted(x: np.ndarray, rate: Fraction, lam: Fraction, up: bool, prec: int = 1
     >>> import mpmath
     >>> all(float(t[i]) >= [0.5, 0.25, 0.125][i] * mpmath.exp(mpmath.mpf(i) / 2 - 1) for i in range(3))  # float ok: a doctest reading directed floats
     True
+    >>> tilted(np.array([0.0, 2.0 ** -1060]), Fraction(1, 2), Fraction(1), True).tolist()[0]  # an exact 0 stays 0
+    0.0
     """
     if rate < 0:
         raise ValueError("a tilt rate below 0")
