@@ -57,13 +57,32 @@ def twiddle_mu(n: int) -> Fraction:
     return 2 * e + e * e + SQRT5_UP * UNIT_ROUNDOFF * (1 + e) ** 2
 
 
-def _nearest(x: arb) -> float:  # float ok: round-to-nearest of an Arb midpoint, its error is bounded in mu
+def _nearest_exact(x: arb) -> float:  # float ok: round-to-nearest of an Arb midpoint, its error is bounded in mu
     """The float64 nearest the ball's midpoint ``man 2^exp`` (exact integers): an int converted to
     float, or an int divided by a power of 2 by Python's true division, each correctly rounded (to
     nearest, ties to even), so the same float as the Fraction of the midpoint rounded (docs/pld.md
     §12.2)."""
     man, exp = (int(v) for v in x.mid().man_exp())
     return float(man << exp) if exp >= 0 else man / (1 << -exp)  # float ok: correctly rounded, as above
+
+
+def _float_is_nearest() -> bool:
+    """Whether python-flint's conversion of an arb to a Python number rounds the midpoint to nearest,
+    ties to even (0.9 on; towards zero before), probed where the two differ, ties included, both signs."""
+    with ctx.workprec(96):
+        probes = [arb(1) + arb(3) / 2 ** 54, arb(1) + arb(1) / 2 ** 53, arb(1) + arb(3) / 2 ** 53]
+        same = [float(s * p) == _nearest_exact(s * p) for p in probes for s in (1, -1)]  # float ok: a probe
+    return all(same)
+
+
+#: python-flint's own conversion where it is the same rounding (stop 44: 0.2 ms of a twiddle table)
+_FLOAT_NEAREST = _float_is_nearest()
+
+
+def _nearest(x: arb) -> float:  # float ok: round-to-nearest of an Arb midpoint, its error is bounded in mu
+    """:func:`_nearest_exact`, by python-flint's own conversion where it rounds the same way (the same
+    number: the nearest, ties to even, of the same exact midpoint)."""
+    return float(x) if _FLOAT_NEAREST else _nearest_exact(x)  # float ok: the same rounding, probed
 
 
 def _unit_roots(count: int, step: int, n: int) -> tuple[np.ndarray, np.ndarray]:
