@@ -184,10 +184,17 @@ def power_sum(v: np.ndarray, log_r: Fraction) -> arb:
     if n == 0:
         return arb(0)
     with ctx.workprec(max(ctx.prec, _PREC)):
-        lr = arb_of_fraction(log_r)
         block = _block_of(log_r, n)
         m, rho = _offsets(log_r, block)
+        if n <= block:  # one block: its dot products alone, no combination in Arb (X^0 = 1)
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # bounded or checked
+                d1 = float(np.einsum("i,i->", v, m[:n]))  # float ok: an exact float, its error bounded below (einsum, not BLAS)
+                f1 = float(np.einsum("i,i->", np.abs(v), m[:n]))  # float ok: as above
+            if math.isfinite(d1) and math.isfinite(f1):
+                c1, c2 = _factor_balls(block, rho, ctx.prec)
+                return arb(d1) + (c1 * arb(f1) + c2) * arb(0, 1)
         d, f = _block_sums(v, m)
+        lr = arb_of_fraction(log_r)
         if not (np.isfinite(d).all() and np.isfinite(f).all()):  # overflow: the exact floats in Arb
             return arb_poly(v.tolist())(lr.exp())
         c1, c2 = _factor_balls(block, rho, ctx.prec)
