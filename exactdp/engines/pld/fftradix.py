@@ -68,7 +68,7 @@ def _nearest_exact(x: arb) -> float:  # float ok: round-to-nearest of an Arb mid
 
 def _float_is_nearest() -> bool:
     """Whether python-flint's conversion of an arb to a Python number rounds the midpoint to nearest,
-    ties to even (0.9 on; towards zero before), probed where the two differ, ties included, both signs."""
+    ties to even (0.8 and 0.9 do; older releases rounded towards zero), probed where the two differ, ties included, both signs."""
     with ctx.workprec(96):
         probes = [arb(1) + arb(3) / 2 ** 54, arb(1) + arb(1) / 2 ** 53, arb(1) + arb(3) / 2 ** 53]
         same = [float(s * p) == _nearest_exact(s * p) for p in probes for s in (1, -1)]  # float ok: a probe

@@ -102,7 +102,7 @@ def mid_rad(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: direct
     """(m, e): floats with every point of ``xs[i]`` within ``e_i`` of ``m_i`` (the proof at
     :func:`ball_floats`)."""
     # float(x) is float(x.mid()) without the midpoint's ball (python-flint converts the midpoint in
-    # both, to nearest since 0.9 and towards 0 before: either within the unit of the proof)
+    # both, to nearest in 0.8 and 0.9, towards 0 in older releases: either within the unit of the proof)
     m = np.array([float(x) for x in xs], dtype=np.float64)  # float ok: bounded below
     r = np.array([float(x.rad()) for x in xs], dtype=np.float64)  # float ok: bounded below
     if not (np.all(np.isfinite(m)) and np.all(np.isfinite(r))):
