@@ -101,8 +101,8 @@ def ball_floats(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: di
 def mid_rad(xs: list[arb]) -> tuple[np.ndarray, np.ndarray]:  # float ok: directed, proved
     """(m, e): floats with every point of ``xs[i]`` within ``e_i`` of ``m_i`` (the proof at
     :func:`ball_floats`)."""
-    # float(x) is float(x.mid()) without the midpoint's ball (python-flint converts the midpoint in
-    # both, to nearest in 0.8 and 0.9, towards 0 in older releases: either within the unit of the proof)
+    # the conversion of x is that of x.mid(), without the midpoint's ball (python-flint converts the
+    # midpoint in both, to nearest in 0.8 and 0.9, towards 0 in older releases: within the proof's unit)
     m = np.array([float(x) for x in xs], dtype=np.float64)  # float ok: bounded below
     r = np.array([float(x.rad()) for x in xs], dtype=np.float64)  # float ok: bounded below
     if not (np.all(np.isfinite(m)) and np.all(np.isfinite(r))):
