@@ -236,8 +236,10 @@ def taylor_quads(model: LossModel, h: Fraction, j0: int, j1: int) -> dict[int, Q
     The blocks are laid from left to right with an adaptive half-width (a choice only: every block
     used passed :func:`block_quads`' remainder test, and every other edge is direct): a block that
     passes lets the next one be an eighth wider (at most ``_WIDEST``), one that fails is retried at
-    0.7 of its half-width; below ``_LEAST_EDGES`` a run of edges is taken directly, twice as long after each
-    consecutive miss, and blocks are tried again after it."""
+    the half-width its excess predicts (:func:`_shrunk`; not a sure miss, :func:`_sure_miss`, whose
+    excess is only an estimate below it); below ``_LEAST_EDGES`` a run of edges is taken directly,
+    twice as long after each consecutive miss or reaching where a block of ``_LEAST_EDGES`` is
+    predicted to pass (:func:`_reach`), whichever is longer, and blocks are tried again after it."""
     hb = arb_of_fraction(h)
     out: dict[int, Quad] = {}
     r = _WIDEST
